@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/* The tracing options shared by `run` and `env`, and the variables they set. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "corprof.h"
+#include "util.h"
+
+#define CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"
+
+const char trace_opts_help[] =
+	"  -o, --output SINK       file:PATH (%p pid, %n program, %t time), journal or stderr;\n"
+	"                          repeat or comma-separate for several (default file:clrtrace-%n-%p.jsonl)\n"
+	"  -j, --journal           same as --output journal\n"
+	"  -e, --events LIST       categories: exceptions,loader,classes,threads,suspend,\n"
+	"                          transitions,gc,jit, all, none, or +cat/-cat against the default\n"
+	"  -x, --exceptions GLOBS  exception types to trace: glob, !glob, glob:N (N a second)\n"
+	"  -p, --processes GLOBS   program names to trace: glob, !glob\n"
+	"      --no-messages       leave exception messages out\n"
+	"      --ident NAME        journal SYSLOG_IDENTIFIER (default: the program's name)\n"
+	"      --library PATH      the profiler library to load\n";
+
+/* Append ITEM to a comma list. */
+static int list_append(char **list, const char *item)
+{
+	char *n = NULL;
+
+	if (asprintf(&n, "%s%s%s", *list ? *list : "", *list ? "," : "", item) < 0)
+		return -ENOMEM;
+	free(*list);
+	*list = n;
+	return 0;
+}
+
+/* Value of an option taking one, as "--opt V" or "--opt=V". */
+static const char *opt_value(const char *opt, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *eq = strchr(a, '=');
+
+	if (a[1] == '-' && eq)
+		return eq + 1;
+	if (*i + 1 >= argc) {
+		cli_error("option '%s' needs a value", opt);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* Does argv[i] name option LONG_ (or SHORT_)? */
+static bool is_opt(const char *a, const char *short_, const char *long_)
+{
+	size_t l = strlen(long_);
+
+	return (short_ && strcmp(a, short_) == 0) || strcmp(a, long_) == 0 ||
+	       (strncmp(a, long_, l) == 0 && a[l] == '=');
+}
+
+/* Parse one tracing option at argv[*i]. */
+int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	char **slot = NULL;
+
+	if (strcmp(a, "--no-messages") == 0) {
+		o->no_messages = true;
+		return 1;
+	}
+	if (strcmp(a, "-j") == 0 || strcmp(a, "--journal") == 0) {
+		o->journal = true;
+		return list_append(&o->outputs, "journal") < 0 ? -1 : 1;
+	}
+	if (is_opt(a, "-o", "--output")) {
+		if (!(v = opt_value("--output", argc, argv, i)))
+			return -1;
+		return list_append(&o->outputs, v) < 0 ? -1 : 1;
+	}
+	if (is_opt(a, "-e", "--events"))
+		slot = &o->events;
+	else if (is_opt(a, "-x", "--exceptions"))
+		slot = &o->exceptions;
+	else if (is_opt(a, "-p", "--processes"))
+		slot = &o->processes;
+	else if (is_opt(a, NULL, "--ident"))
+		slot = &o->ident;
+	else if (is_opt(a, NULL, "--library")) {
+		if (!(v = opt_value("--library", argc, argv, i)))
+			return -1;
+		o->library = v;
+		return 1;
+	} else
+		return 0;
+	if (!(v = opt_value(a, argc, argv, i)))
+		return -1;
+	free(*slot);
+	*slot = strdup(v);
+	return *slot ? 1 : -1;
+}
+
+/* The library next to the executable (build tree) or in PKGLIBDIR. */
+static char *find_library(void)
+{
+	char self[PATH_MAX], *slash, *path = NULL;
+	const char *env = getenv("CLRTRACE_LIBRARY");
+	ssize_t n;
+
+	if (env && *env)
+		return realpath(env, NULL);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			if (asprintf(&path, "%s/libclrtrace.so", self) >= 0 && access(path, R_OK) == 0)
+				return path;
+			free(path);
+		}
+	}
+	if (access(PKGLIBDIR "/libclrtrace.so", R_OK) == 0)
+		return strdup(PKGLIBDIR "/libclrtrace.so");
+	return NULL;
+}
+
+/* Validate values with the profiler's own parsers and find the library. */
+int trace_opts_finish(struct trace_opts *o)
+{
+	struct ct_config c = { 0 };
+	struct ct_globs g = { 0 };
+	const char *why = NULL;
+	unsigned cats;
+	int r = 0;
+
+	if (o->outputs && config_parse_outputs(o->outputs, &c, &why) < 0) {
+		cli_error("--output '%s': %s", o->outputs, why);
+		r = -1;
+	}
+	config_done(&c);
+	if (!r && o->events && config_parse_events(o->events, &cats, &why) < 0) {
+		cli_error("--events '%s': %s", o->events, why);
+		r = -1;
+	}
+	if (!r && o->exceptions && config_parse_globs(o->exceptions, true, &g, &why) < 0) {
+		cli_error("--exceptions '%s': %s", o->exceptions, why);
+		r = -1;
+	}
+	globs_done(&g);
+	if (!r && o->processes && config_parse_globs(o->processes, false, &g, &why) < 0) {
+		cli_error("--processes '%s': %s", o->processes, why);
+		r = -1;
+	}
+	globs_done(&g);
+	if (r)
+		return r;
+	if (o->library) {
+		char *p = realpath(o->library, NULL);
+
+		if (!p) {
+			cli_error("--library '%s': %s", o->library, strerror(errno));
+			return -1;
+		}
+		o->library = p;
+	} else if (!(o->library = find_library())) {
+		cli_error("cannot find libclrtrace.so (looked next to clrtrace and in %s); "
+			  "set CLRTRACE_LIBRARY or use --library", PKGLIBDIR);
+		return -1;
+	}
+	return 0;
+}
+
+/* Add NAME=VALUE to a NULL-terminated vector. */
+static int env_add(char ***v, size_t *n, const char *name, const char *value)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (asprintf(&nv[*n], "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+/* The variables to set, as NAME=VALUE strings. */
+char **trace_opts_environment(const struct trace_opts *o)
+{
+	char **v = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	r |= env_add(&v, &n, "CORECLR_ENABLE_PROFILING", "1");
+	r |= env_add(&v, &n, "CORECLR_PROFILER", CLSID_STRING);
+	r |= env_add(&v, &n, "CORECLR_PROFILER_PATH", o->library);
+	if (o->outputs)
+		r |= env_add(&v, &n, "CLRTRACE_OUTPUT", o->outputs);
+	if (o->events)
+		r |= env_add(&v, &n, "CLRTRACE_EVENTS", o->events);
+	if (o->exceptions)
+		r |= env_add(&v, &n, "CLRTRACE_EXCEPTIONS", o->exceptions);
+	if (o->processes)
+		r |= env_add(&v, &n, "CLRTRACE_PROCESSES", o->processes);
+	if (o->no_messages)
+		r |= env_add(&v, &n, "CLRTRACE_MESSAGES", "0");
+	if (o->ident)
+		r |= env_add(&v, &n, "CLRTRACE_IDENT", o->ident);
+	if (r) {
+		for (size_t i = 0; v && v[i]; i++)
+			free(v[i]);
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* Free what parsing allocated. */
+void trace_opts_done(struct trace_opts *o)
+{
+	free(o->outputs);
+	free(o->events);
+	free(o->exceptions);
+	free(o->processes);
+	free(o->ident);
+	*o = (struct trace_opts){ 0 };
+}

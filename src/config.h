@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* CLRTRACE_* configuration: parsing is pure so unit tests can drive it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum ct_output_kind { OUT_FILE, OUT_JOURNAL, OUT_STDERR, _OUT_MAX };
+
+struct ct_output {
+	enum ct_output_kind kind;
+	char *path; /* file: the template, with %p %n %t still in it */
+};
+
+struct ct_glob {
+	char *pattern;
+	bool exclude;
+	unsigned limit; /* records per second for this type; 0 = no limit */
+};
+
+struct ct_globs {
+	struct ct_glob *items;
+	size_t n;
+};
+
+struct ct_config {
+	unsigned categories; /* bit (1 << enum ct_category) */
+	struct ct_output *outputs;
+	size_t n_outputs;
+	struct ct_globs exceptions;
+	struct ct_globs processes;
+	bool messages;
+	char *ident; /* NULL: the program's name */
+};
+
+#define CT_DEFAULT_OUTPUT "file:clrtrace-%n-%p.jsonl"
+
+typedef const char *(*ct_getenv_fn)(const char *name);
+/* Receives one complete stderr line (without "clrtrace: " and newline). */
+typedef void (*ct_warn_fn)(void *userdata, const char *line);
+
+/* Fill *c from the environment; every bad value is reported through warn
+ * and replaced by its default.  Returns 0 or -ENOMEM. */
+int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *userdata);
+void config_done(struct ct_config *c);
+
+/* Each parser returns 0, or -EINVAL with *why set to a static explanation. */
+int config_parse_events(const char *s, unsigned *ret, const char **why);
+int config_parse_outputs(const char *s, struct ct_config *c, const char **why);
+int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, const char **why);
+void globs_done(struct ct_globs *g);
+
+/* Does NAME pass the include/exclude list?  *limit gets the rate limit. */
+bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
+
+/* Expand %p, %n, %t and %% in a file template; NULL on bad template. */
+char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time);
+
+const char *ct_output_kind_to_string(enum ct_output_kind k);

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CoreCLR profiling ABI as plain C for x86-64/arm64 Linux.  Only what
+ * clrtrace uses; the numbers come from corprof.idl, cor.h and pal_mstypes.h
+ * (see ../shared/reference/profiler-abi.md).  The PAL makes ULONG, DWORD,
+ * HRESULT and BOOL 32-bit and WCHAR 16-bit, and STDMETHODCALLTYPE empty, so
+ * every method is a plain SysV function taking the object first.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <uchar.h>
+
+typedef int32_t HRESULT;
+typedef uint32_t ULONG;
+typedef uint32_t DWORD;
+typedef int32_t BOOL;
+typedef char16_t WCHAR;
+typedef uintptr_t UINT_PTR;
+
+typedef UINT_PTR AppDomainID, AssemblyID, ModuleID, ClassID, ThreadID,
+	FunctionID, ObjectID, GCHandleID, ReJITID;
+typedef uint32_t mdToken, mdTypeDef, mdMethodDef, mdFieldDef;
+
+typedef struct {
+	uint32_t Data1;
+	uint16_t Data2;
+	uint16_t Data3;
+	uint8_t Data4[8];
+} GUID;
+
+typedef struct {
+	mdFieldDef ridOfField;
+	ULONG ulOffset;
+} COR_FIELD_OFFSET;
+
+typedef struct {
+	uint32_t clauseType;
+	UINT_PTR programCounter;
+	UINT_PTR framePointer;
+	UINT_PTR shadowStackPointer;
+} COR_PRF_EX_CLAUSE_INFO;
+
+/* A COM object as C sees it: a pointer to its table of methods. */
+typedef struct com_object {
+	void *const *vtbl;
+} com_object;
+
+#define S_OK 0
+#define S_FALSE 1
+#define E_NOTIMPL ((HRESULT)0x80004001)
+#define E_NOINTERFACE ((HRESULT)0x80004002)
+#define E_POINTER ((HRESULT)0x80004003)
+#define E_FAIL ((HRESULT)0x80004005)
+#define E_OUTOFMEMORY ((HRESULT)0x8007000E)
+#define E_INVALIDARG ((HRESULT)0x80070057)
+#define CLASS_E_NOAGGREGATION ((HRESULT)0x80040110)
+#define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
+#define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
+#define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007A)
+#define FAILED(hr) ((HRESULT)(hr) < 0)
+#define SUCCEEDED(hr) ((HRESULT)(hr) >= 0)
+
+/* COR_PRF_MONITOR (SetEventMask2 low word) */
+#define COR_PRF_MONITOR_CLASS_LOADS 0x00000002u
+#define COR_PRF_MONITOR_MODULE_LOADS 0x00000004u
+#define COR_PRF_MONITOR_ASSEMBLY_LOADS 0x00000008u
+#define COR_PRF_MONITOR_APPDOMAIN_LOADS 0x00000010u
+#define COR_PRF_MONITOR_JIT_COMPILATION 0x00000020u
+#define COR_PRF_MONITOR_EXCEPTIONS 0x00000040u
+#define COR_PRF_MONITOR_GC 0x00000080u
+#define COR_PRF_MONITOR_THREADS 0x00000200u
+#define COR_PRF_MONITOR_CODE_TRANSITIONS 0x00000800u
+#define COR_PRF_MONITOR_SUSPENDS 0x00010000u
+#define COR_PRF_DISABLE_INLINING 0x00200000u
+/* COR_PRF_HIGH_MONITOR (high word) */
+#define COR_PRF_HIGH_BASIC_GC 0x00000010u
+
+/* COR_PRF_SUSPEND_REASON */
+enum {
+	COR_PRF_SUSPEND_OTHER = 0,
+	COR_PRF_SUSPEND_FOR_GC = 1,
+	COR_PRF_SUSPEND_FOR_APPDOMAIN_SHUTDOWN = 2,
+	COR_PRF_SUSPEND_FOR_CODE_PITCHING = 3,
+	COR_PRF_SUSPEND_FOR_SHUTDOWN = 4,
+	COR_PRF_SUSPEND_FOR_INPROC_DEBUGGER = 6,
+	COR_PRF_SUSPEND_FOR_GC_PREP = 7,
+	COR_PRF_SUSPEND_FOR_REJIT = 8,
+	COR_PRF_SUSPEND_FOR_PROFILER = 9,
+};
+
+#define COR_PRF_MODULE_DYNAMIC 0x4u
+#define tdVisibilityMask 0x7u
+#define tdNestedPublic 0x2u
+#define PROFILER_PARENT_UNKNOWN ((UINT_PTR)0xFFFFFFFDu)
+
+/* Slots of ICorProfilerInfo..Info15 that clrtrace calls. */
+enum info_slot {
+	INFO_QueryInterface = 0,
+	INFO_Release = 2,
+	INFO_GetClassFromObject = 3,
+	INFO_GetThreadInfo = 12,
+	INFO_GetCurrentThreadID = 13,
+	INFO_GetClassIDInfo = 14,
+	INFO_GetTokenAndMetaDataFromFunction = 19,
+	INFO_GetModuleMetaData = 21,
+	INFO_GetAppDomainInfo = 25,
+	INFO_GetAssemblyInfo = 26,
+	INFO_GetFunctionInfo2 = 38,
+	INFO_GetClassLayout = 40,
+	INFO_GetClassIDInfo2 = 41,
+	INFO_GetNotifiedExceptionClauseInfo = 56,
+	INFO_GetStringLayout2 = 60,
+	INFO_GetRuntimeInformation = 67,
+	INFO_GetModuleInfo2 = 70,
+	INFO_SetEventMask2 = 82,
+	INFO_IsFunctionDynamic = 87,
+	INFO_GetDynamicFunctionInfo = 89,
+};
+
+/* Slots of IMetaDataImport that clrtrace calls. */
+enum mdi_slot {
+	MDI_Release = 2,
+	MDI_GetTypeDefProps = 12,
+	MDI_FindField = 28,
+	MDI_GetMethodProps = 30,
+	MDI_GetNestedClassProps = 62,
+};
+
+/* Call method SLOT of object OBJ through a function type TYPE. */
+#define COM_CALL(obj, slot, type, ...) \
+	(((type)((obj)->vtbl[(slot)]))((obj), ##__VA_ARGS__))
+
+extern const GUID IID_IUnknown;
+extern const GUID IID_IClassFactory;
+extern const GUID IID_ICorProfilerCallback[12]; /* [1]..[11]; [0] unused */
+extern const GUID IID_ICorProfilerInfo[16];     /* [1]..[15]; [0] unused */
+extern const GUID IID_IMetaDataImport;
+extern const GUID CLSID_clrtrace;
+
+int guid_equal(const GUID *a, const GUID *b);

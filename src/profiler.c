@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Initialize and Shutdown: configuration, the event mask, the sinks,
+ * runtime.init / runtime.shutdown, and the flushes on every way out.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "handlers.h"
+#include "tracer.h"
+#include "util.h"
+
+struct ct_global ct;
+
+/* Hooks other families may provide (weak: absent is fine). */
+__attribute__((weak)) json_t *ct_exceptions_totals(void);
+
+/* One line on stderr, once per KEY. */
+void ct_say_once(const char *key, const char *fmt, ...)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char *said[64];
+	static size_t n_said;
+	char *msg = NULL, *line = NULL;
+	va_list ap;
+	PROTECT_ERRNO;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_said; i++)
+		if (strcmp(said[i], key) == 0) {
+			pthread_mutex_unlock(&lock);
+			return;
+		}
+	if (n_said < ELEMENTSOF(said))
+		said[n_said++] = strdup(key);
+	pthread_mutex_unlock(&lock);
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (msg && asprintf(&line, "clrtrace: %s\n", msg) >= 0)
+		(void)write_all(STDERR_FILENO, line, strlen(line));
+	free(line);
+	free(msg);
+}
+
+/* Config warnings go straight to stderr, one line each. */
+static void config_warn(void *ud, const char *line)
+{
+	ct_say_once(line, "%s", line);
+}
+
+static const char *env_get(const char *name)
+{
+	return secure_getenv(name);
+}
+
+/* /proc/self/cmdline as a malloc'd NUL-separated block. */
+static char *read_cmdline(size_t *len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n + 4096 > cap) {
+			char *nb = realloc(buf, cap + 65536);
+			if (!nb)
+				break;
+			buf = nb;
+			cap += 65536;
+		}
+		ssize_t k = read(fd, buf + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	if (buf)
+		buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* The program's name: app for "dotnet [exec] app.dll", else basename(argv0). */
+static char *program_name(const char *cmd, size_t len)
+{
+	const char *argv0 = cmd, *base = strrchr(argv0, '/');
+
+	base = base ? base + 1 : argv0;
+	if (strcmp(base, "dotnet") == 0) {
+		for (const char *p = cmd + strlen(cmd) + 1; p < cmd + len; p += strlen(p) + 1) {
+			size_t l = strlen(p);
+			const char *b;
+
+			if (l > 4 && strcmp(p + l - 4, ".dll") == 0) {
+				b = strrchr(p, '/');
+				b = b ? b + 1 : p;
+				return strndup(b, strlen(b) - 4);
+			}
+			if (*p != '-' && strcmp(p, "exec") != 0)
+				break; /* "dotnet build" and friends: the host itself */
+		}
+	}
+	return strdup(*base ? base : "dotnet");
+}
+
+/* The effective configuration, for runtime.init. */
+static json_t *config_json(void)
+{
+	json_t *cats = json_array(), *outs = json_array(), *exc = json_array(), *procs = json_array();
+
+	for (int i = 0; i < _CAT_MAX; i++)
+		if (ct_categories[i].optional && ct_on(i))
+			json_array_append_new(cats, json_string(ct_categories[i].name));
+	for (size_t i = 0; i < ct.cfg.n_outputs; i++) {
+		const struct ct_output *o = &ct.cfg.outputs[i];
+		char *s = NULL;
+
+		if (o->kind == OUT_FILE && asprintf(&s, "file:%s", o->path) >= 0) {
+			json_array_append_new(outs, json_string(s));
+			free(s);
+		} else
+			json_array_append_new(outs, json_string(ct_output_kind_to_string(o->kind)));
+	}
+	for (size_t i = 0; i < ct.cfg.exceptions.n; i++) {
+		const struct ct_glob *g = &ct.cfg.exceptions.items[i];
+		char *s = NULL;
+
+		if (asprintf(&s, "%s%s", g->exclude ? "!" : "", g->pattern) >= 0) {
+			if (g->limit) {
+				char *l = NULL;
+				if (asprintf(&l, "%s:%u", s, g->limit) >= 0) {
+					free(s);
+					s = l;
+				}
+			}
+			json_array_append_new(exc, json_string(s));
+			free(s);
+		}
+	}
+	for (size_t i = 0; i < ct.cfg.processes.n; i++) {
+		const struct ct_glob *g = &ct.cfg.processes.items[i];
+		char *s = NULL;
+
+		if (asprintf(&s, "%s%s", g->exclude ? "!" : "", g->pattern) >= 0) {
+			json_array_append_new(procs, json_string(s));
+			free(s);
+		}
+	}
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "events", cats, "output", outs, "exceptions", exc,
+			 "processes", procs, "messages", ct.cfg.messages, "ident",
+			 ct.cfg.ident ? ct.cfg.ident : ct.program);
+}
+
+typedef HRESULT (*get_runtime_info_fn)(com_object *, uint16_t *, uint32_t *, uint16_t *, uint16_t *,
+				       uint16_t *, uint16_t *, ULONG, ULONG *, WCHAR *);
+
+/* Runtime version, for runtime.init. */
+static json_t *runtime_json(void)
+{
+	uint16_t inst = 0, major = 0, minor = 0, build = 0, qfe = 0;
+	uint32_t type = 0;
+	WCHAR buf[128];
+	ULONG len = 0;
+	char ver[64];
+
+	if (FAILED(COM_CALL(ct.info, INFO_GetRuntimeInformation, get_runtime_info_fn, &inst, &type, &major, &minor,
+			    &build, &qfe, ELEMENTSOF(buf), &len, buf)))
+		return json_null();
+	ct.runtime_major = major;
+	snprintf(ver, sizeof(ver), "%u.%u.%u", major, minor, build);
+	_cleanup_free_ char *s = len ? utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : 0) : NULL;
+	return json_pack("{s:s,s:s?,s:i}", "version", ver, "build", s, "major", major);
+}
+
+static struct sigaction old_abrt;
+
+/* SIGABRT (FailFast, an unhandled exception's abort): flush, then let the
+ * previous disposition act. */
+static void on_sigabrt(int sig)
+{
+	ct_flush_all(true);
+	sigaction(SIGABRT, &old_abrt, NULL);
+	raise(SIGABRT);
+}
+
+/* exit() without Shutdown (Environment.Exit from some paths): flush. */
+static void on_exit_flush(void)
+{
+	if (atomic_load(&ct.active))
+		ct_flush_all(false);
+}
+
+typedef HRESULT (*set_event_mask2_fn)(com_object *, DWORD, DWORD);
+typedef ULONG (*release_fn)(com_object *);
+
+/* Startup: read the configuration and start tracing, or step aside. */
+HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+{
+	_cleanup_free_ char *cmd = NULL;
+	size_t cmd_len = 0;
+	uint32_t low = 0, high = 0;
+	json_t *argv;
+	int r;
+
+	json_object_seed(0);
+	for (int v = 15; v >= 5 && !ct.info; v--)
+		if (SUCCEEDED(COM_CALL(info_unk, INFO_QueryInterface, HRESULT (*)(com_object *, const GUID *, void **),
+				       &IID_ICorProfilerInfo[v], (void **)&ct.info)) && ct.info)
+			ct.info_version = v;
+	if (!ct.info) {
+		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
+		return E_FAIL;
+	}
+	ct.pid = getpid();
+	ct.start_ns = now_ns();
+	cmd = read_cmdline(&cmd_len);
+	ct.program = cmd ? program_name(cmd, cmd_len) : strdup("dotnet");
+	if (!ct.program)
+		goto fail;
+
+	r = config_load(&ct.cfg, env_get, config_warn, NULL);
+	if (r < 0)
+		goto fail;
+	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
+		config_done(&ct.cfg);
+		COM_CALL(ct.info, INFO_Release, release_fn);
+		ct.info = NULL;
+		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+	}
+	r = ct_sinks_open();
+	if (r < 0) {
+		ct_say_once("nosink", "no output could be opened; not tracing");
+		goto fail;
+	}
+	for (int i = 0; i < _CAT_MAX; i++)
+		if (ct_on(i)) {
+			low |= ct_categories[i].mask_low;
+			high |= ct_categories[i].mask_high;
+		}
+	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
+		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);
+		ct_sinks_close();
+		goto fail;
+	}
+
+	atomic_store(&ct.active, true);
+	argv = json_array();
+	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1)
+		json_array_append_new(argv, json_string(p));
+	ct_emit(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
+		json_pack("{s:o,s:o,s:s,s:s,s:o}", "runtime", runtime_json(), "argv", argv, "program", ct.program,
+			  "clrtrace", PACKAGE_VERSION, "config", config_json()));
+
+	struct sigaction sa = { .sa_handler = on_sigabrt };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGABRT, &sa, &old_abrt);
+	atexit(on_exit_flush);
+	return S_OK;
+fail:
+	config_done(&ct.cfg);
+	if (ct.info)
+		COM_CALL(ct.info, INFO_Release, release_fn);
+	ct.info = NULL;
+	return E_FAIL;
+}
+
+/* The runtime is going away: totals, flush, close. */
+HRESULT on_Shutdown(struct ct_thread *t)
+{
+	struct ct_totals tot;
+	json_t *exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
+
+	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
+		return S_OK;
+	ct_sinks_totals(&tot);
+	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
+		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
+			  (json_int_t)tot.dropped, "exceptions", exc ? exc : json_object()));
+	atomic_store(&ct.active, false);
+	ct_sinks_close();
+	return S_OK;
+}
+
+/* Attach is not supported: say so instead of half-working. */
+HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb)
+{
+	ct_say_once("attach", "attaching to a running process is not supported yet");
+	return E_NOTIMPL;
+}
+
+/* clrtrace is a main profiler, not a notification-only one. */
+HRESULT on_LoadAsNotificationOnly(struct ct_thread *t, BOOL *notification_only)
+{
+	if (notification_only)
+		*notification_only = 0;
+	return S_OK;
+}

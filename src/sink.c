@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sink set: one lock orders records (seq) and hands each to every
+ * sink; a flusher thread pushes buffers out a few times a second; drops are
+ * reported as trace.dropped records once a sink works again.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink.h"
+#include "tracer.h"
+#include "util.h"
+
+#define FLUSH_INTERVAL_MS 200
+
+static const struct ct_sink_ops *const sink_kinds[_OUT_MAX] = {
+	[OUT_FILE] = &ct_sink_file_ops,
+	[OUT_JOURNAL] = &ct_sink_journal_ops,
+	[OUT_STDERR] = &ct_sink_stderr_ops,
+};
+
+static struct ct_sink *sinks;
+static size_t n_sinks;
+static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t seq; /* under emit_lock */
+static atomic_bool reports_pending;
+
+static pthread_t flusher;
+static bool flusher_running;
+static pthread_mutex_t flusher_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flusher_cond = PTHREAD_COND_INITIALIZER;
+static bool flusher_stop;
+
+/* For sinks: count N records lost for REASON. */
+void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
+{
+	atomic_fetch_add(&s->dropped, n);
+	atomic_fetch_add(&s->unreported, n);
+	snprintf(s->reason, sizeof(s->reason), "%s", reason);
+}
+
+/* For sinks: writes work again; report what was lost at the next chance. */
+void ct_sink_recovered(struct ct_sink *s)
+{
+	if (atomic_load(&s->unreported)) {
+		atomic_store(&s->report_ready, true);
+		atomic_store(&reports_pending, true);
+	}
+}
+
+/* Emit trace.dropped for every sink that lost records and works again. */
+static void report_drops(bool all)
+{
+	struct ct_thread *t;
+
+	if (!atomic_exchange(&reports_pending, false) && !all)
+		return;
+	t = ct_thread_get();
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		uint64_t n;
+
+		if (!all && !atomic_exchange(&s->report_ready, false))
+			continue;
+		n = atomic_exchange(&s->unreported, 0);
+		if (!n)
+			continue;
+		ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
+			json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)n,
+				  "sink", ct_output_kind_to_string(s->ops->kind),
+				  "where", s->where, "reason", s->reason));
+	}
+}
+
+/* Give a finished record its seq and hand it to every sink. */
+void ct_dispatch(json_t *rec, enum ct_event ev, int depth, int tid)
+{
+	char *body = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *line = NULL;
+	struct ct_rec r = { .obj = rec, .event = ev, .depth = depth, .tid = tid };
+	char seqbuf[32];
+	size_t blen, slen;
+
+	if (!body)
+		goto out;
+	/* body starts with {"v":1, : splice seq in after it, under the lock */
+	blen = strlen(body);
+	line = malloc(blen + sizeof(seqbuf) + 1);
+	if (!line)
+		goto out;
+
+	pthread_mutex_lock(&emit_lock);
+	r.seq = ++seq;
+	slen = (size_t)snprintf(seqbuf, sizeof(seqbuf), "\"seq\":%" PRIu64 ",", r.seq);
+	memcpy(line, body, 7);
+	memcpy(line + 7, seqbuf, slen);
+	memcpy(line + 7 + slen, body + 7, blen - 7 + 1);
+	r.line = line;
+	r.len = blen + slen;
+	json_object_set_new(rec, "seq", json_integer((json_int_t)r.seq));
+	for (size_t i = 0; i < n_sinks; i++)
+		sinks[i].ops->write(&sinks[i], &r);
+	pthread_mutex_unlock(&emit_lock);
+out:
+	free(line);
+	free(body);
+	json_decref(rec);
+	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
+		report_drops(false);
+}
+
+/* Flush every sink. */
+void ct_flush_all(bool dying)
+{
+	PROTECT_ERRNO;
+
+	for (size_t i = 0; i < n_sinks; i++)
+		if (sinks[i].ops->flush)
+			sinks[i].ops->flush(&sinks[i], dying);
+}
+
+/* The flusher thread: push buffers out every FLUSH_INTERVAL_MS. */
+static void *flusher_main(void *arg)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&flusher_lock);
+	while (!flusher_stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += FLUSH_INTERVAL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&flusher_cond, &flusher_lock, &ts);
+		if (flusher_stop)
+			break;
+		pthread_mutex_unlock(&flusher_lock);
+		ct_flush_all(false);
+		pthread_mutex_lock(&flusher_lock);
+	}
+	pthread_mutex_unlock(&flusher_lock);
+	return NULL;
+}
+
+/* Open every configured sink; those that fail are said once and left out.
+ * Returns the number open, or -errno when none could be opened. */
+int ct_sinks_open(void)
+{
+	sinks = calloc(ct.cfg.n_outputs, sizeof(*sinks));
+	if (!sinks)
+		return -ENOMEM;
+	for (size_t i = 0; i < ct.cfg.n_outputs; i++) {
+		const struct ct_output *o = &ct.cfg.outputs[i];
+		struct ct_sink *s = &sinks[n_sinks];
+		char *why = NULL;
+		int r;
+
+		*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
+		r = s->ops->open(s, o, &why);
+		if (r < 0) {
+			ct_say_once(why ? why : "sink", "%s; no trace goes there",
+				    why ? why : ct_output_kind_to_string(o->kind));
+			free(why);
+			free(s->where);
+			continue;
+		}
+		n_sinks++;
+	}
+	if (n_sinks == 0)
+		return -EIO;
+	sigset_t all, old;
+	sigfillset(&all);
+	/* the flusher must never take a signal meant for the program */
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	flusher_running = pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return (int)n_sinks;
+}
+
+/* Totals for runtime.shutdown. */
+void ct_sinks_totals(struct ct_totals *out)
+{
+	pthread_mutex_lock(&emit_lock);
+	out->records = seq;
+	pthread_mutex_unlock(&emit_lock);
+	out->dropped = 0;
+	for (size_t i = 0; i < n_sinks; i++)
+		out->dropped += atomic_load(&sinks[i].dropped);
+}
+
+/* Report leftovers, flush, close every sink, stop the flusher. */
+void ct_sinks_close(void)
+{
+	if (flusher_running) {
+		pthread_mutex_lock(&flusher_lock);
+		flusher_stop = true;
+		pthread_cond_signal(&flusher_cond);
+		pthread_mutex_unlock(&flusher_lock);
+		pthread_join(flusher, NULL);
+		flusher_running = false;
+	}
+	report_drops(true);
+	ct_flush_all(false);
+	pthread_mutex_lock(&emit_lock);
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		uint64_t lost = atomic_load(&s->dropped);
+
+		if (s->ops->close)
+			s->ops->close(s);
+		if (lost && s->failed_hard)
+			ct_say_once(s->where, "%" PRIu64 " records could not be written to %s: %s",
+				    lost, s->where, s->reason);
+		free(s->where);
+	}
+	n_sinks = 0;
+	pthread_mutex_unlock(&emit_lock);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Sinks: where finished records go.  One table of kinds (sink.c). */
+#pragma once
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "events.h"
+
+/* One finished record, as every sink sees it. */
+struct ct_rec {
+	json_t *obj;      /* the whole record, seq included; borrowed */
+	const char *line; /* the record as one JSON line, without newline */
+	size_t len;
+	uint64_t seq;
+	enum ct_event event;
+	int depth;
+	int tid;
+};
+
+struct ct_sink;
+
+struct ct_sink_ops {
+	enum ct_output_kind kind;
+	/* Open; 0 or -errno, *why set to a sentence for stderr on failure. */
+	int (*open)(struct ct_sink *s, const struct ct_output *o, char **why);
+	/* Take one record.  Called with the emit lock held, in seq order: must
+	 * not block for long (no waiting on a peer; buffer or queue). */
+	void (*write)(struct ct_sink *s, const struct ct_rec *r);
+	/* Push what is buffered out.  DYING: the process is about to die. */
+	void (*flush)(struct ct_sink *s, bool dying);
+	void (*close)(struct ct_sink *s);
+};
+
+struct ct_sink {
+	const struct ct_sink_ops *ops;
+	void *data;
+	char *where;  /* path or "journal", for messages */
+	/* Drop accounting: records lost, and those not yet reported in a
+	 * trace.dropped record (reported once the sink works again). */
+	atomic_uint_fast64_t dropped;
+	atomic_uint_fast64_t unreported;
+	atomic_bool report_ready; /* set by the sink when it works again */
+	char reason[128];
+	bool failed_hard; /* nothing could be written at all */
+};
+
+extern const struct ct_sink_ops ct_sink_file_ops;
+extern const struct ct_sink_ops ct_sink_journal_ops;
+extern const struct ct_sink_ops ct_sink_stderr_ops;
+
+/* For sinks: count N records lost for REASON (errno-style text). */
+void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
+/* For sinks: writes work again; report what was lost at the next chance. */
+void ct_sink_recovered(struct ct_sink *s);
+
+/* Give a finished record its seq and hand it to every sink (emit.c). */
+void ct_dispatch(json_t *rec, enum ct_event ev, int depth, int tid);

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profiler's internal API: global state, the per-thread TLS struct,
+ * record emission with per-thread span nesting, names, sinks.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "corprof.h"
+#include "events.h"
+
+struct exm; /* exceptions/machine.h */
+
+/* One open span on a thread's stack. */
+struct ct_span {
+	uint64_t id;
+	uint64_t key; /* what pairs begin and end (module id, function id…) */
+	uint64_t ts;
+	enum ct_event event;
+};
+
+/* Everything the tracer keeps per OS thread. */
+struct ct_thread {
+	int tid;              /* gettid() */
+	int in_callback;      /* re-entrancy guard */
+	ThreadID managed_id;  /* 0 until known */
+	struct ct_span *spans;
+	size_t n_spans, cap_spans;
+	struct exm *exm;      /* exception state machine, created on demand */
+	unsigned transition_depth;
+};
+
+/* Process-wide state, set up in Initialize. */
+struct ct_global {
+	com_object *info;     /* ICorProfilerInfoN, highest N the runtime has */
+	int info_version;
+	struct ct_config cfg;
+	char *program;        /* name for %n, SYSLOG_IDENTIFIER, processes filter */
+	int pid;
+	uint64_t start_ns;
+	atomic_bool active;   /* false: every callback returns at once */
+	atomic_bool shut_down;
+	int runtime_major;
+};
+
+extern struct ct_global ct;
+
+/* This thread's state; NULL only when out of memory. */
+struct ct_thread *ct_thread_get(void);
+
+static inline bool ct_on(enum ct_category c)
+{
+	return (ct.cfg.categories >> c) & 1u;
+}
+
+/*
+ * Emit one record on the calling thread.  PAYLOAD is stolen (may be NULL).
+ * PH_BEGIN pushes a span keyed by (event, key); PH_END pops the matching
+ * span (spans above it that never ended are dropped from the stack, not
+ * invented); an END with no matching BEGIN is reported as trace.error.
+ * EXTRA_END_FIELDS on PH_END: hr etc. go in the payload as usual.
+ * Returns the span id (begin/end), 0 for instants, or -errno.
+ */
+int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+
+/* Is a span (event, key) open on this thread? */
+bool ct_span_open(const struct ct_thread *t, enum ct_event ev, uint64_t key);
+
+/* Report a problem of the tracer's own as a trace.error record. */
+void ct_error(struct ct_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Write everything buffered to every sink now; DYING: the process is about
+ * to end abnormally, so do not wait on anything that may never come. */
+void ct_flush_all(bool dying);
+
+/* One line on stderr, once per KEY ("clrtrace: " is prepended). */
+void ct_say_once(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Names, cached; never NULL ("?" when unknown).  Valid until shutdown. */
+const char *ct_function_name(FunctionID f);
+const char *ct_class_name(ClassID c);
+const char *ct_module_path(ModuleID m);
+const char *ct_assembly_name(AssemblyID a);
+/* JSON helpers for the common payload objects. */
+json_t *ct_json_id(uint64_t id); /* "0x…" hex string */
+
+/* Sinks (sink.c) */
+int ct_sinks_open(void);
+void ct_sinks_close(void);
+struct ct_totals {
+	uint64_t records;
+	uint64_t dropped;
+};
+void ct_sinks_totals(struct ct_totals *out);
+
+/* "0x%08x" of an HRESULT, for the hr field of end records. */
+json_t *ct_json_hr(HRESULT hr);
+/* The managed ThreadID's OS thread id, or 0. */
+int ct_os_tid(ThreadID id);

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by the profiler and the CLI. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _unused_ __attribute__((unused))
+#define _public_ __attribute__((visibility("default")))
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Hand ownership out of a cleanup variable. */
+#define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
+
+/* Save errno for the scope; restore on exit (hooks must not change it). */
+static inline void errno_restore(int *e)
+{
+	errno = *e;
+}
+#define PROTECT_ERRNO _cleanup_(errno_restore) _unused_ int _saved_errno = errno
+
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static inline bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* Trim ASCII white space in place; returns the new start. */
+static inline char *strstrip(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
+		*--e = 0;
+	return s;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* write(2) all of buf, retrying EINTR and short writes; 0 or -errno. */
+static inline int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* UTF-16 (not NUL-terminated, n units) → malloc'd UTF-8; bad surrogates
+ * become U+FFFD.  Never NULL unless out of memory. */
+char *utf16_to_utf8(const uint16_t *s, size_t n);

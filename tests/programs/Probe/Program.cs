@@ -1,0 +1,57 @@
+// Probe: one behaviour per argument, for the foundation tests.
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace Probe
+{
+    public static class Program
+    {
+        [DllImport("libc", EntryPoint = "getpid")]
+        static extern int getpid();
+
+        [DllImport("libc", EntryPoint = "strlen")]
+        static extern IntPtr strlen(string s);
+
+        public static int Main(string[] args)
+        {
+            string what = args.Length > 0 ? args[0] : "hello";
+            switch (what)
+            {
+                case "hello":
+                    Console.WriteLine("hello from probe");
+                    Console.Error.WriteLine("probe stderr line");
+                    return 0;
+                case "thread":
+                    var t = new Thread(() => Console.WriteLine("in worker")) { Name = "probe-worker" };
+                    t.Start();
+                    t.Join();
+                    Console.WriteLine("joined");
+                    return 0;
+                case "gc":
+                    for (int i = 0; i < 3; i++)
+                        GC.Collect();
+                    Console.WriteLine("collected");
+                    return 0;
+                case "pinvoke":
+                    Console.WriteLine("pid " + (getpid() > 0) + " len " + strlen("abcd"));
+                    return 0;
+                case "exit":
+                    Console.WriteLine("exiting with 3");
+                    Console.Out.Flush();
+                    Environment.Exit(3);
+                    return 0;
+                case "status":
+                    Console.WriteLine("returning " + args[1]);
+                    return int.Parse(args[1]);
+                case "sleep":
+                    Thread.Sleep(int.Parse(args[1]));
+                    Console.WriteLine("slept");
+                    return 0;
+                default:
+                    Console.Error.WriteLine("probe: unknown scenario " + what);
+                    return 64;
+            }
+        }
+    }
+}
