@@ -1,0 +1,72 @@
+# Shared helpers for the shell tests; source it first.  Each test prints
+# what it checks and exits 0 (pass), 1 (fail) or 77 (skip).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+	DOTNET_GENERATE_ASPNET_CERTIFICATE=0 DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE=1
+# the tests run the build tree's clrtrace and library
+CLRTRACE="$top_builddir/clrtrace"
+export CLRTRACE_LIBRARY="$top_builddir/libclrtrace.so"
+TEST_NAME=$(basename "$0" .sh)
+OUT="$top_builddir/tests/out/$TEST_NAME"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+FAILED=0
+
+fail() { echo "FAIL: $*"; FAILED=1; }
+die() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+ok() { echo "ok: $*"; }
+finish() { [ "$FAILED" = 0 ] && { echo "PASS: $TEST_NAME"; exit 0; }; exit 1; }
+
+command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK"
+command -v jq >/dev/null 2>&1 || die "jq is needed (run setup.sh)"
+
+# build_program NAME: build tests/programs/NAME (once, outside the source
+# tree) and print the path of its dll.
+build_program() {
+	local name=$1 src="$top_builddir/tests/out/src" bin="$top_builddir/tests/out/bin/$1"
+	mkdir -p "$src"
+	(
+		flock 9
+		if [ ! -f "$bin/$name.dll" ] || [ -n "$(find "$top_srcdir/tests/programs/$name" -newer "$bin/$name.dll" -name '*.cs' 2>/dev/null)" ]; then
+			rm -rf "$src/$name"
+			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
+			cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$src/"
+			chmod -R u+w "$src"
+			dotnet build -c Release -o "$bin" "$src/$name/$name.csproj" >"$src/$name.build.log" 2>&1 ||
+				{ cat "$src/$name.build.log" >&2; exit 1; }
+		fi
+	) 9>"$top_builddir/tests/out/.build.lock" || die "could not build $name"
+	echo "$bin/$name.dll"
+}
+
+# trace FILE [clrtrace run options] -- PROGRAM ARGS: run under the tracer
+# with one file output; stdout/stderr of the program go to FILE.stdout/.stderr.
+trace() {
+	local file=$1; shift
+	rm -f "$file"
+	"$CLRTRACE" run -o "file:$file" "$@" >"$file.stdout" 2>"$file.stderr"
+}
+
+# jqf FILE FILTER: jq -c over a trace (one value per line).
+jqf() { jq -c "$2" "$1"; }
+
+# expect NAME GOT WANT
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+
+# check_trace FILE: the trace's own invariants (seq gap-free, nesting).
+check_trace() {
+	local f=$1 msg
+	msg=$(jq -s -r '
+	  (map(.seq) | sort) as $s
+	  | if ($s | length) == 0 then "empty trace"
+	    elif $s[0] != 1 or ($s[-1] != ($s | length)) then "seq gaps: \($s | length) records, last seq \($s[-1])"
+	    else "ok" end' "$f") || msg="not JSON Lines"
+	if [ "$msg" = ok ]; then ok "$(basename "$f"): seq 1..N without gaps"; else fail "$(basename "$f"): $msg"; fi
+	msg=$(jq -s -r -f "$top_srcdir/tests/nesting.jq" "$f") || msg="nesting check failed to run"
+	if [ "$msg" = ok ]; then ok "$(basename "$f"): nesting consistent"; else fail "$(basename "$f"): $msg"; fi
+}
