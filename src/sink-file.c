@@ -88,6 +88,7 @@ static void file_check_removed(struct ct_sink *s, struct file_sink *f)
 	if (fd >= 0) {
 		close(f->fd);
 		f->fd = fd;
+		ct_sink_recovered(s);
 	}
 }
 

@@ -1,1 +1,187 @@
-int main(void) { return 77; }
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the CLRTRACE_* parser (src/config.c): no runtime needed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "events.h"
+
+static int failures;
+static const char *const *env_now; /* NAME=VALUE pairs for fake_getenv */
+static char warned[4096];
+
+#define CHECK(cond, ...) \
+	do { \
+		if (cond) { \
+			printf("ok: "); \
+		} else { \
+			printf("FAIL: "); \
+			failures++; \
+		} \
+		printf(__VA_ARGS__); \
+		putchar('\n'); \
+	} while (0)
+
+/* getenv over env_now. */
+static const char *fake_getenv(const char *name)
+{
+	size_t l = strlen(name);
+
+	for (const char *const *e = env_now; e && *e; e++)
+		if (strncmp(*e, name, l) == 0 && (*e)[l] == '=')
+			return *e + l + 1;
+	return NULL;
+}
+
+/* Collect warnings, one per line. */
+static void collect(void *ud, const char *line)
+{
+	strncat(warned, line, sizeof(warned) - strlen(warned) - 2);
+	strcat(warned, "\n");
+}
+
+/* Load a configuration from ENV; warnings land in `warned`. */
+static void load(struct ct_config *c, const char *const *env)
+{
+	env_now = env;
+	warned[0] = 0;
+	if (config_load(c, fake_getenv, collect, NULL) < 0) {
+		printf("FAIL: config_load failed\n");
+		exit(1);
+	}
+}
+
+static unsigned cats(const char *const *names)
+{
+	unsigned s = (1u << CAT_RUNTIME) | (1u << CAT_TRACE);
+
+	for (; *names; names++)
+		s |= 1u << ct_category_from_string(*names);
+	return s;
+}
+
+static void test_defaults(void)
+{
+	struct ct_config c;
+
+	load(&c, (const char *const[]){ NULL });
+	CHECK(c.categories == cats((const char *[]){ "exceptions", "loader", "threads", "suspend", NULL }),
+	      "default categories are exceptions,loader,threads,suspend");
+	CHECK(c.n_outputs == 1 && c.outputs[0].kind == OUT_FILE && strcmp(c.outputs[0].path, "clrtrace-%n-%p.jsonl") == 0,
+	      "default output is file:clrtrace-%%n-%%p.jsonl");
+	CHECK(c.messages && !c.ident && c.exceptions.n == 0 && c.processes.n == 0, "messages on, no filters");
+	CHECK(warned[0] == 0, "no warnings for an empty environment");
+	config_done(&c);
+}
+
+static const struct {
+	const char *value;
+	const char *want[10]; /* categories expected; NULL-terminated */
+	bool bad;
+} events_cases[] = {
+	{ "exceptions", { "exceptions" } },
+	{ "+gc", { "exceptions", "loader", "threads", "suspend", "gc" } },
+	{ "-loader,+jit", { "exceptions", "threads", "suspend", "jit" } },
+	{ "loader, threads", { "loader", "threads" } },
+	{ "all", { "exceptions", "loader", "classes", "threads", "suspend", "transitions", "gc", "jit" } },
+	{ "none", { NULL } },
+	{ "none,+exceptions", { "exceptions" } },
+	{ "exceptons", { "exceptions", "loader", "threads", "suspend" }, true },
+	{ "-all", { "exceptions", "loader", "threads", "suspend" }, true },
+	{ "runtime", { "exceptions", "loader", "threads", "suspend" }, true },
+};
+
+static void test_events(void)
+{
+	for (size_t i = 0; i < sizeof(events_cases) / sizeof(events_cases[0]); i++) {
+		char var[128];
+		struct ct_config c;
+
+		snprintf(var, sizeof(var), "CLRTRACE_EVENTS=%s", events_cases[i].value);
+		load(&c, (const char *const[]){ var, NULL });
+		unsigned want = cats(events_cases[i].want);
+		if (strcmp(events_cases[i].value, "all") == 0)
+			want = (1u << _CAT_MAX) - 1;
+		CHECK(c.categories == want, "CLRTRACE_EVENTS='%s' gives the expected categories (got 0x%x, want 0x%x)",
+		      events_cases[i].value, c.categories, want);
+		if (events_cases[i].bad)
+			CHECK(strstr(warned, "CLRTRACE_EVENTS='") && strstr(warned, events_cases[i].value) &&
+				      strstr(warned, "accepted:") && !strchr(strchr(warned, '\n') + 1, '\n'),
+			      "CLRTRACE_EVENTS='%s' is reported in one line naming the variable, the value and what is accepted",
+			      events_cases[i].value);
+		else
+			CHECK(!warned[0], "CLRTRACE_EVENTS='%s' draws no warning", events_cases[i].value);
+		config_done(&c);
+	}
+}
+
+static void test_outputs(void)
+{
+	struct ct_config c;
+
+	load(&c, (const char *const[]){ "CLRTRACE_OUTPUT=journal,file:/tmp/a-%p.jsonl,stderr,journal", NULL });
+	CHECK(c.n_outputs == 3 && c.outputs[0].kind == OUT_JOURNAL && c.outputs[1].kind == OUT_FILE &&
+		      strcmp(c.outputs[1].path, "/tmp/a-%p.jsonl") == 0 && c.outputs[2].kind == OUT_STDERR,
+	      "journal,file:…,stderr,journal gives three outputs, journal once");
+	config_done(&c);
+
+	static const char *const bad[] = { "CLRTRACE_OUTPUT=syslog", "CLRTRACE_OUTPUT=file:", "CLRTRACE_OUTPUT=file:/x/%q",
+					   "CLRTRACE_OUTPUT=,", NULL };
+	for (const char *const *b = bad; *b; b++) {
+		load(&c, (const char *const[]){ *b, NULL });
+		CHECK(c.n_outputs == 1 && c.outputs[0].kind == OUT_FILE && strstr(warned, "CLRTRACE_OUTPUT") &&
+			      strstr(warned, "using file:clrtrace-%n-%p.jsonl"),
+		      "%s falls back to the default with a warning", *b);
+		config_done(&c);
+	}
+}
+
+static void test_globs(void)
+{
+	struct ct_config c;
+	unsigned limit = 0;
+
+	load(&c, (const char *const[]){ "CLRTRACE_EXCEPTIONS=!System.OperationCanceledException,System.IO.*:5,System.*",
+					"CLRTRACE_PROCESSES=!dotnet", NULL });
+	CHECK(!warned[0], "valid globs draw no warning");
+	CHECK(!globs_match(&c.exceptions, "System.OperationCanceledException", NULL), "an excluded type is excluded");
+	CHECK(globs_match(&c.exceptions, "System.IO.IOException", &limit) && limit == 5,
+	      "System.IO.IOException matches System.IO.*:5 with limit 5");
+	CHECK(globs_match(&c.exceptions, "System.InvalidOperationException", &limit) && limit == 0,
+	      "System.InvalidOperationException matches System.* without limit");
+	CHECK(!globs_match(&c.exceptions, "App.MyException", NULL), "a type matching no include is left out");
+	CHECK(!globs_match(&c.processes, "dotnet", NULL) && globs_match(&c.processes, "MyApp", NULL),
+	      "CLRTRACE_PROCESSES=!dotnet excludes only dotnet");
+	config_done(&c);
+
+	load(&c, (const char *const[]){ "CLRTRACE_EXCEPTIONS=System.*:0", "CLRTRACE_PROCESSES=app:3",
+					"CLRTRACE_MESSAGES=yes", "CLRTRACE_IDENT=my app", NULL });
+	CHECK(strstr(warned, "CLRTRACE_EXCEPTIONS='System.*:0'") && strstr(warned, "CLRTRACE_PROCESSES='app:3'") &&
+		      strstr(warned, "CLRTRACE_MESSAGES='yes'") && strstr(warned, "CLRTRACE_IDENT='my app'"),
+	      "each bad value is reported by name and value");
+	CHECK(c.exceptions.n == 0 && c.processes.n == 0 && c.messages && !c.ident, "bad values leave the defaults");
+	config_done(&c);
+}
+
+static void test_expand(void)
+{
+	char *p = config_expand_path("/tmp/%n-%p-%t-%%.jsonl", 42, "App", 1700000000);
+
+	CHECK(p && strcmp(p, "/tmp/App-42-1700000000-%.jsonl") == 0, "%%n %%p %%t %%%% expand (%s)", p ? p : "NULL");
+	free(p);
+	p = config_expand_path("/tmp/%x", 1, "a", 0);
+	CHECK(!p, "an unknown %%x is refused");
+	free(p);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_events();
+	test_outputs();
+	test_globs();
+	test_expand();
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
