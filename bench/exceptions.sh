@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/exceptions.sh: what tracing costs a program that throws and catches
+# exceptions.  A benchmark, not a test: it always exits 0 once it has
+# measured something, whatever the figures.
+#
+# Usage: [BUILD=DIR] bench/exceptions.sh [-n N] [-w WARMUP] [-r ROUNDS] [-k] [-M]
+#   -n N        measured iterations (exceptions) per run      (default 100000, env N)
+#   -w WARMUP   iterations before the measured loop           (default 1000, env WARMUP)
+#   -r ROUNDS   interleaved rounds; medians are reported      (default 7, env ROUNDS)
+#   -k          keep the traces and the per-run table in $BUILD/bench/out
+#   -M          do not run make in the build directory first
+#
+# BUILD is a configured build directory holding clrtrace and libclrtrace.so;
+# by default the first of ./clrtrace, ../build*/clrtrace, <srcdir>/build*/clrtrace.
+#
+# Each round runs four configurations, in an order rotated every round:
+#   untraced      dotnet Throw.dll N WARMUP
+#   clrtrace      clrtrace run -q -o file:T.jsonl -- dotnet Throw.dll N WARMUP
+#   eventpipe     the runtime's own exception events (keyword 0x8000, level 5),
+#                 streamed to a .nettrace file
+#   clrtrace-none clrtrace run -q -e none ...  (a loaded profiler, no category)
+# and reads two times per run: the loop time the program measures itself
+# (primary: no start-up, no JIT, no shutdown) and the whole process' wall time.
+set -u
+export LC_ALL=C
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+	DOTNET_GENERATE_ASPNET_CERTIFICATE=0 DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE=1
+# a stray setting in the caller's environment must not trace the baseline
+unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_EnableEventPipe \
+	DOTNET_EventPipeConfig DOTNET_EventPipeOutputPath COMPlus_EnableEventPipe \
+	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES 2>/dev/null
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+N=${N:-100000}
+WARMUP=${WARMUP:-1000}
+ROUNDS=${ROUNDS:-7}
+KEEP=0
+MAKE=1
+
+usage() { sed -n '/^# Usage:/,/^# BUILD is/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
+die() { echo "bench: $*" >&2; exit 1; }
+
+while getopts "n:w:r:kMh" opt; do
+	case $opt in
+	n) N=$OPTARG ;;
+	w) WARMUP=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	k) KEEP=1 ;;
+	M) MAKE=0 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+for v in N WARMUP ROUNDS; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a number, not '${!v}'"
+done
+[ "$N" -gt 0 ] && [ "$ROUNDS" -gt 0 ] || die "N and ROUNDS must be at least 1"
+
+# --- the build directory --------------------------------------------------------
+if [ -z "${BUILD:-}" ]; then
+	for c in ./clrtrace ../build*/clrtrace ./build*/clrtrace "$srcdir"/build*/clrtrace; do
+		if [ -x "$c" ] && [ -f "$(dirname "$c")/libclrtrace.so" ]; then
+			BUILD=$(dirname "$c")
+			break
+		fi
+	done
+	[ -n "${BUILD:-}" ] || die "no build directory found; configure and build one, then BUILD=DIR $0"
+fi
+BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
+if [ "$MAKE" = 1 ] && [ -f "$BUILD/Makefile" ]; then
+	TMPDIR_MAKE_LOG=$BUILD/bench-make.log
+	echo "bench: make -C $BUILD" >&2
+	make -C "$BUILD" -s -j"$(nproc)" clrtrace libclrtrace.so >"$TMPDIR_MAKE_LOG" 2>&1 ||
+		echo "bench: make failed in $BUILD; measuring the binaries already there" >&2
+fi
+CLRTRACE=$BUILD/clrtrace
+export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so
+[ -x "$CLRTRACE" ] && [ -f "$CLRTRACE_LIBRARY" ] || die "no clrtrace and libclrtrace.so in $BUILD"
+command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
+
+# --- the C# program, built out of the source tree ----------------------------------
+OUT=$BUILD/bench/out
+PSRC=$OUT/src
+PBIN=$OUT/bin/Throw
+mkdir -p "$OUT"
+if [ ! -f "$PBIN/Throw.dll" ] ||
+	[ -n "$(find "$srcdir/bench/exceptions/Throw" "$srcdir/tests/programs/Directory.Build.props" \
+		-newer "$PBIN/Throw.dll" -type f 2>/dev/null)" ]; then
+	echo "bench: building Throw" >&2
+	rm -rf "$PSRC"
+	mkdir -p "$PSRC"
+	cp -r "$srcdir/bench/exceptions/Throw" "$PSRC/Throw"
+	rm -rf "$PSRC/Throw/obj" "$PSRC/Throw/bin"
+	cp "$srcdir/tests/programs/Directory.Build.props" "$srcdir/tests/programs/NuGet.config" "$PSRC/"
+	chmod -R u+w "$PSRC"
+	dotnet build -c Release -o "$PBIN" "$PSRC/Throw/Throw.csproj" >"$OUT/build.log" 2>&1 ||
+		{ cat "$OUT/build.log" >&2; die "could not build Throw"; }
+fi
+DLL=$PBIN/Throw.dll
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-bench.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$TMP"' EXIT
+RESULTS=$TMP/results.tsv # config round loop_ns wall_ns bytes records summaries exc_bytes
+: >"$RESULTS"
+TOTAL=$((N + WARMUP))
+
+# run_one CONFIG ROUND: one run; appends a line to $RESULTS.
+run_one() {
+	local cfg=$1 round=$2 trace="" t0 t1 rc line loop bytes=0 records=0 summaries=0 exc_bytes=0
+	local out=$TMP/$cfg.out err=$TMP/$cfg.err
+	case $cfg in
+	untraced)
+		t0=$(date +%s%N)
+		dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
+	clrtrace)
+		trace=$TMP/clrtrace.jsonl; rm -f "$trace"
+		t0=$(date +%s%N)
+		"$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
+	clrtrace-none)
+		trace=$TMP/clrtrace-none.jsonl; rm -f "$trace"
+		t0=$(date +%s%N)
+		"$CLRTRACE" run -q -e none -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
+	eventpipe)
+		trace=$TMP/eventpipe.nettrace; rm -f "$trace"
+		t0=$(date +%s%N)
+		DOTNET_EnableEventPipe=1 DOTNET_EventPipeConfig='Microsoft-Windows-DotNETRuntime:0x8000:5' \
+			DOTNET_EventPipeOutputPath="$trace" DOTNET_EventPipeOutputStreaming=1 \
+			dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
+	esac
+	line=$(grep '^THROW ' "$out")
+	if [ "$rc" != 0 ] || [ -z "$line" ]; then
+		echo "bench: $cfg run failed (status $rc):" >&2
+		cat "$out" "$err" >&2
+		return 1
+	fi
+	loop=$(sed -n 's/.* loop_ns=\([0-9]*\).*/\1/p' <<<"$line")
+	if [ -n "$trace" ] && [ -f "$trace" ]; then
+		bytes=$(stat -c %s "$trace")
+		if [ "$cfg" != eventpipe ]; then
+			records=$(wc -l <"$trace")
+			summaries=$(grep -c '"event":"exception\.summary"' "$trace")
+			exc_bytes=$(grep '"event":"exception\.' "$trace" | wc -c)
+		fi
+		if [ "$KEEP" = 1 ]; then
+			case $trace in
+			*.jsonl) cp "$trace" "$OUT/$cfg.jsonl" ;;
+			*) cp "$trace" "$OUT/$cfg.nettrace" ;;
+			esac
+		fi
+		rm -f "$trace"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$loop" $((t1 - t0)) \
+		"$bytes" "$records" "$summaries" "$exc_bytes" >>"$RESULTS"
+	printf ' %s %.0fns/exc' "$cfg" "$(awk -v l="$loop" -v n="$N" 'BEGIN { print l / n }')" >&2
+}
+
+CONFIGS=(untraced clrtrace eventpipe clrtrace-none)
+NCFG=${#CONFIGS[@]}
+runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" { v = $2 } END { print v }')
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+echo "bench: N=$N warm-up=$WARMUP rounds=$ROUNDS; $(nproc) CPUs ($cpu); .NET $runtime; $(git -C "$srcdir" describe --always --dirty 2>/dev/null || echo '?')" >&2
+# one unmeasured run of each, so file caches and the disk are warm for all
+for cfg in "${CONFIGS[@]}"; do
+	run_one "$cfg" 0 || die "aborted"
+done
+echo " (discarded)" >&2
+for ((r = 1; r <= ROUNDS; r++)); do
+	printf 'round %d/%d:' "$r" "$ROUNDS" >&2
+	for ((k = 0; k < NCFG; k++)); do
+		run_one "${CONFIGS[$(((k + r) % NCFG))]}" "$r" || die "aborted"
+	done
+	echo >&2
+done
+[ "$KEEP" = 1 ] && cp "$RESULTS" "$OUT/results.tsv"
+
+# --- the report ----------------------------------------------------------------------
+awk -F'\t' -v n="$N" -v total="$TOTAL" -v rounds="$ROUNDS" -v warmup="$WARMUP" '
+function median(cfg, col,   a, k, i, j, t) {
+	k = 0
+	for (i = 1; i <= nr; i++)
+		if (c[i] == cfg && rd[i] > 0)
+			a[++k] = v[i, col] + 0
+	for (i = 2; i <= k; i++) {          # insertion sort, k is small
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (k == 0) return 0
+	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
+{ nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 8; i++) v[nr, i] = $i
+  if ($2 > 0) { last_bytes[$1] = $5; last_rec[$1] = $6; last_sum[$1] = $7; last_exc[$1] = $8 } }
+END {
+	split("untraced clrtrace eventpipe clrtrace-none", cf, " ")
+	for (i = 1; i <= 4; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4) }
+	base = L["untraced"]; wbase = W["untraced"]
+	printf "\nclrtrace exception benchmark: %d exceptions measured (+%d warm-up) per run, medians of %d interleaved rounds\n\n", n, warmup, rounds
+	printf "%-14s %12s %10s %10s %12s %10s %12s %10s\n", "configuration", "loop ms", "ns/exc", "+ns/exc", "loop ratio", "wall ms", "wall ratio", "trace B"
+	for (i = 1; i <= 4; i++) {
+		f = cf[i]
+		printf "%-14s %12.1f %10.0f %10s %12s %10.1f %12s %10s\n", f, L[f] / 1e6, L[f] / n,
+			(f == "untraced" ? "-" : sprintf("%+.0f", (L[f] - base) / n)),
+			ratio(L[f], base), W[f] / 1e6, ratio(W[f], wbase), (f == "untraced" ? "-" : last_bytes[f])
+	}
+	printf "\nratios of the measured loop (wall-clock ratio of the whole process in brackets):\n"
+	printf "  clrtrace-default / untraced  %s  (%s)\n", ratio(L["clrtrace"], base), ratio(W["clrtrace"], wbase)
+	printf "  eventpipe / untraced         %s  (%s)\n", ratio(L["eventpipe"], base), ratio(W["eventpipe"], wbase)
+	printf "  clrtrace-none / untraced     %s  (%s)\n", ratio(L["clrtrace-none"], base), ratio(W["clrtrace-none"], wbase)
+	printf "\ntrace size per exception (%d exceptions per run):\n", total
+	printf "  clrtrace    %8.1f B/exc (whole file: %d B, %d records); exception.* records alone %.1f B/exc\n",
+		last_bytes["clrtrace"] / total, last_bytes["clrtrace"], last_rec["clrtrace"], last_exc["clrtrace"] / total
+	printf "  eventpipe   %8.1f B/exc (whole .nettrace: %d B, with stacks and rundown)\n",
+		last_bytes["eventpipe"] / total, last_bytes["eventpipe"]
+	printf "  clrtrace -e none: %d B, %d records\n", last_bytes["clrtrace-none"], last_rec["clrtrace-none"]
+	printf "\nexception.summary records: %d, expected %d (N + warm-up): %.2f records/exception\n",
+		last_sum["clrtrace"], total, last_sum["clrtrace"] / total
+	printf "clrtrace records per exception (all events): %.2f\n", last_rec["clrtrace"] / total
+	if (last_sum["clrtrace"] != total)
+		printf "  (no or not all exceptions traced: the clrtrace figures do not yet include exception tracing)\n"
+}' "$RESULTS"
+exit 0
