@@ -11,6 +11,7 @@
 
 #include "sink.h"
 #include "tracer.h"
+#include "jsonw.h"
 #include "util.h"
 
 #define MAX_SPAN_DEPTH 4096
@@ -84,45 +85,71 @@ static ssize_t span_find(const struct ct_thread *t, enum ct_event ev, uint64_t k
 	return -1;
 }
 
-/* Common fields, in the order every record shows them. */
-static json_t *record_new(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
-			  uint64_t ts, uint64_t span, uint64_t parent, size_t depth)
+/* Write the record after its seq into t->line: room for {"v":1,"seq":N
+ * is kept in front (ct_dispatch fills it in under the lock). */
+static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t ts, uint64_t span,
+			 uint64_t parent, size_t depth, uint64_t dur, const json_t *payload)
 {
-	json_t *r = json_object();
+	static const char *const phase_text[_PH_MAX] = {
+		[PH_INSTANT] = "\"instant\"",
+		[PH_BEGIN] = "\"begin\"",
+		[PH_END] = "\"end\"",
+	};
+	struct jw *w = &t->line;
 
-	if (!r)
-		return NULL;
-	json_object_set_new(r, "v", json_integer(1));
-	json_object_set_new(r, "ts", json_integer((json_int_t)ts));
-	json_object_set_new(r, "pid", json_integer(ct.pid));
-	json_object_set_new(r, "tid", json_integer(t->tid));
-	json_object_set_new(r, "thread", t->managed_id ? ct_json_id(t->managed_id) : json_null());
-	json_object_set_new(r, "event", json_string(ct_events[ev].name));
-	json_object_set_new(r, "phase", json_string(ct_phase_to_string(ph)));
-	json_object_set_new(r, "span", span ? json_integer((json_int_t)span) : json_null());
-	json_object_set_new(r, "parent", parent ? json_integer((json_int_t)parent) : json_null());
-	json_object_set_new(r, "depth", json_integer((json_int_t)depth));
-	return r;
+	jw_reset(w);
+	jw_raw(w, "                                 ", CT_SEQ_ROOM);
+	jw_key(w, "ts");
+	jw_u64(w, ts);
+	jw_key(w, "pid");
+	jw_i64(w, ct.pid);
+	jw_key(w, "tid");
+	jw_i64(w, t->tid);
+	jw_key(w, "thread");
+	if (t->managed_id)
+		jw_hex(w, t->managed_id);
+	else
+		jw_raw(w, "null", 4);
+	jw_key(w, "event");
+	jw_str(w, ct_events[ev].name);
+	jw_key(w, "phase");
+	jw_raw(w, phase_text[ph], strlen(phase_text[ph]));
+	jw_key(w, "span");
+	if (span)
+		jw_u64(w, span);
+	else
+		jw_raw(w, "null", 4);
+	jw_key(w, "parent");
+	if (parent)
+		jw_u64(w, parent);
+	else
+		jw_raw(w, "null", 4);
+	jw_key(w, "depth");
+	jw_u64(w, depth);
+	if (ph == PH_END) {
+		jw_key(w, "dur_ns");
+		jw_u64(w, dur);
+	}
+	if (payload)
+		jw_members(w, payload);
+	jw_raw(w, "}", 1);
 }
-
-
 
 /* Emit one record (see tracer.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
 	uint64_t ts = now_ns(), span = 0, parent, dur = 0;
 	size_t depth;
-	json_t *rec;
 	int r;
 
 	if (!t) {
 		json_decref(payload);
 		return -ENOMEM;
 	}
-	parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
-	depth = t->n_spans;
 	if (!t->managed_id && ct.info)
 		(void)COM_CALL(ct.info, INFO_GetCurrentThreadID, get_current_thread_fn, &t->managed_id);
+	parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
+	depth = t->n_spans;
 
 	if (ph == PH_BEGIN) {
 		struct ct_span s = { .id = atomic_fetch_add(&next_span_id, 1), .key = key, .ts = ts, .event = ev };
@@ -150,18 +177,11 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 		parent = depth ? t->spans[depth - 1].id : 0;
 	}
 
-	rec = record_new(t, ev, ph, ts, span, parent, depth);
-	if (!rec) {
-		json_decref(payload);
+	record_write(t, ev, ph, ts, span, parent, depth, dur, payload);
+	json_decref(payload);
+	if (t->line.oom)
 		return -ENOMEM;
-	}
-	if (ph == PH_END)
-		json_object_set_new(rec, "dur_ns", json_integer((json_int_t)dur));
-	if (payload) {
-		json_object_update(rec, payload);
-		json_decref(payload);
-	}
-	ct_dispatch(rec, ev, (int)depth, t->tid);
+	ct_dispatch(t, ev, (int)depth);
 	return (int64_t)span;
 }
 

@@ -28,6 +28,7 @@ static size_t n_sinks;
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t seq; /* under emit_lock */
 static atomic_bool reports_pending;
+static bool need_object; /* some sink wants ct_rec.obj */
 
 static pthread_t flusher;
 static bool flusher_running;
@@ -76,39 +77,29 @@ static void report_drops(bool all)
 	}
 }
 
-/* Give a finished record its seq and hand it to every sink. */
-void ct_dispatch(json_t *rec, enum ct_event ev, int depth, int tid)
+/* Give the record in t->line its seq and hand it to every sink, in seq
+ * order.  Only this short section is serialised between threads. */
+void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 {
-	char *body = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	char *line = NULL;
-	struct ct_rec r = { .obj = rec, .event = ev, .depth = depth, .tid = tid };
-	char seqbuf[32];
-	size_t blen, slen;
-
-	if (!body)
-		goto out;
-	/* body starts with {"v":1, : splice seq in after it, under the lock */
-	blen = strlen(body);
-	line = malloc(blen + sizeof(seqbuf) + 1);
-	if (!line)
-		goto out;
+	static const char prefix[] = "{\"v\":1,\"seq\":";
+	struct ct_rec r = { .event = ev, .depth = depth, .tid = t->tid };
+	char digits[24], *start;
+	size_t nd;
 
 	pthread_mutex_lock(&emit_lock);
 	r.seq = ++seq;
-	slen = (size_t)snprintf(seqbuf, sizeof(seqbuf), "\"seq\":%" PRIu64 ",", r.seq);
-	memcpy(line, body, 7);
-	memcpy(line + 7, seqbuf, slen);
-	memcpy(line + 7 + slen, body + 7, blen - 7 + 1);
-	r.line = line;
-	r.len = blen + slen;
-	json_object_set_new(rec, "seq", json_integer((json_int_t)r.seq));
+	nd = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, r.seq);
+	start = t->line.p + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
+	memcpy(start, prefix, sizeof(prefix) - 1);
+	memcpy(start + sizeof(prefix) - 1, digits, nd);
+	r.line = start;
+	r.len = t->line.len - (size_t)(start - t->line.p);
+	if (need_object)
+		r.obj = json_loadb(r.line, r.len, 0, NULL);
 	for (size_t i = 0; i < n_sinks; i++)
 		sinks[i].ops->write(&sinks[i], &r);
 	pthread_mutex_unlock(&emit_lock);
-out:
-	free(line);
-	free(body);
-	json_decref(rec);
+	json_decref(r.obj);
 	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
 		report_drops(false);
 }
@@ -169,6 +160,9 @@ int ct_sinks_open(void)
 			free(s->where);
 			continue;
 		}
+		/* the journal sink flattens fields: it gets the parsed record */
+		if (s->ops->needs_object || s->ops->kind == OUT_JOURNAL)
+			need_object = true;
 		n_sinks++;
 	}
 	if (n_sinks == 0)

@@ -13,7 +13,8 @@
 
 /* One finished record, as every sink sees it. */
 struct ct_rec {
-	json_t *obj;      /* the whole record, seq included; borrowed */
+	json_t *obj;      /* the whole record, seq included; borrowed; only
+			   * built when a sink has needs_object set */
 	const char *line; /* the record as one JSON line, without newline */
 	size_t len;
 	uint64_t seq;
@@ -26,6 +27,7 @@ struct ct_sink;
 
 struct ct_sink_ops {
 	enum ct_output_kind kind;
+	bool needs_object; /* write() wants struct ct_rec.obj */
 	/* Open; 0 or -errno, *why set to a sentence for stderr on failure. */
 	int (*open)(struct ct_sink *s, const struct ct_output *o, char **why);
 	/* Take one record.  Called with the emit lock held, in seq order: must
@@ -58,5 +60,6 @@ void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
 /* For sinks: writes work again; report what was lost at the next chance. */
 void ct_sink_recovered(struct ct_sink *s);
 
-/* Give a finished record its seq and hand it to every sink (emit.c). */
-void ct_dispatch(json_t *rec, enum ct_event ev, int depth, int tid);
+struct ct_thread;
+/* Give the record in t->line its seq and hand it to every sink. */
+void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth);

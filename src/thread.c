@@ -19,6 +19,7 @@ static void thread_free(void *p)
 
 	exm_free(t->exm);
 	free(t->spans);
+	jw_free(&t->line);
 	free(t);
 	thread_self = NULL;
 }

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "corprof.h"
 #include "events.h"
+#include "jsonw.h"
 
 struct exm; /* exceptions/machine.h */
 
@@ -34,7 +35,11 @@ struct ct_thread {
 	size_t n_spans, cap_spans;
 	struct exm *exm;      /* exception state machine, created on demand */
 	unsigned transition_depth;
+	struct jw line;       /* the record being written */
 };
+
+/* Bytes kept in front of each record for {"v":1,"seq":N (13 + 20). */
+#define CT_SEQ_ROOM 33
 
 /* Process-wide state, set up in Initialize. */
 struct ct_global {
