@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one line reader of the CLI: reads a trace in 64 KiB blocks, hands
+ * out one line at a time (bounded length), parses records leniently and
+ * reports bad lines with their number.  Never loads a file whole.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "reader.h"
+
+#define RD_BLOCK (64u << 10)
+#define RD_MAX_WARN 20
+#define RD_POLL_NS (200 * 1000 * 1000L)
+
+struct rd {
+	int fd;
+	bool close_fd, follow, eof, skipping;
+	char *name;
+	char *buf;
+	size_t cap, len, pos; /* data is buf[pos..len) */
+	uint64_t lineno, bad, warned;
+	off_t offset;
+	void (*idle)(void *);
+	void *idle_ud;
+};
+
+/* Open PATH ("-" for stdin); follow: wait for more data at end of file. */
+int rd_open(struct rd **ret, const char *path, bool follow)
+{
+	struct rd *r = calloc(1, sizeof(*r));
+	int fd;
+
+	if (!r)
+		return -ENOMEM;
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+
+			free(r);
+			return -e;
+		}
+		r->close_fd = true;
+	}
+	r->fd = fd;
+	r->follow = follow;
+	r->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
+	r->cap = RD_BLOCK;
+	r->buf = malloc(r->cap + 1);
+	if (!r->name || !r->buf) {
+		rd_free(r);
+		return -ENOMEM;
+	}
+	*ret = r;
+	return 0;
+}
+
+/* Close and free a reader; NULL-safe. */
+struct rd *rd_free(struct rd *r)
+{
+	if (!r)
+		return NULL;
+	if (r->close_fd)
+		close(r->fd);
+	free(r->buf);
+	free(r->name);
+	free(r);
+	return NULL;
+}
+
+/* In follow mode, called each time the reader catches up, before waiting. */
+void rd_set_idle(struct rd *r, void (*fn)(void *), void *userdata)
+{
+	r->idle = fn;
+	r->idle_ud = userdata;
+}
+
+uint64_t rd_lineno(const struct rd *r) { return r->lineno; }
+const char *rd_name(const struct rd *r) { return r->name; }
+uint64_t rd_bad(const struct rd *r) { return r->bad; }
+
+/* "clrtrace: NAME:LINE: message" on stderr; after RD_MAX_WARN only counted. */
+void rd_warn(struct rd *r, uint64_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->warned++ >= RD_MAX_WARN)
+		return;
+	fprintf(stderr, "clrtrace: %s:%" PRIu64 ": ", r->name, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Say how many warnings were not shown. */
+void rd_warn_summary(struct rd *r)
+{
+	if (r->warned > RD_MAX_WARN)
+		fprintf(stderr, "clrtrace: %s: %" PRIu64 " more problems not shown\n", r->name,
+			r->warned - RD_MAX_WARN);
+}
+
+/* Wait for a followed file to grow; rewinds if it was truncated. */
+static void follow_wait(struct rd *r)
+{
+	struct timespec ts = { 0, RD_POLL_NS };
+	struct stat st;
+
+	if (r->idle)
+		r->idle(r->idle_ud);
+	nanosleep(&ts, NULL);
+	if (r->close_fd && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < r->offset) {
+		(void)lseek(r->fd, 0, SEEK_SET);
+		r->offset = 0;
+		r->len = r->pos = 0;
+		r->skipping = false;
+	}
+}
+
+/* Read more data into the buffer: >0 bytes, 0 at end, negative errno. */
+static ssize_t fill(struct rd *r)
+{
+	ssize_t n;
+
+	if (r->pos > 0) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	if (r->cap - r->len < RD_BLOCK / 2) {
+		size_t cap = r->cap * 2;
+		char *b;
+
+		if (cap > RD_MAX_LINE + RD_BLOCK)
+			cap = RD_MAX_LINE + RD_BLOCK;
+		b = cap > r->cap ? realloc(r->buf, cap + 1) : NULL;
+		if (b) {
+			r->buf = b;
+			r->cap = cap;
+		}
+	}
+	if (r->len >= r->cap)
+		return -ENOBUFS;
+	do
+		n = read(r->fd, r->buf + r->len, r->cap - r->len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	r->len += (size_t)n;
+	r->offset += n;
+	return n;
+}
+
+/* Next raw line (see reader.h). */
+int rd_line(struct rd *r, const char **line, size_t *len, bool *partial)
+{
+	for (;;) {
+		char *start = r->buf + r->pos;
+		char *nl = memchr(start, '\n', r->len - r->pos);
+		ssize_t n;
+
+		if (nl) {
+			size_t l = (size_t)(nl - start);
+
+			r->pos += l + 1;
+			r->lineno++;
+			if (r->skipping) {
+				r->skipping = false;
+				continue;
+			}
+			if (l > 0 && start[l - 1] == '\r')
+				l--;
+			start[l] = '\0';
+			*line = start;
+			*len = l;
+			*partial = false;
+			return 1;
+		}
+		if (r->skipping) {
+			r->pos = r->len; /* discard the rest of an over-long line */
+		} else if (r->len - r->pos >= RD_MAX_LINE) {
+			rd_warn(r, r->lineno + 1, "line longer than %u MiB; skipped", RD_MAX_LINE >> 20);
+			r->bad++;
+			r->skipping = true;
+			r->pos = r->len;
+		}
+		n = fill(r);
+		if (n < 0 && n != -ENOBUFS)
+			return (int)n;
+		if (n > 0)
+			continue;
+		if (r->follow) {
+			follow_wait(r);
+			continue;
+		}
+		if (r->len == r->pos || r->skipping)
+			return 0;
+		/* a last line without its newline */
+		r->lineno++;
+		start = r->buf + r->pos;
+		*len = r->len - r->pos;
+		start[*len] = '\0';
+		r->pos = r->len;
+		*line = start;
+		*partial = true;
+		return 1;
+	}
+}
+
+/* Integer field, or -1 if missing or not an integer. */
+int64_t jint(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* String field, or NULL. */
+const char *jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* String field of a nested object (o.key.key2), or NULL. */
+const char *jstr2(json_t *o, const char *key, const char *key2)
+{
+	return json_string_value(json_object_get(json_object_get(o, key), key2));
+}
+
+/* Integer field of a nested object, or -1. */
+int64_t jint2(json_t *o, const char *key, const char *key2)
+{
+	return jint(json_object_get(o, key), key2);
+}
+
+/* Release a record's JSON. */
+void rec_done(struct rec *r)
+{
+	json_decref(r->j);
+	r->j = NULL;
+}
+
+/* Parse one line into a record (see reader.h). */
+int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, char **ret_err)
+{
+	json_error_t e;
+	json_t *j;
+	const char *ev;
+	int r;
+
+	*out = (struct rec){ .line = lineno };
+	if (memchr(line, '\0', len)) {
+		r = asprintf(ret_err, "binary data (NUL byte), not a JSON Lines record");
+		goto fail;
+	}
+	j = json_loadb(line, len, 0, &e);
+	if (!j) {
+		r = asprintf(ret_err, "not JSON: %s (column %d)", e.text, e.column);
+		goto fail;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		r = asprintf(ret_err, "not a JSON object");
+		goto fail;
+	}
+	ev = jstr(j, "event");
+	if (!ev) {
+		json_decref(j);
+		r = asprintf(ret_err, "no \"event\" string");
+		goto fail;
+	}
+	out->j = j;
+	out->event = ev;
+	out->ev = ct_event_from_string(ev);
+	out->cat = out->ev >= 0 ? (int)ct_events[out->ev].category : _CAT_INVALID;
+	out->ph = ct_phase_from_string(jstr(j, "phase"));
+	out->thread = jstr(j, "thread");
+	out->v = jint(j, "v");
+	out->seq = jint(j, "seq");
+	out->ts = jint(j, "ts");
+	out->pid = jint(j, "pid");
+	out->tid = jint(j, "tid");
+	out->span = jint(j, "span");
+	out->parent = jint(j, "parent");
+	out->depth = jint(j, "depth");
+	out->dur_ns = jint(j, "dur_ns");
+	return 0;
+fail:
+	if (r < 0)
+		*ret_err = NULL;
+	return -EINVAL;
+}
+
+/* Next record (see reader.h). */
+int rd_record(struct rd *r, struct rec *out)
+{
+	for (;;) {
+		const char *line;
+		size_t len;
+		bool partial;
+		char *err = NULL;
+		int k = rd_line(r, &line, &len, &partial);
+
+		if (k <= 0)
+			return k;
+		if (len == 0)
+			continue; /* blank lines carry nothing */
+		if (rec_parse(out, line, len, r->lineno, &err) == 0) {
+			free(err);
+			return 1;
+		}
+		if (partial)
+			rd_warn(r, r->lineno, "truncated last line (no newline; the writer stopped mid-record): %s",
+				err ? err : "unreadable");
+		else
+			rd_warn(r, r->lineno, "%s", err ? err : "unreadable");
+		if (!partial)
+			r->bad++;
+		free(err);
+	}
+}
+
+/* Should output to FD be coloured, given --color=ARG (NULL: auto)? */
+int color_choice(const char *arg, int fd, bool *ret)
+{
+	static const char *const names[] = { "auto", "always", "never" };
+	size_t i;
+
+	for (i = 0; arg && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(arg, names[i]) == 0)
+			break;
+	if (arg && i == sizeof(names) / sizeof(names[0]))
+		return -EINVAL;
+	if (arg && i == 1)
+		*ret = true;
+	else if (arg && i == 2)
+		*ret = false;
+	else
+		*ret = isatty(fd) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	return 0;
+}
+
+/* Duration in a short human form into buf. */
+const char *fmt_dur(char *buf, size_t size, int64_t ns)
+{
+	static const struct {
+		int64_t below, div;
+		const char *unit;
+	} units[] = {
+		{ 1000, 1, "ns" }, { 1000000, 1000, "µs" }, { 1000000000, 1000000, "ms" }, { INT64_MAX, 1000000000, "s" },
+	};
+	size_t i = 0;
+
+	if (ns < 0) {
+		snprintf(buf, size, "?");
+		return buf;
+	}
+	while (ns >= units[i].below)
+		i++;
+	if (i == 0)
+		snprintf(buf, size, "%" PRId64 "ns", ns);
+	else
+		snprintf(buf, size, "%.2f%s", (double)ns / (double)units[i].div, units[i].unit);
+	return buf;
+}
+
+/* Slot index of KEY (or of the empty slot where it would go). */
+static size_t u64map_find(const struct u64map *m, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
+
+	while (m->keys[i] != UINT64_MAX && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* Double the table; 0 or -ENOMEM. */
+static int u64map_grow(struct u64map *m)
+{
+	struct u64map n = { .cap = m->cap ? m->cap * 2 : 64 };
+
+	n.keys = malloc(n.cap * sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
+		return -ENOMEM;
+	}
+	memset(n.keys, 0xff, n.cap * sizeof(*n.keys));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i] != UINT64_MAX) {
+			size_t j = u64map_find(&n, m->keys[i]);
+
+			n.keys[j] = m->keys[i];
+			n.vals[j] = m->vals[i];
+			n.n++;
+		}
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+/* The value slot for KEY, created if new. */
+void **u64map_slot(struct u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && u64map_grow(m) < 0)
+		return NULL;
+	i = u64map_find(m, key);
+	if (m->keys[i] == UINT64_MAX) {
+		m->keys[i] = key;
+		m->vals[i] = NULL;
+		m->n++;
+	}
+	return &m->vals[i];
+}
+
+/* The value for KEY, or NULL. */
+void *u64map_get(const struct u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	i = u64map_find(m, key);
+	return m->keys[i] == key ? m->vals[i] : NULL;
+}
+
+/* Remove KEY (backward-shift deletion); returns its value. */
+void *u64map_del(struct u64map *m, uint64_t key)
+{
+	size_t i, j;
+	void *v;
+
+	if (!m->cap)
+		return NULL;
+	i = u64map_find(m, key);
+	if (m->keys[i] != key)
+		return NULL;
+	v = m->vals[i];
+	m->keys[i] = UINT64_MAX;
+	m->n--;
+	for (j = (i + 1) & (m->cap - 1); m->keys[j] != UINT64_MAX; j = (j + 1) & (m->cap - 1)) {
+		uint64_t k = m->keys[j];
+		void *val = m->vals[j];
+		size_t h;
+
+		m->keys[j] = UINT64_MAX;
+		h = u64map_find(m, k);
+		m->keys[h] = k;
+		m->vals[h] = val;
+	}
+	return v;
+}
+
+/* Free the map and its values. */
+void u64map_done(struct u64map *m, void (*free_fn)(void *))
+{
+	for (size_t i = 0; free_fn && i < m->cap; i++)
+		if (m->keys[i] != UINT64_MAX)
+			free_fn(m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = (struct u64map){ 0 };
+}

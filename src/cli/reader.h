@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* Streaming JSON Lines reader shared by view, stats, export and check. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events.h"
+
+/* Lines longer than this are reported and skipped, never buffered whole. */
+#define RD_MAX_LINE (64u << 20)
+
+struct rd;
+
+/* One record, parsed leniently: what every command needs.  Integers that
+ * are missing or null read as -1; event names not in events.def read as
+ * _EV_INVALID (a newer schema) and are still delivered. */
+struct rec {
+	json_t *j;           /* the whole object (owned) */
+	uint64_t line;       /* 1-based line number */
+	int64_t v, seq, ts, pid, tid, span, parent, depth, dur_ns;
+	const char *event;   /* never NULL */
+	const char *thread;  /* managed ThreadID or NULL */
+	enum ct_event ev;
+	enum ct_phase ph;
+	int cat;             /* enum ct_category or _CAT_INVALID */
+};
+
+/* Open PATH ("-" for stdin); follow: wait for more data at end of file. */
+int rd_open(struct rd **ret, const char *path, bool follow);
+struct rd *rd_free(struct rd *r);
+/* Next raw line: 1 (line, len; NUL-terminated, no newline), 0 at end,
+ * negative errno on a read error.  *partial is set for a last line that
+ * has no newline (a writer killed mid-line). */
+int rd_line(struct rd *r, const char **line, size_t *len, bool *partial);
+/* Next record: 1, 0 at end, negative errno.  Lines that are not records
+ * are reported with rd_warn and skipped (counted in rd_bad). */
+int rd_record(struct rd *r, struct rec *out);
+/* Parse one line into a record; on failure returns -EINVAL and a malloc'd
+ * reason in *ret_err. */
+int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, char **ret_err);
+void rec_done(struct rec *r);
+/* Line number of the last line returned. */
+uint64_t rd_lineno(const struct rd *r);
+const char *rd_name(const struct rd *r);
+/* Lines skipped by rd_record because they were not records. */
+uint64_t rd_bad(const struct rd *r);
+/* In follow mode, called once each time the reader catches up with the
+ * writer, before it waits. */
+void rd_set_idle(struct rd *r, void (*fn)(void *), void *userdata);
+/* "clrtrace: NAME:LINE: message" on stderr; after 20, only counted. */
+void rd_warn(struct rd *r, uint64_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Print "N more problems not shown" if warnings were suppressed. */
+void rd_warn_summary(struct rd *r);
+
+/* Field helpers on a record's JSON (NULL/-1 when absent or mistyped). */
+const char *jstr(json_t *o, const char *key);
+const char *jstr2(json_t *o, const char *key, const char *key2);
+int64_t jint(json_t *o, const char *key);
+int64_t jint2(json_t *o, const char *key, const char *key2);
+
+/* Parse "auto|always|never" + NO_COLOR + isatty(fd): should we colour? */
+int color_choice(const char *arg, int fd, bool *ret);
+/* Duration in a short human form ("1.23ms") into buf (at least 16 bytes). */
+const char *fmt_dur(char *buf, size_t size, int64_t ns);
+
+/* A small open-addressing map from uint64 keys (not UINT64_MAX) to
+ * pointers: threads by pid<<32|tid, spans by id. */
+struct u64map {
+	uint64_t *keys;
+	void **vals;
+	size_t cap, n;
+};
+/* The value slot for KEY, created (NULL) if new; NULL on ENOMEM. */
+void **u64map_slot(struct u64map *m, uint64_t key);
+void *u64map_get(const struct u64map *m, uint64_t key);
+/* Remove KEY; returns its value (or NULL). */
+void *u64map_del(struct u64map *m, uint64_t key);
+/* Free the map, calling free_fn (may be NULL) on every value. */
+void u64map_done(struct u64map *m, void (*free_fn)(void *));
+#define u64map_foreach(m, i) for (size_t i = 0; i < (m)->cap; i++) if ((m)->keys[i] != UINT64_MAX)
+/* The key of a record's thread. */
+static inline uint64_t thread_key(const struct rec *r)
+{
+	return ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)r->tid;
+}
