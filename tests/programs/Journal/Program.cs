@@ -1,0 +1,86 @@
+// Journal: scenarios for the journal sink tests (tests/journal*.sh).
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace Journal
+{
+    public class JournalTestException : Exception
+    {
+        public JournalTestException(string message) : base(message) { }
+    }
+
+    public static class Program
+    {
+        [DllImport("libc", EntryPoint = "getpid")]
+        static extern int getpid();
+
+        static void Thrower(int i)
+        {
+            throw new JournalTestException("journal test " + i);
+        }
+
+        static int CatchOne(int i)
+        {
+            try
+            {
+                Thrower(i);
+            }
+            catch (JournalTestException)
+            {
+                return 1;
+            }
+            return 0;
+        }
+
+        static void Fail()
+        {
+            throw new InvalidOperationException("journal unhandled");
+        }
+
+        public static int Main(string[] args)
+        {
+            string what = args.Length > 0 ? args[0] : "throw";
+            int n = args.Length > 1 ? int.Parse(args[1]) : 1;
+            int caught = 0;
+            switch (what)
+            {
+                case "throw":
+                    // N exceptions thrown and caught
+                    for (int i = 0; i < n; i++)
+                        caught += CatchOne(i);
+                    Console.WriteLine("caught " + caught);
+                    return 0;
+                case "unhandled":
+                    Console.WriteLine("about to fail");
+                    Console.Out.Flush();
+                    Fail();
+                    return 0;
+                case "threads":
+                    // N rounds of 20 ms, each starting and joining a thread and
+                    // throwing one exception: a steady stream of records
+                    for (int i = 0; i < n; i++)
+                    {
+                        var t = new Thread(() => { }) { Name = "journal-" + i };
+                        t.Start();
+                        t.Join();
+                        caught += CatchOne(i);
+                        Thread.Sleep(20);
+                    }
+                    Console.WriteLine("rounds " + n + " caught " + caught);
+                    return 0;
+                case "burst":
+                    // N P/Invoke calls as fast as possible (with -e +transitions:
+                    // two records each)
+                    long sum = 0;
+                    for (int i = 0; i < n; i++)
+                        sum += getpid() > 0 ? 1 : 0;
+                    Console.WriteLine("calls " + sum);
+                    return 0;
+                default:
+                    Console.Error.WriteLine("journal: unknown scenario " + what);
+                    return 64;
+            }
+        }
+    }
+}
