@@ -1,7 +1,144 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-thread exception state machine (pure C; see machine.c). */
+/*
+ * The per-thread exception state machine: pure C, fed with already-resolved
+ * inputs (names, types), emitting records through an emitter interface so
+ * unit tests can replay callback sequences without a runtime.
+ *
+ * PAYLOAD FIELDS (what the glue adds to the common fields of every record)
+ * -------------------------------------------------------------------------
+ * exception.throw (instant):
+ *   exception {id, type, message, hresult}
+ *     id       integer, process-unique, 1, 2, 3 … in throw order
+ *     type     string, "Namespace.Type+Nested" of the thrown object ("?" unknown)
+ *     message  string|null: System.Exception._message (raw field, may be null;
+ *              absent entirely when CLRTRACE_MESSAGES=0)
+ *     hresult  string "0x%08x"|null: System.Exception._HResult
+ *   rethrow    boolean: the same object is already in flight or was caught
+ *              recently (throw;, throw ex;, ExceptionDispatchInfo.Throw)
+ *   rethrow_of integer|null: id of the exception it re-throws
+ *   nested_in  {id, context}|null: thrown while exception `id` was in
+ *              `context`: "filter" | "finally" | "catch" | "search" | "unwind"
+ * exception.search (span), exception.unwind (span):
+ *   exception {id}; end records also carry the common dur_ns;
+ *   end records may carry "abandoned": true (see below)
+ * exception.search.frame, exception.unwind.frame,
+ * exception.filter, exception.finally, exception.catch (spans):
+ *   exception {id}, function (string, "Namespace.Type.Method")
+ *   exception.filter end: result "true" | "false" | "threw"
+ *   any end: "abandoned": true when the runtime never closed it (the handler
+ *   was left by another exception, the thread ended, or the tracer reset)
+ * exception.catcher_found (instant): exception {id}, function
+ * exception.unhandled (instant): exception {id, type, message, hresult},
+ *   thrown_in (string|null)
+ * exception.summary (instant):
+ *   exception {id, type, message, hresult}
+ *   outcome    "caught" | "unhandled" | "swallowed" (escaped a filter) |
+ *              "superseded" (another exception escaped its finally/catch) |
+ *              "unknown" (the thread ended or the tracer lost track)
+ *   thrown_in  string|null: first frame searched
+ *   caught_in  string|null: function whose catch ran
+ *   searched   [string]: frames of the first pass, in order
+ *   filters    [{function, result}]: result "true" | "false" | "threw"
+ *   finally    [string]: functions whose finally/fault ran for it
+ *   unwound    [string]: frames the second pass left (not the catching one)
+ *   rethrow    boolean; rethrow_of integer|null
+ *   nested_in  {id, context}|null
+ *   nested     [integer]: ids of exceptions thrown inside its filters,
+ *              finally and catch blocks
+ *   superseded_by integer|null: the exception that replaced it
+ *   dur_ns     integer: throw to end of story
+ */
 #pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum exm_input_kind {
+	EXM_THROWN,
+	EXM_SEARCH_ENTER,
+	EXM_SEARCH_LEAVE,
+	EXM_FILTER_ENTER,
+	EXM_FILTER_LEAVE,
+	EXM_CATCHER_FOUND,
+	EXM_UNWIND_ENTER,
+	EXM_UNWIND_LEAVE,
+	EXM_FINALLY_ENTER,
+	EXM_FINALLY_LEAVE,
+	EXM_CATCH_ENTER,
+	EXM_CATCH_LEAVE,
+	EXM_THREAD_END,
+	_EXM_INPUT_MAX,
+	_EXM_INPUT_INVALID = -1,
+};
+
+/* "thrown", "search_enter", … (the fixture vocabulary) */
+extern const char *const exm_input_names[_EXM_INPUT_MAX];
+enum exm_input_kind exm_input_from_string(const char *s);
+
+/* One callback, resolved. */
+struct exm_input {
+	enum exm_input_kind kind;
+	uint64_t fn;          /* function identity: enter kinds, catcher found */
+	const char *function; /* its name (NULL only for muted exceptions) */
+	uint64_t object;      /* THROWN, CATCH_ENTER: object identity */
+	uint64_t frame;       /* handler enter/leave: clause frame pointer, 0 unknown */
+	/* THROWN only: */
+	const char *type;
+	const char *message;  /* NULL: none */
+	int32_t hresult;
+	bool has_hresult;
+	bool no_message;      /* leave the message field out entirely */
+	bool traced;          /* the object already holds a stack trace */
+	bool muted;           /* filtered out: follow it, emit nothing */
+};
+
+enum exm_event {
+	EXM_EV_THROW,
+	EXM_EV_SEARCH,
+	EXM_EV_SEARCH_FRAME,
+	EXM_EV_FILTER,
+	EXM_EV_CATCHER_FOUND,
+	EXM_EV_UNWIND,
+	EXM_EV_UNWIND_FRAME,
+	EXM_EV_FINALLY,
+	EXM_EV_CATCH,
+	EXM_EV_UNHANDLED,
+	EXM_EV_SUMMARY,
+	_EXM_EV_MAX,
+};
+extern const char *const exm_event_names[_EXM_EV_MAX];
+
+enum exm_phase { EXM_INSTANT, EXM_BEGIN, EXM_END };
+
+enum exm_outcome { EXM_CAUGHT, EXM_UNHANDLED, EXM_SWALLOWED, EXM_SUPERSEDED, EXM_UNKNOWN, _EXM_OUTCOME_MAX };
+extern const char *const exm_outcome_names[_EXM_OUTCOME_MAX];
+
+/* Where the machine's output goes.  Spans pair by (event, key). */
+struct exm_emitter {
+	void *userdata;
+	/* PAYLOAD is stolen. */
+	void (*record)(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload);
+	void (*error)(void *ud, const char *msg);
+	/* An exception went unhandled: the process is about to die. */
+	void (*dying)(void *ud);
+	uint64_t (*now)(void *ud);
+};
 
 struct exm;
 
+/* A new, empty machine; NULL on ENOMEM. */
+struct exm *exm_new(void);
+/* Free without emitting anything (the thread is gone). */
 void exm_free(struct exm *m);
+/* Feed one input. */
+void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitter *e);
+/* Is the innermost live exception muted (so names need not be resolved)? */
+bool exm_top_muted(const struct exm *m);
+/* Is an unhandled exception unwinding on this thread (flush after each)? */
+bool exm_dying(const struct exm *m);
+/* How many live exceptions the thread has. */
+size_t exm_depth(const struct exm *m);
+
+/* Process-wide outcome counts (muted exceptions excluded). */
+void exm_totals(uint64_t out[_EXM_OUTCOME_MAX]);

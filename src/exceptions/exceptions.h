@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* What the exception family offers the rest of the profiler (glue.c). */
+#pragma once
+
+#include <jansson.h>
+
+struct ct_thread;
+
+/* Counts by outcome, excluded and suppressed per type, for runtime.shutdown. */
+json_t *ct_exceptions_totals(void);
+/* The calling thread is going away: end the stories still open on it. */
+void ct_exceptions_thread_end(struct ct_thread *t);

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's exception callbacks → the pure state machine → ct_emit.
+ * Also: CLRTRACE_EXCEPTIONS filtering decided once at the throw, per-type
+ * rate limits, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
+ * which logs every resolved input as JSON Lines (the fixture format of
+ * tests/unit/test-machine).
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../handlers.h"
+#include "exceptions.h"
+#include "inspect.h"
+#include "machine.h"
+
+static const enum ct_event event_map[_EXM_EV_MAX] = {
+	[EXM_EV_THROW] = EV_EXCEPTION_THROW,
+	[EXM_EV_SEARCH] = EV_EXCEPTION_SEARCH,
+	[EXM_EV_SEARCH_FRAME] = EV_EXCEPTION_SEARCH_FRAME,
+	[EXM_EV_FILTER] = EV_EXCEPTION_FILTER,
+	[EXM_EV_CATCHER_FOUND] = EV_EXCEPTION_CATCHER_FOUND,
+	[EXM_EV_UNWIND] = EV_EXCEPTION_UNWIND,
+	[EXM_EV_UNWIND_FRAME] = EV_EXCEPTION_UNWIND_FRAME,
+	[EXM_EV_FINALLY] = EV_EXCEPTION_FINALLY,
+	[EXM_EV_CATCH] = EV_EXCEPTION_CATCH,
+	[EXM_EV_UNHANDLED] = EV_EXCEPTION_UNHANDLED,
+	[EXM_EV_SUMMARY] = EV_EXCEPTION_SUMMARY,
+};
+
+static const enum ct_phase phase_map[] = {
+	[EXM_INSTANT] = PH_INSTANT,
+	[EXM_BEGIN] = PH_BEGIN,
+	[EXM_END] = PH_END,
+};
+
+static void emit_record(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload)
+{
+	ct_emit(ud, event_map[ev], phase_map[ph], key, payload);
+}
+
+static void emit_error(void *ud, const char *msg)
+{
+	ct_error(ud, "%s", msg);
+}
+
+static void emit_dying(void *ud)
+{
+	ct_flush_all(true);
+}
+
+static uint64_t emit_now(void *ud)
+{
+	return now_ns();
+}
+
+/* --- raw input log (fixtures) ------------------------------------------ */
+
+static pthread_once_t rawlog_once = PTHREAD_ONCE_INIT;
+static int rawlog_fd = -1;
+
+static void rawlog_open(void)
+{
+	const char *p = secure_getenv("CLRTRACE_EXC_RAWLOG");
+
+	if (p && *p)
+		rawlog_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+/* One JSON line per input: {"tid":…,"in":"…",…}; what the fixtures hold. */
+static void rawlog(const struct ct_thread *t, const struct exm_input *in)
+{
+	json_t *o;
+	char *s;
+
+	pthread_once(&rawlog_once, rawlog_open);
+	if (rawlog_fd < 0)
+		return;
+	o = json_pack("{s:i,s:s}", "tid", t->tid, "in", exm_input_names[in->kind]);
+	if (!o)
+		return;
+	if (in->fn)
+		json_object_set_new(o, "fn", ct_json_id(in->fn));
+	if (in->function)
+		json_object_set_new(o, "function", json_string(in->function));
+	if (in->object)
+		json_object_set_new(o, "object", ct_json_id(in->object));
+	if (in->frame)
+		json_object_set_new(o, "frame", ct_json_id(in->frame));
+	if (in->kind == EXM_THROWN) {
+		json_object_set_new(o, "type", json_string(in->type ? in->type : "?"));
+		if (in->message)
+			json_object_set_new(o, "message", json_string(in->message));
+		if (in->has_hresult)
+			json_object_set_new(o, "hresult", json_integer(in->hresult));
+		if (in->muted)
+			json_object_set_new(o, "muted", json_true());
+		if (in->traced)
+			json_object_set_new(o, "traced", json_true());
+	}
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s) {
+		size_t n = strlen(s);
+
+		s[n] = '\n'; /* json_dumps leaves room for the NUL we overwrite */
+		(void)write_all(rawlog_fd, s, n + 1);
+		free(s);
+	}
+}
+
+/* --- filters and rate limits --------------------------------------------- */
+
+struct type_count {
+	char *type;
+	uint64_t window; /* the second being counted */
+	unsigned in_window;
+	uint64_t suppressed;
+};
+
+static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct type_count *counts;
+static size_t n_counts;
+static atomic_uint_fast64_t excluded_total;
+
+/* Under the rate limit for TYPE this second?  Counts what is suppressed. */
+static bool rate_ok(const char *type, unsigned limit)
+{
+	uint64_t sec = now_ns() / 1000000000u;
+	struct type_count *c = NULL;
+	bool ok;
+
+	pthread_mutex_lock(&counts_lock);
+	for (size_t i = 0; i < n_counts; i++)
+		if (strcmp(counts[i].type, type) == 0) {
+			c = &counts[i];
+			break;
+		}
+	if (!c) {
+		struct type_count *n = realloc(counts, (n_counts + 1) * sizeof(*n));
+		char *dup = strdup(type);
+
+		if (!n || !dup) {
+			if (n)
+				counts = n;
+			free(dup);
+			pthread_mutex_unlock(&counts_lock);
+			return true; /* cannot count: let it through */
+		}
+		counts = n;
+		c = &counts[n_counts++];
+		*c = (struct type_count){ .type = dup, .window = sec };
+	}
+	if (c->window != sec) {
+		c->window = sec;
+		c->in_window = 0;
+	}
+	ok = c->in_window < limit;
+	if (ok)
+		c->in_window++;
+	else
+		c->suppressed++;
+	pthread_mutex_unlock(&counts_lock);
+	return ok;
+}
+
+/* Should an exception of TYPE be recorded? */
+static bool type_wanted(const char *type)
+{
+	unsigned limit = 0;
+
+	if (!globs_match(&ct.cfg.exceptions, type, &limit)) {
+		atomic_fetch_add(&excluded_total, 1);
+		return false;
+	}
+	return limit == 0 || rate_ok(type, limit);
+}
+
+/* Totals for runtime.shutdown: outcomes, excluded, suppressed per type. */
+json_t *ct_exceptions_totals(void)
+{
+	uint64_t tot[_EXM_OUTCOME_MAX];
+	json_t *o = json_object(), *sup = json_object();
+
+	exm_totals(tot);
+	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+		json_object_set_new(o, exm_outcome_names[i], json_integer((json_int_t)tot[i]));
+	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
+	pthread_mutex_lock(&counts_lock);
+	for (size_t i = 0; i < n_counts; i++)
+		if (counts[i].suppressed)
+			json_object_set_new(sup, counts[i].type, json_integer((json_int_t)counts[i].suppressed));
+	pthread_mutex_unlock(&counts_lock);
+	json_object_set_new(o, "suppressed", sup);
+	return o;
+}
+
+/* --- feeding the machine ------------------------------------------------- */
+
+typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
+
+/* The frame pointer of the clause being notified, or 0. */
+static uint64_t clause_frame(void)
+{
+	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
+
+	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+		return 0;
+	return ci.framePointer;
+}
+
+static const struct exm_emitter emitter_proto = {
+	.record = emit_record,
+	.error = emit_error,
+	.dying = emit_dying,
+	.now = emit_now,
+};
+
+/* Hand IN to this thread's machine (created on demand). */
+static HRESULT feed(struct ct_thread *t, struct exm_input *in)
+{
+	struct exm_emitter e = emitter_proto;
+
+	if (!ct_on(CAT_EXCEPTIONS))
+		return S_OK;
+	if (!t->exm) {
+		if (in->kind != EXM_THROWN)
+			return S_OK; /* nothing live: a stray callback */
+		t->exm = exm_new();
+		if (!t->exm)
+			return S_OK;
+	}
+	e.userdata = t;
+	rawlog(t, in);
+	exm_feed(t->exm, in, &e);
+	if (exm_dying(t->exm))
+		ct_flush_all(true);
+	return S_OK;
+}
+
+/* An input naming function F; the name only when someone will see it. */
+static HRESULT feed_fn(struct ct_thread *t, enum exm_input_kind kind, FunctionID f, bool with_frame)
+{
+	struct exm_input in = { .kind = kind, .fn = f };
+
+	if (!ct_on(CAT_EXCEPTIONS) || !t->exm)
+		return S_OK;
+	if (!exm_top_muted(t->exm))
+		in.function = ct_function_name(f);
+	if (with_frame)
+		in.frame = clause_frame();
+	return feed(t, &in);
+}
+
+static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool with_frame)
+{
+	struct exm_input in = { .kind = kind };
+
+	if (!ct_on(CAT_EXCEPTIONS) || !t->exm)
+		return S_OK;
+	if (with_frame)
+		in.frame = clause_frame();
+	return feed(t, &in);
+}
+
+HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
+{
+	struct exm_input in = { .kind = EXM_THROWN, .object = obj };
+	struct exc_info info;
+
+	if (!ct_on(CAT_EXCEPTIONS))
+		return S_OK;
+	exc_inspect(obj, ct.cfg.messages, &info);
+	in.type = info.type;
+	in.message = info.message;
+	in.no_message = !ct.cfg.messages;
+	in.hresult = info.hresult;
+	in.has_hresult = info.has_hresult;
+	in.traced = info.traced;
+	in.muted = !type_wanted(info.type);
+	feed(t, &in);
+	exc_info_done(&info);
+	return S_OK;
+}
+
+HRESULT on_ExceptionSearchFunctionEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_SEARCH_ENTER, f, false);
+}
+
+HRESULT on_ExceptionSearchFunctionLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_SEARCH_LEAVE, false);
+}
+
+HRESULT on_ExceptionSearchFilterEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_FILTER_ENTER, f, true);
+}
+
+HRESULT on_ExceptionSearchFilterLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_FILTER_LEAVE, true);
+}
+
+HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_CATCHER_FOUND, f, false);
+}
+
+HRESULT on_ExceptionUnwindFunctionEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_UNWIND_ENTER, f, false);
+}
+
+HRESULT on_ExceptionUnwindFunctionLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_UNWIND_LEAVE, false);
+}
+
+HRESULT on_ExceptionUnwindFinallyEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_FINALLY_ENTER, f, true);
+}
+
+HRESULT on_ExceptionUnwindFinallyLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_FINALLY_LEAVE, true);
+}
+
+HRESULT on_ExceptionCatcherEnter(struct ct_thread *t, FunctionID f, ObjectID obj)
+{
+	struct exm_input in = { .kind = EXM_CATCH_ENTER, .fn = f, .object = obj };
+
+	if (!ct_on(CAT_EXCEPTIONS) || !t->exm)
+		return S_OK;
+	if (!exm_top_muted(t->exm))
+		in.function = ct_function_name(f);
+	in.frame = clause_frame();
+	return feed(t, &in);
+}
+
+HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_CATCH_LEAVE, true);
+}
+
+/* Called by on_ThreadDestroyed (src/events/threads.c) for the dying thread. */
+void ct_exceptions_thread_end(struct ct_thread *t)
+{
+	struct exm_input in = { .kind = EXM_THREAD_END };
+
+	if (t && t->exm && exm_depth(t->exm))
+		feed(t, &in);
+}
