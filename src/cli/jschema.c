@@ -346,11 +346,15 @@ static int kw_one_of(struct vctx *c, json_t *schema, json_t *value, json_t *inst
 
 static int kw_not(struct vctx *c, json_t *schema, json_t *value, json_t *inst)
 {
-	json_t *arr = json_pack("[O]", value);
+	json_t *arr = json_pack("[O]", value), *req = json_object_get(value, "required");
 	size_t n = arr ? count_valid(c, arr, inst, 1) : 0;
 
 	json_decref(arr);
-	return n ? violation(c, "must not match %s", json_object_get(value, "required") ? "(has a property it must not have)" : "the \"not\" schema") : 0;
+	if (!n)
+		return 0;
+	if (json_object_size(value) == 1 && json_array_size(req) == 1)
+		return violation(c, "\"%s\" is not allowed here", json_string_value(json_array_get(req, 0)) ?: "?");
+	return violation(c, "matches a schema it must not match");
 }
 
 static int kw_if(struct vctx *c, json_t *schema, json_t *value, json_t *inst)
