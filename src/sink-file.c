@@ -3,14 +3,22 @@
  * The JSON Lines file sink.  Records are appended to a buffer and written
  * with one write(2) when it fills, when the flusher passes, or on a flush
  * before death.  Write errors and a removed file are counted, never fatal.
+ *
+ * The buffer is a shared mapping of FILE.pending: a process that dies with
+ * no chance to flush (Environment.FailFast, whose abort path resets every
+ * signal handler; kill -9) leaves its last records there, and
+ * `clrtrace run` or `clrtrace recover` appends them to FILE.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "pending.h"
 
 #include "sink.h"
 #include "tracer.h"
@@ -24,6 +32,8 @@ struct file_sink {
 	char *path;
 	char *buf;
 	size_t used;
+	struct pending_header *pending; /* mapping of FILE.pending, or NULL */
+	char *pending_path;
 	uint64_t n_buffered;   /* records in buf */
 	uint64_t n_since_stat; /* records written since the last link check */
 	bool ever_written;
@@ -56,7 +66,9 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, char **why)
 		return fd;
 	}
 	f = calloc(1, sizeof(*f));
-	if (f)
+	if (f && pending_create(path, FILE_BUFFER_SIZE, &f->pending, &f->pending_path) == 0)
+		f->buf = pending_data(f->pending);
+	else if (f)
 		f->buf = malloc(FILE_BUFFER_SIZE);
 	if (!f || !f->buf) {
 		if (f)
@@ -117,6 +129,8 @@ static void file_write_buffer(struct ct_sink *s, struct file_sink *f)
 	}
 	f->used = 0;
 	f->n_buffered = 0;
+	if (f->pending)
+		pending_set_used(f->pending, 0);
 }
 
 /* Append one record. */
@@ -138,6 +152,8 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 		f->used += r->len;
 		f->buf[f->used++] = '\n';
 		f->n_buffered++;
+		if (f->pending)
+			pending_set_used(f->pending, f->used);
 	}
 	pthread_mutex_unlock(&f->lock);
 }
@@ -169,7 +185,12 @@ static void file_close(struct ct_sink *s)
 	file_flush(s, false);
 	close(f->fd);
 	pthread_mutex_destroy(&f->lock);
-	free(f->buf);
+	if (f->pending) {
+		/* everything is in FILE now: the mirror has nothing to tell */
+		pending_remove(f->pending, FILE_BUFFER_SIZE, f->pending_path);
+		free(f->pending_path);
+	} else
+		free(f->buf);
 	free(f->path);
 	free(f);
 	s->data = NULL;

@@ -19,6 +19,7 @@ int cmd_view(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 /* "clrtrace: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
 	{ "stats", "[OPTIONS] FILE|-", "summarise a trace", cmd_stats },
 	{ "export", "--format chrome [OPTIONS] FILE|-", "convert a trace for other tools", cmd_export },
 	{ "check", "[OPTIONS] FILE|-", "validate a trace: schema, seq gaps, nesting", cmd_check },
+	{ "recover", "FILE...", "merge the records a dead process left in FILE.pending", cmd_recover },
 };
 
 /* "clrtrace: " + message + newline on stderr. */

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "pending.h"
 #include "util.h"
 
 /* The name the profiler will see: app for "dotnet app.dll", else basename. */
@@ -70,11 +71,14 @@ struct run_counts {
 	uint64_t exceptions;
 	uint64_t unhandled;
 	bool found;
+	int recovered;
 };
 
-/* Count records and finished exceptions in one trace file. */
+/* Count records and finished exceptions in one trace file, after merging
+ * what a process that died without flushing left in FILE.pending. */
 static void count_file(const char *path, struct run_counts *c)
 {
+	int recovered = pending_recover(path);
 	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
@@ -83,6 +87,7 @@ static void count_file(const char *path, struct run_counts *c)
 	if (!f)
 		return;
 	c->found = true;
+	c->recovered += recovered > 0;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] != '\n')
 			break; /* a torn last line is not a record */

@@ -48,6 +48,11 @@ namespace Probe
                     Thread.Sleep(int.Parse(args[1]));
                     Console.WriteLine("slept");
                     return 0;
+                case "failfast":
+                    Console.WriteLine("failing fast");
+                    Console.Out.Flush();
+                    Environment.FailFast("probe fails fast");
+                    return 0;
                 default:
                     Console.Error.WriteLine("probe: unknown scenario " + what);
                     return 64;

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* FILE.pending: create, remove, recover (see pending.h). */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pending.h"
+#include "util.h"
+
+/* Create and map PATH.pending with room for SIZE bytes of records. */
+int pending_create(const char *path, size_t size, struct pending_header **ret, char **ret_path)
+{
+	_cleanup_free_ char *p = NULL;
+	struct pending_header *h;
+	int fd, r;
+
+	if (asprintf(&p, "%s.pending", path) < 0)
+		return -ENOMEM;
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)(PENDING_DATA_OFFSET + size)) < 0) {
+		r = -errno;
+		close(fd);
+		unlink(p);
+		return r;
+	}
+	h = mmap(NULL, PENDING_DATA_OFFSET + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	r = h == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (r < 0) {
+		unlink(p);
+		return r;
+	}
+	memcpy(h->magic, PENDING_MAGIC, 8);
+	h->pid = getpid();
+	pending_set_used(h, 0);
+	*ret = h;
+	*ret_path = TAKE_PTR(p);
+	return 0;
+}
+
+/* Unmap and delete the mirror. */
+void pending_remove(struct pending_header *h, size_t size, const char *pending_path)
+{
+	munmap(h, PENDING_DATA_OFFSET + size);
+	unlink(pending_path);
+}
+
+/* Read a whole file; NULL on error. */
+static char *read_all(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	char *buf;
+	ssize_t k;
+	size_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size > (1 << 30)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && n < (size_t)st.st_size && (k = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	if (buf)
+		buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* The seq of a record line of process PID, or 0. */
+static uint64_t line_seq(const char *line, size_t n, int pid)
+{
+	char pidfield[32];
+	const char *q;
+
+	if (n < 16 || strncmp(line, "{\"v\":1,\"seq\":", 13) != 0)
+		return 0;
+	snprintf(pidfield, sizeof(pidfield), ",\"pid\":%d,", pid);
+	q = memmem(line, n, pidfield, strlen(pidfield));
+	if (!q)
+		return 0;
+	return strtoull(line + 13, NULL, 10);
+}
+
+/* Highest seq of PID among the last MB of TRACE. */
+static uint64_t last_seq(int fd, int pid)
+{
+	struct stat st;
+	size_t want, got = 0;
+	uint64_t best = 0;
+	char *buf;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	want = st.st_size > (1 << 20) ? (1 << 20) : (size_t)st.st_size;
+	buf = malloc(want + 1);
+	if (!buf)
+		return 0;
+	ssize_t k = pread(fd, buf, want, st.st_size - (off_t)want);
+	got = k > 0 ? (size_t)k : 0;
+	buf[got] = 0;
+	for (char *l = buf, *e; l < buf + got; l = e + 1) {
+		e = memchr(l, '\n', (size_t)(buf + got - l));
+		if (!e)
+			break;
+		uint64_t s = line_seq(l, (size_t)(e - l), pid);
+		if (s > best)
+			best = s;
+	}
+	free(buf);
+	return best;
+}
+
+/* Append the records of TRACE.pending that TRACE lacks, then delete it. */
+int pending_recover(const char *trace)
+{
+	_cleanup_free_ char *p = NULL, *data = NULL;
+	const struct pending_header *h;
+	size_t len = 0, used;
+	uint64_t have;
+	int fd, n = 0, r = 0;
+
+	if (asprintf(&p, "%s.pending", trace) < 0)
+		return -ENOMEM;
+	data = read_all(p, &len);
+	if (!data)
+		return errno == ENOENT ? 0 : -errno;
+	h = (const struct pending_header *)data;
+	if (len < PENDING_DATA_OFFSET || memcmp(h->magic, PENDING_MAGIC, 8) != 0)
+		return -EBADMSG;
+	used = (size_t)atomic_load(&((struct pending_header *)data)->used);
+	if (used > len - PENDING_DATA_OFFSET)
+		return -EBADMSG;
+	fd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	have = last_seq(fd, h->pid);
+	const char *d = data + PENDING_DATA_OFFSET;
+	for (const char *l = d, *e; l < d + used; l = e + 1) {
+		e = memchr(l, '\n', (size_t)(d + used - l));
+		if (!e)
+			break;
+		if (line_seq(l, (size_t)(e - l), h->pid) <= have)
+			continue; /* written before the death already */
+		r = write_all(fd, l, (size_t)(e - l + 1));
+		if (r < 0)
+			break;
+		n++;
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	unlink(p);
+	return n;
+}
