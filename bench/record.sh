@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/record.sh: the cost of clrtrace's record path alone, without a
+# runtime (bench/record/record-bench.c linked with the same sources as the
+# record unit test).  A benchmark, not a test.
+#
+# Usage: [BUILD=DIR] bench/record.sh [-n EXCEPTIONS] [-r ROUNDS]
+#
+# For each of: full (the 25 records the exception tracer writes for one
+# exception of bench/exceptions' shape) and lean (exception.throw and
+# exception.summary only), written to a file and to /dev/null (which leaves
+# out the kernel's copy into the page cache), on 1 and 2 threads, it prints
+# the median ns per exception and per record and the bytes per exception.
+set -u
+export LC_ALL=C
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+N=${N:-100000}
+ROUNDS=${ROUNDS:-5}
+die() { echo "bench: $*" >&2; exit 1; }
+while getopts "n:r:h" opt; do
+	case $opt in
+	n) N=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	h) sed -n 's/^# Usage: /Usage: /p' "$0"; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+if [ -z "${BUILD:-}" ]; then
+	for c in ./clrtrace ../build*/clrtrace ./build*/clrtrace "$srcdir"/build*/clrtrace; do
+		if [ -x "$c" ] && [ -f "$(dirname "$c")/autoconf.h" ]; then
+			BUILD=$(dirname "$c")
+			break
+		fi
+	done
+	[ -n "${BUILD:-}" ] || die "no build directory found; BUILD=DIR $0"
+fi
+BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
+[ -f "$BUILD/Makefile" ] && [ -f "$BUILD/autoconf.h" ] || die "$BUILD is not a configured build directory"
+
+# the record unit test's sources (they change as the tree grows), minus its main
+vars=$(make -C "$BUILD" -pn 2>/dev/null | grep -E '^(tests_unit_test_record_SOURCES|JANSSON_LIBS|LIBSYSTEMD_LIBS|CC|CFLAGS) =')
+get() { sed -n "s/^$1 = //p" <<<"$vars" | tail -n1; }
+sources=$(get tests_unit_test_record_SOURCES | tr ' ' '\n' | grep '^src/.*\.c$' | sed "s|^|$srcdir/|" | tr '\n' ' ')
+[ -n "$sources" ] || die "cannot read tests_unit_test_record_SOURCES from $BUILD/Makefile"
+OUT=$BUILD/bench/out
+mkdir -p "$OUT"
+BIN=$OUT/record-bench
+# shellcheck disable=SC2046,SC2086
+$(get CC) $(get CFLAGS) -std=gnu11 -pthread -include "$BUILD/autoconf.h" -I"$srcdir/src" \
+	-DPKGLIBDIR='"/nonexistent"' -DPKGDATADIR='"/nonexistent"' \
+	-o "$BIN" "$srcdir/bench/record/record-bench.c" $sources $(get JANSSON_LIBS) $(get LIBSYSTEMD_LIBS) -lpthread ||
+	die "could not build record-bench"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-record.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$TMP"' EXIT
+echo "record path: $N exceptions per run, median of $ROUNDS; $(nproc) CPUs; $(git -C "$srcdir" describe --always --dirty 2>/dev/null)"
+printf '%-5s %-9s %7s %12s %12s %10s\n' mode sink threads ns/exc ns/record B/exc
+for mode in full lean; do
+	for sink in file devnull; do
+		for threads in 1 2; do
+			f=$TMP/t.jsonl
+			[ "$sink" = devnull ] && f=/dev/null
+			for ((r = 0; r < ROUNDS; r++)); do
+				"$BIN" "$f" "$N" "$threads" "$mode" || die "record-bench failed"
+				[ "$f" = /dev/null ] || rm -f "$f"
+			done >"$TMP/runs"
+			sed 's/.*ns_per_exception=\([0-9]*\) ns_per_record=\([0-9]*\) bytes_per_exception=\([0-9]*\).*/\1 \2 \3/' "$TMP/runs" |
+				sort -n | awk -v m="$mode" -v s="$sink" -v t="$threads" '
+					{ e[NR] = $1; r[NR] = $2; b = $3 }
+					END { k = int((NR + 1) / 2); printf "%-5s %-9s %7d %12d %12d %10s\n", m, s, t, e[k], r[k], (s == "file" ? b : "-") }'
+		done
+	done
+done

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/record: the cost of clrtrace's record path alone (ct_emit → jansson
+ * → json_dumps → emit lock → file sink buffer), without a runtime.
+ *
+ * It emits, per simulated exception, the records the exception tracer
+ * writes for Throw.dll's shape (throw in Thrower, a finally in WithFinally,
+ * caught in Catcher, 3 frames between): throw, search span with 4 frame
+ * spans, catcher_found, unwind span with 3 frame spans, finally span, catch
+ * span and the summary: 25 records.  The payloads follow
+ * src/exceptions/machine.h; the real machine's may differ a little in
+ * size, not in kind.
+ *
+ * Usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean]]]
+ * "lean" writes only exception.throw and exception.summary (2 records).
+ * Prints ns per exception and per record; FILE is the trace written
+ * (/dev/null leaves the kernel's page-cache copy out).
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sink.h"
+#include "tracer.h"
+
+struct ct_global ct;
+
+void ct_say_once(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("record-bench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static const char *const frames[] = {
+	"Program.Thrower", "Program.WithFinally", "Program.PassThrough", "Program.Catcher",
+};
+
+static json_t *exc_id(uint64_t id)
+{
+	return json_pack("{s:{s:I}}", "exception", "id", (json_int_t)id);
+}
+
+static json_t *exc_fn(uint64_t id, const char *fn)
+{
+	return json_pack("{s:{s:I},s:s}", "exception", "id", (json_int_t)id, "function", fn);
+}
+
+static int lean; /* only exception.throw and exception.summary */
+static int records_per_exception = 25;
+
+/* One exception's records, as the exception tracer emits them. */
+static void one_exception(struct ct_thread *t, uint64_t id)
+{
+	json_t *full = json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)id,
+				 "type", "System.InvalidOperationException", "message", "boom",
+				 "hresult", "0x80131509");
+
+	ct_emit(t, EV_EXCEPTION_THROW, PH_INSTANT, 0,
+		json_pack("{s:O,s:b,s:n,s:n}", "exception", full, "rethrow", 0, "rethrow_of", "nested_in"));
+	if (lean)
+		goto summary;
+	ct_emit(t, EV_EXCEPTION_SEARCH, PH_BEGIN, id, exc_id(id));
+	for (int i = 0; i < 4; i++) {
+		ct_emit(t, EV_EXCEPTION_SEARCH_FRAME, PH_BEGIN, i + 1, exc_fn(id, frames[i]));
+		if (i == 3)
+			ct_emit(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, 0, exc_fn(id, frames[i]));
+		ct_emit(t, EV_EXCEPTION_SEARCH_FRAME, PH_END, i + 1, exc_fn(id, frames[i]));
+	}
+	ct_emit(t, EV_EXCEPTION_SEARCH, PH_END, id, exc_id(id));
+	ct_emit(t, EV_EXCEPTION_UNWIND, PH_BEGIN, id, exc_id(id));
+	for (int i = 0; i < 3; i++) {
+		ct_emit(t, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, i + 1, exc_fn(id, frames[i]));
+		if (i == 1) {
+			ct_emit(t, EV_EXCEPTION_FINALLY, PH_BEGIN, i + 1, exc_fn(id, frames[i]));
+			ct_emit(t, EV_EXCEPTION_FINALLY, PH_END, i + 1, exc_fn(id, frames[i]));
+		}
+		ct_emit(t, EV_EXCEPTION_UNWIND_FRAME, PH_END, i + 1, exc_fn(id, frames[i]));
+	}
+	ct_emit(t, EV_EXCEPTION_UNWIND, PH_END, id, exc_id(id));
+	ct_emit(t, EV_EXCEPTION_CATCH, PH_BEGIN, 4, exc_fn(id, frames[3]));
+	ct_emit(t, EV_EXCEPTION_CATCH, PH_END, 4, exc_fn(id, frames[3]));
+summary:
+	ct_emit(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, 0,
+		json_pack("{s:o,s:s,s:s,s:s,s:[ssss],s:[],s:[s],s:[sss],s:b,s:n,s:n,s:[],s:n,s:I}",
+			  "exception", full, "outcome", "caught", "thrown_in", frames[0],
+			  "caught_in", frames[3], "searched", frames[0], frames[1], frames[2], frames[3],
+			  "filters", "finally", frames[1], "unwound", frames[0], frames[1], frames[2],
+			  "rethrow", 0, "rethrow_of", "nested_in", "nested", "superseded_by",
+			  "dur_ns", (json_int_t)18234));
+}
+
+static long per_thread;
+static uint64_t next_id;
+static pthread_mutex_t id_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *worker(void *arg)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	t->managed_id = 0x7f0000001000 + (uintptr_t)arg * 0x100;
+	for (long i = 0; i < per_thread; i++) {
+		uint64_t id;
+
+		pthread_mutex_lock(&id_lock);
+		id = ++next_id;
+		pthread_mutex_unlock(&id_lock);
+		one_exception(t, id);
+	}
+	return NULL;
+}
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	static char spec[4096];
+	const char *why;
+	long n = argc > 2 ? atol(argv[2]) : 100000;
+	int threads = argc > 3 ? atoi(argv[3]) : 1;
+	pthread_t tids[64];
+	uint64_t t0, t1;
+	struct stat st = { 0 };
+
+	if (argc > 4 && strcmp(argv[4], "lean") == 0) {
+		lean = 1;
+		records_per_exception = 2;
+	}
+	if (argc < 2 || n <= 0 || threads < 1 || threads > 64) {
+		fprintf(stderr, "usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean]]]\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "/dev/null") != 0)
+		unlink(argv[1]);
+	ct.cfg.categories = ~0u;
+	snprintf(spec, sizeof(spec), "file:%s", argv[1]);
+	if (config_parse_outputs(spec, &ct.cfg, &why) < 0 || ct_sinks_open() < 0) {
+		fprintf(stderr, "record-bench: cannot open %s\n", argv[1]);
+		return 1;
+	}
+	ct.pid = getpid();
+	ct.program = "record-bench";
+	per_thread = n / threads;
+	n = per_thread * threads;
+	t0 = mono();
+	for (int i = 0; i < threads; i++)
+		pthread_create(&tids[i], NULL, worker, (void *)(uintptr_t)i);
+	for (int i = 0; i < threads; i++)
+		pthread_join(tids[i], NULL);
+	t1 = mono();
+	ct_sinks_close();
+	if (stat(argv[1], &st) < 0)
+		st.st_size = 0;
+	if (!S_ISREG(st.st_mode))
+		st.st_size = 0;
+	printf("RECORD mode=%s threads=%d exceptions=%ld records=%ld ns_per_exception=%.0f ns_per_record=%.0f "
+	       "bytes_per_exception=%.0f\n",
+	       lean ? "lean" : "full", threads, n, n * records_per_exception, (double)(t1 - t0) / n,
+	       (double)(t1 - t0) / ((double)n * records_per_exception), (double)st.st_size / n);
+	return 0;
+}
