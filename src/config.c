@@ -333,7 +333,7 @@ int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud
 	const char *why = NULL, *v;
 	int r;
 
-	*c = (struct ct_config){ .messages = true };
+	*c = (struct ct_config){ .messages = true, .flush_ms = 200 };
 	c->categories = ct_default_categories();
 
 	r = config_parse_outputs(CT_DEFAULT_OUTPUT, c, &why);
@@ -380,6 +380,18 @@ int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud
 			c->messages = false;
 		else if (strcmp(v, "1") != 0)
 			warn_bad(warn, ud, "CLRTRACE_MESSAGES", v, "accepted: 0 or 1", "using 1");
+	}
+	v = get("CLRTRACE_FLUSH_MS");
+	if (v) {
+		char *end;
+		unsigned long ms;
+
+		errno = 0;
+		ms = strtoul(v, &end, 10);
+		if (errno || end == v || *end || ms > 60000 || *v == '-')
+			warn_bad(warn, ud, "CLRTRACE_FLUSH_MS", v, "accepted: 0 to 60000 milliseconds", "using 200");
+		else
+			c->flush_ms = (unsigned)ms;
 	}
 	v = get("CLRTRACE_IDENT");
 	if (v) {

@@ -31,6 +31,7 @@ struct ct_config {
 	struct ct_globs processes;
 	bool messages;
 	char *ident; /* NULL: the program's name */
+	unsigned flush_ms; /* periodic flush; 0: only when full and at exit */
 };
 
 #define CT_DEFAULT_OUTPUT "file:clrtrace-%n-%p.jsonl"

@@ -15,7 +15,6 @@
 #include "tracer.h"
 #include "util.h"
 
-#define FLUSH_INTERVAL_MS 200
 
 static const struct ct_sink_ops *const sink_kinds[_OUT_MAX] = {
 	[OUT_FILE] = &ct_sink_file_ops,
@@ -114,7 +113,7 @@ void ct_flush_all(bool dying)
 			sinks[i].ops->flush(&sinks[i], dying);
 }
 
-/* The flusher thread: push buffers out every FLUSH_INTERVAL_MS. */
+/* The flusher thread: push buffers out every CLRTRACE_FLUSH_MS. */
 static void *flusher_main(void *arg)
 {
 	struct timespec ts;
@@ -122,7 +121,8 @@ static void *flusher_main(void *arg)
 	pthread_mutex_lock(&flusher_lock);
 	while (!flusher_stop) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += FLUSH_INTERVAL_MS * 1000000L;
+		ts.tv_sec += ct.cfg.flush_ms / 1000;
+		ts.tv_nsec += (long)(ct.cfg.flush_ms % 1000) * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -171,7 +171,7 @@ int ct_sinks_open(void)
 	sigfillset(&all);
 	/* the flusher must never take a signal meant for the program */
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	flusher_running = pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
+	flusher_running = ct.cfg.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return (int)n_sinks;
 }

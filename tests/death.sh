@@ -16,14 +16,14 @@ check_trace "$t"
 expect "FailFast: the records run up to the last one the tracer saw (seq = count)" \
 	"$(tail -1 "$t" | jq .seq)" "$n"
 
-# kill -9 while running: recover by hand
+# kill -9 while running, with no periodic flush (CLRTRACE_FLUSH_MS=0):
+# every record is in FILE.pending; recover by hand
 t2="$OUT/kill9.jsonl"
 CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
-	CORECLR_PROFILER_PATH="$CLRTRACE_LIBRARY" CLRTRACE_OUTPUT="file:$t2" \
-	dotnet "$dll" sleep 20000 >/dev/null 2>&1 &
+	CORECLR_PROFILER_PATH="$CLRTRACE_LIBRARY" CLRTRACE_OUTPUT="file:$t2" CLRTRACE_FLUSH_MS=0 \
+	dotnet "$dll" sleep 20000 >"$t2.stdout" 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -s "$t2.pending" ] && grep -q slept "$t2" 2>/dev/null; [ -e "$t2.pending" ] && break; sleep 0.1; done
-sleep 1
+for _ in $(seq 200); do grep -q sleeping "$t2.stdout" && break; sleep 0.1; done
 kill -9 $pid
 wait $pid 2>/dev/null
 [ -e "$t2.pending" ] && ok "kill -9: FILE.pending holds the unwritten tail" || fail "no FILE.pending after kill -9"
@@ -31,7 +31,8 @@ before=$(wc -l <"$t2")
 "$CLRTRACE" recover "$t2" 2>"$OUT/recover.err"
 expect "recover exits 0" "$?" 0
 after=$(wc -l <"$t2")
-[ "$after" -gt "$before" ] && ok "recover appended $((after - before)) records ($before before)" || fail "recover added nothing ($before -> $after)"
+expect "nothing was flushed before the kill" "$before" 0
+[ "$after" -gt 20 ] && ok "recover appended $((after - before)) records ($before before)" || fail "recover added nothing ($before -> $after)"
 grep -q "recovered $((after - before)) records into" "$OUT/recover.err" && ok "recover says how many" || fail "recover said: $(cat "$OUT/recover.err")"
 [ ! -e "$t2.pending" ] && ok "FILE.pending is removed" || fail "FILE.pending left"
 check_trace "$t2"

@@ -155,6 +155,13 @@ static void test_globs(void)
 	      "CLRTRACE_PROCESSES=!dotnet excludes only dotnet");
 	config_done(&c);
 
+	load(&c, (const char *const[]){ "CLRTRACE_FLUSH_MS=50", NULL });
+	CHECK(c.flush_ms == 50 && !warned[0], "CLRTRACE_FLUSH_MS=50 is taken");
+	config_done(&c);
+	load(&c, (const char *const[]){ "CLRTRACE_FLUSH_MS=-1", NULL });
+	CHECK(c.flush_ms == 200 && strstr(warned, "CLRTRACE_FLUSH_MS='-1' is invalid (accepted: 0 to 60000"),
+	      "CLRTRACE_FLUSH_MS=-1 is refused, 200 kept");
+	config_done(&c);
 	load(&c, (const char *const[]){ "CLRTRACE_EXCEPTIONS=System.*:0", "CLRTRACE_PROCESSES=app:3",
 					"CLRTRACE_MESSAGES=yes", "CLRTRACE_IDENT=my app", NULL });
 	CHECK(strstr(warned, "CLRTRACE_EXCEPTIONS='System.*:0'") && strstr(warned, "CLRTRACE_PROCESSES='app:3'") &&

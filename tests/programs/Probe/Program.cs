@@ -45,6 +45,8 @@ namespace Probe
                     Console.WriteLine("returning " + args[1]);
                     return int.Parse(args[1]);
                 case "sleep":
+                    Console.WriteLine("sleeping");
+                    Console.Out.Flush();
                     Thread.Sleep(int.Parse(args[1]));
                     Console.WriteLine("slept");
                     return 0;
