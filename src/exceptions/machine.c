@@ -336,14 +336,16 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 	if (r->muted)
 		return;
 	atomic_fetch_add(&totals[o], 1);
-	p = json_pack("{s:O,s:s,s:s?,s:s?,s:O,s:O,s:O,s:O,s:b,s:o,s:o,s:O,s:o,s:I}",
+	/* copies: the lists may still grow (an unhandled exception unwinds on) */
+	p = json_pack("{s:O,s:s,s:s?,s:s?,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:I}",
 		      "exception", r->exc, "outcome", exm_outcome_names[o], "thrown_in", r->thrown_in,
-		      "caught_in", r->caught_in, "searched", r->searched, "filters", r->filters, "finally",
-		      r->finally, "unwound", r->unwound, "rethrow", r->rethrow_of != 0, "rethrow_of",
+		      "caught_in", r->caught_in, "searched", json_copy(r->searched), "filters",
+		      json_deep_copy(r->filters), "finally", json_copy(r->finally), "unwound", json_copy(r->unwound),
+		      "rethrow", r->rethrow_of != 0, "rethrow_of",
 		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
 		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
 				   : json_null(),
-		      "nested", r->nested, "superseded_by",
+		      "nested", json_copy(r->nested), "superseded_by",
 		      r->superseded_by ? json_integer((json_int_t)r->superseded_by) : json_null(), "dur_ns",
 		      (json_int_t)(now(c) - r->t0));
 	if (p)

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replays exception callback sequences through the pure state machine:
+ * fixtures captured on .NET 10 (tests/fixtures/exceptions/) and the quirk
+ * sequences of the research notes.  Checks span nesting (every end closes
+ * the innermost open span) and the outcome of every exception.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exceptions/machine.h"
+
+static int failures;
+
+#define CHECK(cond, ...) \
+	do { \
+		if (cond) { \
+			printf("ok: "); \
+		} else { \
+			printf("FAIL: "); \
+			failures++; \
+		} \
+		printf(__VA_ARGS__); \
+		putchar('\n'); \
+	} while (0)
+
+/* What one replay produced. */
+struct capture {
+	json_t *records;        /* {event, phase, key, payload} */
+	struct { int ev; uint64_t key; } stack[256];
+	size_t depth;
+	int nesting_errors, errors, dying;
+	char first_problem[256];
+	uint64_t clock;
+};
+
+static void cap_record(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload)
+{
+	struct capture *c = ud;
+
+	if (ph == EXM_BEGIN) {
+		if (c->depth < 256) {
+			c->stack[c->depth].ev = ev;
+			c->stack[c->depth].key = key;
+		}
+		c->depth++;
+	} else if (ph == EXM_END) {
+		if (!c->depth || c->depth > 256 || c->stack[c->depth - 1].ev != (int)ev ||
+		    c->stack[c->depth - 1].key != key) {
+			if (!c->nesting_errors++)
+				snprintf(c->first_problem, sizeof(c->first_problem), "%s end (key %llu) is not innermost",
+					 exm_event_names[ev], (unsigned long long)key);
+		} else
+			c->depth--;
+	}
+	json_array_append_new(c->records, json_pack("{s:s,s:i,s:I,s:o}", "event", exm_event_names[ev], "phase", ph,
+						     "key", (json_int_t)key, "p", payload ? payload : json_object()));
+}
+
+static void cap_error(void *ud, const char *msg)
+{
+	struct capture *c = ud;
+
+	c->errors++;
+	printf("   (trace.error: %s)\n", msg);
+}
+
+static void cap_dying(void *ud)
+{
+	((struct capture *)ud)->dying++;
+}
+
+static uint64_t cap_now(void *ud)
+{
+	return ((struct capture *)ud)->clock += 1000;
+}
+
+/* Strip "Scenarios.Program." for short expectations. */
+static const char *short_fn(const char *s)
+{
+	if (!s)
+		return "-";
+	if (strncmp(s, "Scenarios.Program.", 18) == 0)
+		return s + 18;
+	return s;
+}
+
+/* "outcome thrown_in>caught_in f=r1,r2 fin=N" of one summary payload. */
+static void signature(json_t *p, char *buf, size_t n)
+{
+	json_t *f;
+	size_t i, len;
+
+	len = (size_t)snprintf(buf, n, "%s %s>%s f=", json_string_value(json_object_get(p, "outcome")),
+			       short_fn(json_string_value(json_object_get(p, "thrown_in"))),
+			       short_fn(json_string_value(json_object_get(p, "caught_in"))));
+	json_array_foreach(json_object_get(p, "filters"), i, f)
+		if (len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "",
+						json_string_value(json_object_get(f, "result")));
+	if (len < n)
+		snprintf(buf + len, n - len, " fin=%zu%s", json_array_size(json_object_get(p, "finally")),
+			 json_is_true(json_object_get(p, "rethrow")) ? " rethrow" : "");
+}
+
+/* Parse one fixture line into IN (strings borrowed from O). */
+static int parse_input(json_t *o, struct exm_input *in)
+{
+	const char *s;
+
+	*in = (struct exm_input){ 0 };
+	in->kind = exm_input_from_string(json_string_value(json_object_get(o, "in")));
+	if (in->kind == _EXM_INPUT_INVALID)
+		return -EINVAL;
+	if ((s = json_string_value(json_object_get(o, "fn"))))
+		in->fn = strtoull(s, NULL, 16);
+	in->function = json_string_value(json_object_get(o, "function"));
+	if (!in->fn && in->function) /* hand-written sequences name functions only */
+		for (const char *p = in->function; *p; p++)
+			in->fn = in->fn * 33 + (unsigned char)*p;
+	if ((s = json_string_value(json_object_get(o, "object"))))
+		in->object = strtoull(s, NULL, 16);
+	if ((s = json_string_value(json_object_get(o, "frame"))))
+		in->frame = strtoull(s, NULL, 16);
+	in->type = json_string_value(json_object_get(o, "type"));
+	in->message = json_string_value(json_object_get(o, "message"));
+	if (json_is_integer(json_object_get(o, "hresult"))) {
+		in->hresult = (int32_t)json_integer_value(json_object_get(o, "hresult"));
+		in->has_hresult = true;
+	}
+	in->traced = json_is_true(json_object_get(o, "traced"));
+	in->muted = json_is_true(json_object_get(o, "muted"));
+	return 0;
+}
+
+/* Replay LINES (JSON objects) through one machine per tid. */
+static void replay(json_t *lines, struct capture *c)
+{
+	struct { json_int_t tid; struct exm *m; } machines[16];
+	size_t n_machines = 0, i;
+	struct exm_emitter e = { c, cap_record, cap_error, cap_dying, cap_now };
+	json_t *o;
+
+	memset(c, 0, sizeof(*c));
+	c->records = json_array();
+	json_array_foreach(lines, i, o) {
+		json_int_t tid = json_integer_value(json_object_get(o, "tid"));
+		struct exm *m = NULL;
+		struct exm_input in;
+
+		for (size_t k = 0; k < n_machines; k++)
+			if (machines[k].tid == tid)
+				m = machines[k].m;
+		if (!m && n_machines < 16) {
+			m = exm_new();
+			machines[n_machines].tid = tid;
+			machines[n_machines++].m = m;
+		}
+		if (!m || parse_input(o, &in) < 0) {
+			c->errors++;
+			continue;
+		}
+		exm_feed(m, &in, &e);
+	}
+	for (size_t k = 0; k < n_machines; k++)
+		exm_free(machines[k].m);
+}
+
+/* The signatures of every summary, "; "-joined, in emission order. */
+static char *summaries(const struct capture *c)
+{
+	static char all[2048];
+	size_t len = 0, i;
+	json_t *r;
+
+	all[0] = 0;
+	json_array_foreach(c->records, i, r) {
+		char sig[256];
+
+		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.summary") != 0)
+			continue;
+		signature(json_object_get(r, "p"), sig, sizeof(sig));
+		if (len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", len ? "; " : "", sig);
+	}
+	return all;
+}
+
+static size_t count_event(const struct capture *c, const char *ev)
+{
+	size_t n = 0, i;
+	json_t *r;
+
+	json_array_foreach(c->records, i, r)
+		if (strcmp(json_string_value(json_object_get(r, "event")), ev) == 0)
+			n++;
+	return n;
+}
+
+/* The common checks, then the expected summary signatures. */
+static void verify(const char *name, struct capture *c, const char *want, int want_errors, int want_dying)
+{
+	const char *got = summaries(c);
+
+	CHECK(c->nesting_errors == 0, "%s: spans nest (%s)", name, c->nesting_errors ? c->first_problem : "every end innermost");
+	CHECK(c->errors == want_errors, "%s: %d trace.error (want %d)", name, c->errors, want_errors);
+	CHECK(c->dying == want_dying, "%s: dying signalled %d times (want %d)", name, c->dying, want_dying);
+	CHECK(strcmp(got, want) == 0, "%s: summaries '%s'%s%s", name, got, strcmp(got, want) ? " want " : "",
+	      strcmp(got, want) ? want : "");
+	json_decref(c->records);
+}
+
+struct fixture {
+	const char *name;
+	const char *want;
+	int dying;
+};
+
+static const struct fixture fixtures[] = {
+	{ "same", "caught Same>Same f= fin=0" },
+	{ "up3", "caught Level3>Up3 f= fin=0" },
+	{ "filters", "caught FilterInner>FilterOuter f=false,true fin=0" },
+	{ "finally", "caught Fin3>FinallyMain f= fin=3" },
+	{ "in-filter", "swallowed BadFilter>- f= fin=0; caught InFilterInner>InFilter f=threw fin=0" },
+	{ "in-finally", "superseded InFinallyInner>- f= fin=1; caught InFinallyInner>InFinally f= fin=0" },
+	{ "in-catch", "superseded InCatchInner>InCatchInner f= fin=0; caught InCatchInner>InCatch f= fin=0" },
+	{ "caught-in-catch", "caught Helper>CaughtInCatch f= fin=0; caught CaughtInCatch>CaughtInCatch f= fin=0" },
+	{ "rethrow", "superseded RethrowInner>RethrowInner f= fin=0; caught RethrowInner>Rethrow f= fin=0 rethrow" },
+	{ "throw-ex", "superseded ThrowExInner>ThrowExInner f= fin=0; caught ThrowExInner>ThrowEx f= fin=0 rethrow" },
+	{ "async", "caught System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw>Scenarios.Program+<AwaitIt>d__27.MoveNext f= fin=0 rethrow; "
+		   "caught Scenarios.Program+<FailLaterAsync>d__26.MoveNext>Scenarios.Program+<FailLaterAsync>d__26.MoveNext f= fin=0" },
+	{ "nullref", "caught Deref>NullRef f= fin=0" },
+	{ "divzero", "caught Divide>DivZero f= fin=0" },
+	{ "unhandled-main", "caught Same>Same f= fin=0; unhandled Doomed>- f= fin=0", 1 },
+	{ "unhandled-thread", "caught Same>Same f= fin=0; unhandled Doomed>- f=false fin=0", 1 },
+	{ "failfast", "caught Same>Same f= fin=0; caught Same>Same f= fin=0; caught Same>Same f= fin=0; "
+		      "caught Same>Same f= fin=0; caught Same>Same f= fin=0" },
+};
+
+/* Load a fixture file as an array of objects. */
+static json_t *load(const char *dir, const char *name)
+{
+	char path[4200];
+	json_t *a = json_array(), *o;
+	json_error_t err;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.jsonl", dir, name);
+	f = fopen(path, "re");
+	if (!f) {
+		json_decref(a);
+		return NULL;
+	}
+	while ((o = json_loadf(f, JSON_DISABLE_EOF_CHECK, &err)))
+		json_array_append_new(a, o);
+	fclose(f);
+	return a;
+}
+
+/* Hand-written sequences: the quirks the research notes expect. */
+struct quirk {
+	const char *name;
+	const char *lines;
+	const char *want;
+	int errors, dying;
+};
+
+#define T(obj, type) "{\"tid\":1,\"in\":\"thrown\",\"object\":\"" obj "\",\"type\":\"" type "\"}\n"
+#define IN(kind, fn) "{\"tid\":1,\"in\":\"" kind "\",\"function\":\"" fn "\"}\n"
+#define INF(kind, fn, fp) "{\"tid\":1,\"in\":\"" kind "\",\"function\":\"" fn "\",\"frame\":\"" fp "\"}\n"
+#define OUT(kind) "{\"tid\":1,\"in\":\"" kind "\"}\n"
+#define OUTF(kind, fp) "{\"tid\":1,\"in\":\"" kind "\",\"frame\":\"" fp "\"}\n"
+
+static const struct quirk quirks[] = {
+	/* .NET 9/10 before runtime#123564: the funclet and its parent frame are
+	 * both reported for an exception thrown in a finally */
+	{ "funclet duplicates",
+	  T("0xa0", "A") IN("search_enter", "M") OUT("search_leave") IN("search_enter", "N") IN("catcher_found", "N")
+	  OUT("search_leave") IN("unwind_enter", "M") INF("finally_enter", "M", "0x100")
+	  T("0xb0", "B") IN("search_enter", "M") OUT("search_leave") IN("search_enter", "M") OUT("search_leave")
+	  IN("search_enter", "N") IN("catcher_found", "N") OUT("search_leave")
+	  IN("unwind_enter", "M") OUT("unwind_leave") IN("unwind_enter", "M") OUT("unwind_leave")
+	  IN("unwind_enter", "N") INF("catch_enter", "N", "0x200") OUTF("catch_leave", "0x200"),
+	  "superseded M>- f= fin=1; caught M>N f= fin=0" },
+	/* Leaves with nothing open: ignored */
+	{ "stray leaves",
+	  OUT("catch_leave") OUT("search_leave") T("0xa0", "A") OUT("search_leave") OUT("filter_leave")
+	  OUT("finally_leave") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100") OUT("unwind_leave")
+	  OUTF("catch_leave", "0x100") OUTF("catch_leave", "0x100"),
+	  "caught M>M f= fin=0" },
+	/* CatcherFound after the catching frame's Leave (start of pass 2) */
+	{ "catcher found late",
+	  T("0xa0", "A") IN("search_enter", "M") OUT("search_leave") IN("search_enter", "N") OUT("search_leave")
+	  IN("catcher_found", "N") IN("unwind_enter", "M") OUT("unwind_leave") IN("unwind_enter", "N")
+	  INF("catch_enter", "N", "0x100") OUTF("catch_leave", "0x100"),
+	  "caught M>N f= fin=0" },
+	/* no Leave for search frames, unwind frames, a finally, and a nested catch */
+	{ "missing leaves",
+	  T("0xa0", "A") IN("search_enter", "M") IN("search_enter", "N") IN("catcher_found", "N")
+	  IN("unwind_enter", "M") INF("finally_enter", "M", "0x100") IN("unwind_enter", "N")
+	  INF("catch_enter", "N", "0x200") T("0xb0", "B") IN("search_enter", "H") IN("catcher_found", "H")
+	  IN("unwind_enter", "H") INF("catch_enter", "H", "0x50") OUTF("catch_leave", "0x200"),
+	  "caught H>H f= fin=0; caught M>N f= fin=1" },
+	/* the thread dies with two exceptions in flight: both end "unknown" */
+	{ "thread death",
+	  T("0xa0", "A") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x100") T("0xb0", "B") IN("search_enter", "H")
+	  INF("filter_enter", "H", "0x80") OUT("thread_end")
+	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "unknown H>- f=threw fin=0; unknown M>M f= fin=0; caught Z>Z f= fin=0", 1 },
+	/* nonsense (an unwind frame inside a filter): error, reset, carry on */
+	{ "unexplainable",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") IN("unwind_enter", "M")
+	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "unknown M>- f=threw fin=0; caught Z>Z f= fin=0", 1 },
+	/* a muted (filtered-out) exception is followed but leaves no record,
+	 * and does not steal the callbacks of the one it is nested in */
+	{ "muted",
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"X\",\"muted\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100") T("0xb0", "B") IN("search_enter", "H") IN("catcher_found", "H")
+	  OUT("search_leave") IN("unwind_enter", "H") INF("catch_enter", "H", "0x50") OUTF("catch_leave", "0x50")
+	  OUTF("catch_leave", "0x100"),
+	  "caught H>H f= fin=0" },
+};
+
+static json_t *parse_lines(const char *s)
+{
+	json_t *a = json_array();
+
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		json_error_t err;
+		json_t *o = json_loadb(s, nl ? (size_t)(nl - s) : strlen(s), 0, &err);
+
+		if (o)
+			json_array_append_new(a, o);
+		else
+			printf("FAIL: bad quirk line: %s\n", err.text), failures++;
+		s = nl ? nl + 1 : NULL;
+	}
+	return a;
+}
+
+int main(int argc, char **argv)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char dir[4096];
+	struct capture c;
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/exceptions", srcdir ? srcdir : ".");
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		json_t *lines = load(dir, fixtures[i].name);
+
+		if (!lines) {
+			CHECK(0, "fixture %s/%s.jsonl readable", dir, fixtures[i].name);
+			continue;
+		}
+		replay(lines, &c);
+		verify(fixtures[i].name, &c, fixtures[i].want, 0, fixtures[i].dying);
+		json_decref(lines);
+	}
+	for (size_t i = 0; i < sizeof(quirks) / sizeof(quirks[0]); i++) {
+		json_t *lines = parse_lines(quirks[i].lines);
+
+		replay(lines, &c);
+		if (strcmp(quirks[i].name, "funclet duplicates") == 0)
+			/* A: M, N; B: M (its duplicate coalesced), N: 4 frames, 8 records */
+			CHECK(count_event(&c, "exception.search.frame") == 8,
+			      "funclet duplicates: 8 search.frame records (4 frames, not 5), got %zu",
+			      count_event(&c, "exception.search.frame"));
+		if (strcmp(quirks[i].name, "muted") == 0)
+			CHECK(count_event(&c, "exception.throw") == 1, "muted: one throw record, got %zu",
+			      count_event(&c, "exception.throw"));
+		verify(quirks[i].name, &c, quirks[i].want, quirks[i].errors, quirks[i].dying);
+		json_decref(lines);
+	}
+	if (failures)
+		printf("%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
