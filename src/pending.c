@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* FILE.pending: create, remove, recover (see pending.h). */
+/* FILE.<pid>.pending: create, remove, recover (see pending.h). */
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -13,23 +14,26 @@
 #include "pending.h"
 #include "util.h"
 
-/* Create and map PATH.pending with room for SIZE bytes of records. */
+/* Create and map PATH.<pid>.pending with room for SIZE bytes of records. */
 int pending_create(const char *path, size_t size, struct pending_header **ret, char **ret_path)
 {
 	_cleanup_free_ char *p = NULL;
 	struct pending_header *h;
 	int fd, r;
 
-	if (asprintf(&p, "%s.pending", path) < 0)
+	/* one per process: several processes may share one trace file */
+	if (asprintf(&p, "%s.%d.pending", path, (int)getpid()) < 0)
 		return -ENOMEM;
 	fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)(PENDING_DATA_OFFSET + size)) < 0) {
-		r = -errno;
+	/* allocate the blocks now: a store into a hole of a full disk would
+	 * be a SIGBUS in the traced program */
+	r = posix_fallocate(fd, 0, (off_t)(PENDING_DATA_OFFSET + size));
+	if (r != 0) {
 		close(fd);
 		unlink(p);
-		return r;
+		return -r;
 	}
 	h = mmap(NULL, PENDING_DATA_OFFSET + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	r = h == MAP_FAILED ? -errno : 0;
@@ -121,20 +125,18 @@ static uint64_t last_seq(int fd, int pid)
 	return best;
 }
 
-/* Append the records of TRACE.pending that TRACE lacks, then delete it. */
-int pending_recover(const char *trace)
+/* Append the records of one mirror P that TRACE lacks, then delete P. */
+static int recover_one(const char *trace, const char *p)
 {
-	_cleanup_free_ char *p = NULL, *data = NULL;
+	_cleanup_free_ char *data = NULL;
 	const struct pending_header *h;
 	size_t len = 0, used;
 	uint64_t have;
 	int fd, n = 0, r = 0;
 
-	if (asprintf(&p, "%s.pending", trace) < 0)
-		return -ENOMEM;
 	data = read_all(p, &len);
 	if (!data)
-		return errno == ENOENT ? 0 : -errno;
+		return -errno;
 	h = (const struct pending_header *)data;
 	if (len < PENDING_DATA_OFFSET || memcmp(h->magic, PENDING_MAGIC, 8) != 0)
 		return -EBADMSG;
@@ -162,4 +164,50 @@ int pending_recover(const char *trace)
 		return r;
 	unlink(p);
 	return n;
+}
+
+/* Append the records of every TRACE.<pid>.pending that TRACE lacks, then
+ * delete them.  Returns the number of records recovered, or -errno. */
+int pending_recover(const char *trace)
+{
+	_cleanup_free_ char *dir = strdup(trace);
+	const char *base;
+	char *slash;
+	DIR *d;
+	struct dirent *de;
+	int total = 0, r = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = 0;
+		base = slash + 1;
+	} else
+		base = trace;
+	d = opendir(slash ? (*dir ? dir : "/") : ".");
+	if (!d)
+		return -errno;
+	size_t bl = strlen(base);
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name, *mid = nm + bl + 1;
+		size_t l = strlen(nm);
+		char *p = NULL;
+
+		if (l <= bl + 9 || strncmp(nm, base, bl) != 0 || nm[bl] != '.' || strcmp(nm + l - 8, ".pending") != 0 ||
+		    strspn(mid, "0123456789") != (size_t)(nm + l - 8 - mid))
+			continue;
+		if (asprintf(&p, "%s/%s", slash ? (*dir ? dir : "") : ".", nm) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		int n = recover_one(trace, p);
+		free(p);
+		if (n < 0)
+			r = n;
+		else
+			total += n;
+	}
+	closedir(d);
+	return r < 0 && total == 0 ? r : total;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* FILE.pending: the shared mapping that holds a trace file's unwritten
+/* FILE.<pid>.pending: the shared mapping that holds a trace file's unwritten
  * records, so that they survive a death without a flush. */
 #pragma once
 
@@ -16,7 +16,7 @@ struct pending_header {
 	int32_t pid;
 };
 
-/* Create and map PATH.pending with room for SIZE bytes of records. */
+/* Create and map PATH.<pid>.pending with room for SIZE bytes of records. */
 int pending_create(const char *path, size_t size, struct pending_header **ret, char **ret_path);
 static inline char *pending_data(struct pending_header *h)
 {
@@ -28,6 +28,7 @@ static inline void pending_set_used(struct pending_header *h, size_t used)
 }
 /* Unmap and delete the mirror (its records are in the trace). */
 void pending_remove(struct pending_header *h, size_t size, const char *pending_path);
-/* Append the records of TRACE.pending that TRACE lacks, then delete it.
+/* Append the records of each TRACE.<pid>.pending that TRACE lacks, then
+ * delete them.
  * Returns the number of records recovered (0 if none) or -errno. */
 int pending_recover(const char *trace);

@@ -4,7 +4,7 @@
  * with one write(2) when it fills, when the flusher passes, or on a flush
  * before death.  Write errors and a removed file are counted, never fatal.
  *
- * The buffer is a shared mapping of FILE.pending: a process that dies with
+ * The buffer is a shared mapping of FILE.<pid>.pending: a process that dies with
  * no chance to flush (Environment.FailFast, whose abort path resets every
  * signal handler; kill -9) leaves its last records there, and
  * `clrtrace run` or `clrtrace recover` appends them to FILE.
@@ -32,7 +32,7 @@ struct file_sink {
 	char *path;
 	char *buf;
 	size_t used;
-	struct pending_header *pending; /* mapping of FILE.pending, or NULL */
+	struct pending_header *pending; /* mapping of FILE.<pid>.pending, or NULL */
 	char *pending_path;
 	uint64_t n_buffered;   /* records in buf */
 	uint64_t n_since_stat; /* records written since the last link check */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A process that dies without any chance to flush (Environment.FailFast
 # resets every signal handler before abort; kill -9) loses no record: the
-# unwritten tail is in FILE.pending, merged by `clrtrace run` or `recover`.
+# unwritten tail is in FILE.<pid>.pending, merged by `clrtrace run` or `recover`.
 . "${top_srcdir:-.}/tests/lib.sh"
 dll=$(build_program Probe)
 
@@ -9,7 +9,7 @@ t="$OUT/failfast.jsonl"
 trace "$t" -- dotnet "$dll" failfast
 expect "FailFast: the program dies by SIGABRT (134)" "$?" 134
 grep -q "probe fails fast" "$t.stderr" && ok "FailFast: the runtime's message is still printed" || fail "no FailFast message"
-[ ! -e "$t.pending" ] && ok "FailFast: clrtrace run merged FILE.pending" || fail "FILE.pending left behind"
+! ls "$t".*.pending >/dev/null 2>&1 && ok "FailFast: clrtrace run merged FILE.<pid>.pending" || fail "FILE.<pid>.pending left behind"
 n=$(wc -l <"$t")
 [ "$n" -gt 20 ] && ok "FailFast: $n records on disk" || fail "FailFast: only $n records"
 check_trace "$t"
@@ -17,7 +17,7 @@ expect "FailFast: the records run up to the last one the tracer saw (seq = count
 	"$(tail -1 "$t" | jq .seq)" "$n"
 
 # kill -9 while running, with no periodic flush (CLRTRACE_FLUSH_MS=0):
-# every record is in FILE.pending; recover by hand
+# every record is in FILE.<pid>.pending; recover by hand
 t2="$OUT/kill9.jsonl"
 CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
 	CORECLR_PROFILER_PATH="$CLRTRACE_LIBRARY" CLRTRACE_OUTPUT="file:$t2" CLRTRACE_FLUSH_MS=0 \
@@ -26,7 +26,7 @@ pid=$!
 for _ in $(seq 200); do grep -q sleeping "$t2.stdout" && break; sleep 0.1; done
 kill -9 $pid
 wait $pid 2>/dev/null
-[ -e "$t2.pending" ] && ok "kill -9: FILE.pending holds the unwritten tail" || fail "no FILE.pending after kill -9"
+[ -e "$t2.$pid.pending" ] && ok "kill -9: FILE.<pid>.pending holds the unwritten tail" || fail "no FILE.$pid.pending after kill -9"
 before=$(wc -l <"$t2")
 "$CLRTRACE" recover "$t2" 2>"$OUT/recover.err"
 expect "recover exits 0" "$?" 0
@@ -34,7 +34,7 @@ after=$(wc -l <"$t2")
 expect "nothing was flushed before the kill" "$before" 0
 [ "$after" -gt 20 ] && ok "recover appended $((after - before)) records ($before before)" || fail "recover added nothing ($before -> $after)"
 grep -q "recovered $((after - before)) records into" "$OUT/recover.err" && ok "recover says how many" || fail "recover said: $(cat "$OUT/recover.err")"
-[ ! -e "$t2.pending" ] && ok "FILE.pending is removed" || fail "FILE.pending left"
+[ ! -e "$t2.$pid.pending" ] && ok "FILE.<pid>.pending is removed" || fail "FILE.<pid>.pending left"
 check_trace "$t2"
 "$CLRTRACE" recover "$t2" 2>/dev/null
 expect "a second recover changes nothing" "$(wc -l <"$t2")" "$after"
