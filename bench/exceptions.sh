@@ -6,7 +6,7 @@
 # measured something, whatever the figures.
 #
 # Usage: [BUILD=DIR] bench/exceptions.sh [-n N] [-w WARMUP] [-r ROUNDS] [-k] [-M]
-#   -n N        measured iterations (exceptions) per run      (default 100000, env N)
+#   -n N        measured iterations (exceptions) per run      (default 50000, env N) 
 #   -w WARMUP   iterations before the measured loop           (default 1000, env WARMUP)
 #   -r ROUNDS   interleaved rounds; medians are reported      (default 7, env ROUNDS)
 #   -k          keep the traces and the per-run table in $BUILD/bench/out
@@ -21,6 +21,9 @@
 #   eventpipe     the runtime's own exception events (keyword 0x8000, level 5),
 #                 streamed to a .nettrace file
 #   clrtrace-none clrtrace run -q -e none ...  (a loaded profiler, no category)
+#   clrtrace-muted clrtrace run -q -x '!*' ... (exception callbacks delivered
+#                 and followed by the state machine, every type filtered out:
+#                 the floor of exception tracing, before any record is written)
 # and reads two times per run: the loop time the program measures itself
 # (primary: no start-up, no JIT, no shutdown) and the whole process' wall time.
 set -u
@@ -33,7 +36,7 @@ unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_Ena
 	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES 2>/dev/null
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-N=${N:-100000}
+N=${N:-50000}
 WARMUP=${WARMUP:-1000}
 ROUNDS=${ROUNDS:-7}
 KEEP=0
@@ -125,6 +128,11 @@ run_one() {
 		t0=$(date +%s%N)
 		"$CLRTRACE" run -q -e none -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
 		t1=$(date +%s%N) ;;
+	clrtrace-muted)
+		trace=$TMP/clrtrace-muted.jsonl; rm -f "$trace"
+		t0=$(date +%s%N)
+		"$CLRTRACE" run -q -x '!*' -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
 	eventpipe)
 		trace=$TMP/eventpipe.nettrace; rm -f "$trace"
 		t0=$(date +%s%N)
@@ -153,14 +161,14 @@ run_one() {
 			*) cp "$trace" "$OUT/$cfg.nettrace" ;;
 			esac
 		fi
-		rm -f "$trace"
+		rm -f "$trace" "$trace".*
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$round" "$loop" $((t1 - t0)) \
 		"$bytes" "$records" "$summaries" "$exc_bytes" >>"$RESULTS"
 	printf ' %s %.0fns/exc' "$cfg" "$(awk -v l="$loop" -v n="$N" 'BEGIN { print l / n }')" >&2
 }
 
-CONFIGS=(untraced clrtrace eventpipe clrtrace-none)
+CONFIGS=(untraced clrtrace eventpipe clrtrace-none clrtrace-muted)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" { v = $2 } END { print v }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -199,14 +207,14 @@ function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
 { nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 8; i++) v[nr, i] = $i
   if ($2 > 0) { last_bytes[$1] = $5; last_rec[$1] = $6; last_sum[$1] = $7; last_exc[$1] = $8 } }
 END {
-	split("untraced clrtrace eventpipe clrtrace-none", cf, " ")
-	for (i = 1; i <= 4; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4) }
+	ncf = split("untraced clrtrace eventpipe clrtrace-none clrtrace-muted", cf, " ")
+	for (i = 1; i <= ncf; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4) }
 	base = L["untraced"]; wbase = W["untraced"]
 	printf "\nclrtrace exception benchmark: %d exceptions measured (+%d warm-up) per run, medians of %d interleaved rounds\n\n", n, warmup, rounds
-	printf "%-14s %12s %10s %10s %12s %10s %12s %10s\n", "configuration", "loop ms", "ns/exc", "+ns/exc", "loop ratio", "wall ms", "wall ratio", "trace B"
-	for (i = 1; i <= 4; i++) {
+	printf "%-15s %12s %10s %10s %12s %10s %12s %10s\n", "configuration", "loop ms", "ns/exc", "+ns/exc", "loop ratio", "wall ms", "wall ratio", "trace B"
+	for (i = 1; i <= ncf; i++) {
 		f = cf[i]
-		printf "%-14s %12.1f %10.0f %10s %12s %10.1f %12s %10s\n", f, L[f] / 1e6, L[f] / n,
+		printf "%-15s %12.1f %10.0f %10s %12s %10.1f %12s %10s\n", f, L[f] / 1e6, L[f] / n,
 			(f == "untraced" ? "-" : sprintf("%+.0f", (L[f] - base) / n)),
 			ratio(L[f], base), W[f] / 1e6, ratio(W[f], wbase), (f == "untraced" ? "-" : last_bytes[f])
 	}
@@ -214,6 +222,10 @@ END {
 	printf "  clrtrace-default / untraced  %s  (%s)\n", ratio(L["clrtrace"], base), ratio(W["clrtrace"], wbase)
 	printf "  eventpipe / untraced         %s  (%s)\n", ratio(L["eventpipe"], base), ratio(W["eventpipe"], wbase)
 	printf "  clrtrace-none / untraced     %s  (%s)\n", ratio(L["clrtrace-none"], base), ratio(W["clrtrace-none"], wbase)
+	printf "  and clrtrace-muted / untraced %s  (%s): callbacks followed, no record written\n",
+		ratio(L["clrtrace-muted"], base), ratio(W["clrtrace-muted"], wbase)
+	printf "  of clrtrace'"'"'s +%.0f ns/exception, callbacks and state machine take %.0f, writing records %.0f\n",
+		(L["clrtrace"] - base) / n, (L["clrtrace-muted"] - base) / n, (L["clrtrace"] - L["clrtrace-muted"]) / n
 	printf "\ntrace size per exception (%d exceptions per run):\n", total
 	printf "  clrtrace    %8.1f B/exc (whole file: %d B, %d records); exception.* records alone %.1f B/exc\n",
 		last_bytes["clrtrace"] / total, last_bytes["clrtrace"], last_rec["clrtrace"], last_exc["clrtrace"] / total
