@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Managed thread lifetime: create, OS thread assignment, name, destroy. */
 #include "../handlers.h"
+#include "../exceptions/exceptions.h"
 
 /* {id, os_tid} of the managed thread a record is about. */
 static json_t *target_json(ThreadID id, int os_tid)
@@ -22,6 +23,8 @@ HRESULT on_ThreadCreated(struct ct_thread *t, ThreadID id)
 
 HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
 {
+	if (id == t->managed_id) /* exceptions still in flight end with it */
+		ct_exceptions_thread_end(t);
 	if (ct_on(CAT_THREADS))
 		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
