@@ -1,0 +1,85 @@
+#!/bin/sh
+# clrtrace view: golden output of a fixed trace; a real trace's exception
+# story (normalised golden); filters; colour only when asked or on a
+# terminal; -f follows a growing file.  Regenerate goldens with
+# CLRTRACE_REGOLD=1 (see tests/golden/README.md).
+. "${top_srcdir:-.}/tests/lib.sh"
+G="$top_srcdir/tests/golden"
+
+# golden: compare, or rewrite with CLRTRACE_REGOLD=1
+golden() {
+	if [ -n "${CLRTRACE_REGOLD:-}" ]; then cp "$2" "$G/$1"; ok "$1 rewritten"; return; fi
+	if diff -u "$G/$1" "$2" >"$2.diff"; then ok "$1 matches"; else head -40 "$2.diff"; fail "$1 differs"; fi
+}
+# normalise: times, durations, hex ids, tids and pids (tests/golden/README.md)
+normalise() {
+	sed -E -e 's/^ *[0-9]+\.[0-9]{6} +[0-9]+ /T /' -e 's/\(([0-9.]+(ns|µs|ms|s))\)/(D)/g' \
+		-e 's/0x[0-9a-f]+/0xID/g' -e 's/--- pid [0-9]+ tid [0-9]+/--- pid P tid T/'
+}
+
+"$CLRTRACE" view --color=never "$G/sample.jsonl" >"$OUT/sample.view" 2>"$OUT/sample.err" && ok "view of the fixed trace exits 0" ||
+	fail "view exit status $?: $(cat "$OUT/sample.err")"
+golden sample.view "$OUT/sample.view"
+
+dll=$(build_program Sample)
+t="$OUT/sample.jsonl"
+trace "$t" -- dotnet "$dll" || fail "traced Sample exited $?"
+"$CLRTRACE" view --color=never -e exceptions "$t" >"$OUT/exc.raw" || fail "view -e exceptions"
+normalise <"$OUT/exc.raw" >"$OUT/sample-exceptions.view"
+golden sample-exceptions.view "$OUT/sample-exceptions.view"
+
+# the exception story reads in order on the worker thread
+worker=$(jq -r 'select(.event=="thread.name" and .target.name=="worker") | .target.id' "$t")
+wtid=$(jq -r --arg w "$worker" 'select(.thread==$w) | .tid' "$t" | head -1)
+"$CLRTRACE" view --color=never -t "$wtid" "$t" >"$OUT/worker.view" || fail "view -t"
+order=$(grep -oE 'exception\.(throw|search|filter|catcher_found|unwind|finally|catch|summary) ' "$OUT/worker.view" | awk '!seen[$0]++' | tr -d ' ' | tr '\n' ' ')
+expect "story order on the worker thread" "$order" "exception.throw exception.search exception.catcher_found exception.unwind exception.catch exception.filter exception.summary exception.finally "
+grep -q "^--- pid [0-9]* tid $wtid \"worker\" ---" "$OUT/worker.view" && ok "thread header names the worker" || fail "no worker header"
+grep -q 'exception.filter Sample.Program.Load -> true' "$OUT/worker.view" && ok "filter result shown" || fail "filter result missing"
+[ "$(grep -v '^---' "$OUT/worker.view" | awk '{print $2}' | sort -u)" = "$wtid" ] && ok "-t shows only that thread" || fail "-t leaked other threads"
+
+# exception type and outcome filters
+"$CLRTRACE" view --color=never -x 'System.IO.*' -o caught "$t" >"$OUT/x.view"
+expect "-x System.IO.* -o caught: caught summaries" "$(grep -c 'exception.summary #[0-9]* [^ ]* caught' "$OUT/x.view")" 2
+expect "-x System.IO.* -o caught: superseded ones nested in those stories" "$(grep -c 'exception.summary #[0-9]* [^ ]* superseded' "$OUT/x.view")" 2
+"$CLRTRACE" view --color=never -o superseded,caught -x 'System.IO.DirectoryNotFoundException' "$t" | grep -c 'exception.throw' >"$OUT/x2.n"
+expect "-o with a list" "$(cat "$OUT/x2.n")" 4
+"$CLRTRACE" view --color=never -x 'System.Nothing*' "$t" >"$OUT/none.view"
+expect "-x with no match shows nothing" "$(wc -l <"$OUT/none.view")" 0
+"$CLRTRACE" view --color=never -o unhandled "$t" >"$OUT/unh.view"
+expect "-o unhandled on a trace without one" "$(wc -l <"$OUT/unh.view")" 0
+# event and category filters, time range
+"$CLRTRACE" view --color=never -e 'assembly.*,threads' "$t" | grep -v '^---' | awk '{print $4}' | sort -u >"$OUT/ev.txt"
+expect "-e assembly.*,threads" "$(tr '\n' ' ' <"$OUT/ev.txt")" "assembly.load thread.create thread.destroy thread.name thread.os_assign "
+n_all=$("$CLRTRACE" view --color=never "$t" | grep -vc '^---')
+n_late=$("$CLRTRACE" view --color=never --since 0.02 "$t" | grep -vc '^---')
+n_early=$("$CLRTRACE" view --color=never --until 0.02 "$t" | grep -vc '^---')
+[ "$n_late" -lt "$n_all" ] && [ "$n_early" -lt "$n_all" ] && ok "--since/--until narrow the view ($n_early + $n_late of $n_all lines)" ||
+	fail "--since/--until: $n_early, $n_late of $n_all"
+"$CLRTRACE" view --since soon "$t" >/dev/null 2>&1
+expect "--since with a bad value: usage error" "$?" 2
+
+# colour: never when piped, always with --color=always, never with NO_COLOR
+esc=$(printf '\033')
+"$CLRTRACE" view "$t" | grep -q "$esc" && fail "colour on a pipe" || ok "no colour on a pipe"
+"$CLRTRACE" view --color=always "$t" | grep -q "$esc\[31m" && ok "--color=always colours throws red" || fail "--color=always"
+if command -v script >/dev/null 2>&1; then
+	script -qec "$CLRTRACE view $t" /dev/null </dev/null | grep -q "$esc\[" && ok "colour on a terminal" || fail "no colour on a terminal"
+	NO_COLOR=1 script -qec "$CLRTRACE view $t" /dev/null </dev/null | grep -q "$esc\[" && fail "NO_COLOR ignored" || ok "NO_COLOR honoured"
+fi
+"$CLRTRACE" view --color=sometimes "$t" >/dev/null 2>&1
+expect "--color=sometimes: usage error" "$?" 2
+
+# -f follows a growing file
+f="$OUT/grow.jsonl"
+head -5 "$t" >"$f"
+"$CLRTRACE" view -f --color=never "$f" >"$OUT/follow.out" 2>&1 &
+pid=$!
+sleep 1
+sed -n '6,40p' "$t" >>"$f"
+want=$(sed -n 40p "$t" | jq -r .event)
+sleep 1
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+n=$(grep -vc '^---' "$OUT/follow.out")
+[ "$n" -ge 30 ] && grep -q "$want" "$OUT/follow.out" && ok "-f showed records appended later ($n lines)" || fail "-f: $n lines"
+finish
