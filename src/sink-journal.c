@@ -75,6 +75,7 @@ struct journal_sink {
 	atomic_bool down;     /* journald unreachable: drop at once */
 	atomic_bool stalled;  /* a drain timed out: don't wait again until progress */
 	atomic_bool sending;  /* the writer is inside sd_journal_sendv */
+	atomic_bool idle;     /* the writer waits on WAKE: post to wake it */
 	pthread_mutex_t loss_lock; /* orders ct_sink_lost() calls of both threads */
 	char down_reason[96];
 	char *ident;
@@ -230,16 +231,24 @@ static void *writer_main(void *arg)
 {
 	struct journal_sink *j = arg;
 	struct timespec ts;
+	int r;
 
 	for (;;) {
 		writer_drain(j);
 		if (atomic_load(&j->stop))
 			break;
+		/* say we sleep, then look again: a record queued before the
+		 * flag was set is seen here, one queued after posts WAKE */
+		atomic_store(&j->idle, true);
+		if (atomic_load(&j->tail) != atomic_load(&j->head) || atomic_load(&j->stop)) {
+			atomic_store(&j->idle, false);
+			continue;
+		}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		timespec_add_ms(&ts, PROBE_INTERVAL_MS);
-		if (sem_timedwait(&j->wake, &ts) < 0 && errno == ETIMEDOUT)
-			writer_probe(j);
-		else if (atomic_load(&j->down))
+		r = sem_timedwait(&j->wake, &ts);
+		atomic_store(&j->idle, false);
+		if (r < 0 || atomic_load(&j->down))
 			writer_probe(j);
 	}
 	writer_drain(j);
@@ -360,8 +369,9 @@ static void journal_write(struct ct_sink *s, const struct ct_rec *r)
 	q = &j->slots[head % QUEUE_SLOTS];
 	*q = (struct jslot){ .line = copy, .len = r->len, .event = r->event, .depth = r->depth, .tid = r->tid };
 	atomic_fetch_add(&j->bytes, r->len);
-	atomic_store_explicit(&j->head, head + 1, memory_order_release);
-	sem_post(&j->wake);
+	atomic_store(&j->head, head + 1);
+	if (atomic_exchange(&j->idle, false))
+		sem_post(&j->wake); /* a futex wake only when the writer sleeps */
 }
 
 /* Wait (at most DRAIN_TIMEOUT_MS) until the writer took everything queued
