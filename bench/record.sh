@@ -9,7 +9,8 @@
 #
 # For each of: full (the 25 records the exception tracer writes for one
 # exception of bench/exceptions' shape) and lean (exception.throw and
-# exception.summary only), written to a file and to /dev/null (which leaves
+# exception.summary only) and bare (the full sequence without payloads:
+# the common fields alone), written to a file and to /dev/null (which leaves
 # out the kernel's copy into the page cache), on 1 and 2 threads, it prints
 # the median ns per exception and per record and the bytes per exception.
 set -u
@@ -56,7 +57,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-record.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 echo "record path: $N exceptions per run, median of $ROUNDS; $(nproc) CPUs; $(git -C "$srcdir" describe --always --dirty 2>/dev/null)"
 printf '%-5s %-9s %7s %12s %12s %10s\n' mode sink threads ns/exc ns/record B/exc
-for mode in full lean; do
+for mode in full bare lean; do
 	for sink in file devnull; do
 		for threads in 1 2; do
 			f=$TMP/t.jsonl

@@ -11,8 +11,10 @@
  * src/exceptions/machine.h; the real machine's may differ a little in
  * size, not in kind.
  *
- * Usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean]]]
- * "lean" writes only exception.throw and exception.summary (2 records).
+ * Usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean|bare]]]
+ * "lean" writes only exception.throw and exception.summary (2 records);
+ * "bare" the full 25 records without payloads (the common fields alone: the
+ * floor for payloads written without jansson objects).
  * Prints ns per exception and per record; FILE is the trace written
  * (/dev/null leaves the kernel's page-cache copy out).
  */
@@ -46,13 +48,19 @@ static const char *const frames[] = {
 	"Program.Thrower", "Program.WithFinally", "Program.PassThrough", "Program.Catcher",
 };
 
+static int bare; /* the full sequence without payloads: common fields only */
+
 static json_t *exc_id(uint64_t id)
 {
+	if (bare)
+		return NULL;
 	return json_pack("{s:{s:I}}", "exception", "id", (json_int_t)id);
 }
 
 static json_t *exc_fn(uint64_t id, const char *fn)
 {
+	if (bare)
+		return NULL;
 	return json_pack("{s:{s:I},s:s}", "exception", "id", (json_int_t)id, "function", fn);
 }
 
@@ -62,14 +70,20 @@ static int records_per_exception = 25;
 /* One exception's records, as the exception tracer emits them. */
 static void one_exception(struct ct_thread *t, uint64_t id)
 {
-	json_t *full = json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)id,
-				 "type", "System.InvalidOperationException", "message", "boom",
-				 "hresult", "0x80131509");
+	json_t *full;
 
+	if (bare) {
+		ct_emit(t, EV_EXCEPTION_THROW, PH_INSTANT, 0, NULL);
+		goto frames;
+	}
+	full = json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)id,
+			 "type", "System.InvalidOperationException", "message", "boom",
+			 "hresult", "0x80131509");
 	ct_emit(t, EV_EXCEPTION_THROW, PH_INSTANT, 0,
 		json_pack("{s:O,s:b,s:n,s:n}", "exception", full, "rethrow", 0, "rethrow_of", "nested_in"));
 	if (lean)
 		goto summary;
+frames:
 	ct_emit(t, EV_EXCEPTION_SEARCH, PH_BEGIN, id, exc_id(id));
 	for (int i = 0; i < 4; i++) {
 		ct_emit(t, EV_EXCEPTION_SEARCH_FRAME, PH_BEGIN, i + 1, exc_fn(id, frames[i]));
@@ -90,6 +104,10 @@ static void one_exception(struct ct_thread *t, uint64_t id)
 	ct_emit(t, EV_EXCEPTION_UNWIND, PH_END, id, exc_id(id));
 	ct_emit(t, EV_EXCEPTION_CATCH, PH_BEGIN, 4, exc_fn(id, frames[3]));
 	ct_emit(t, EV_EXCEPTION_CATCH, PH_END, 4, exc_fn(id, frames[3]));
+	if (bare) {
+		ct_emit(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, 0, NULL);
+		return;
+	}
 summary:
 	ct_emit(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, 0,
 		json_pack("{s:o,s:s,s:s,s:s,s:[ssss],s:[],s:[s],s:[sss],s:b,s:n,s:n,s:[],s:n,s:I}",
@@ -141,9 +159,10 @@ int main(int argc, char **argv)
 	if (argc > 4 && strcmp(argv[4], "lean") == 0) {
 		lean = 1;
 		records_per_exception = 2;
-	}
+	} else if (argc > 4 && strcmp(argv[4], "bare") == 0)
+		bare = 1;
 	if (argc < 2 || n <= 0 || threads < 1 || threads > 64) {
-		fprintf(stderr, "usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean]]]\n");
+		fprintf(stderr, "usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean|bare]]]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "/dev/null") != 0)
@@ -171,7 +190,7 @@ int main(int argc, char **argv)
 		st.st_size = 0;
 	printf("RECORD mode=%s threads=%d exceptions=%ld records=%ld ns_per_exception=%.0f ns_per_record=%.0f "
 	       "bytes_per_exception=%.0f\n",
-	       lean ? "lean" : "full", threads, n, n * records_per_exception, (double)(t1 - t0) / n,
+	       lean ? "lean" : bare ? "bare" : "full", threads, n, n * records_per_exception, (double)(t1 - t0) / n,
 	       (double)(t1 - t0) / ((double)n * records_per_exception), (double)st.st_size / n);
 	return 0;
 }
