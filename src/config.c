@@ -313,6 +313,38 @@ char *config_expand_path(const char *tmpl, int pid, const char *name, long long 
 	return TAKE_PTR(buf);
 }
 
+/* "BURST/SECONDS", "BURST" (per 30 s) or "off"; leaves the outputs alone
+ * on error. */
+int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why)
+{
+	unsigned long b, s = CT_JOURNAL_INTERVAL_S;
+	char *end;
+
+	if (streq(v, "off") || streq(v, "0")) {
+		*burst = 0;
+		*interval_s = 0;
+		return 0;
+	}
+	errno = 0;
+	b = strtoul(v, &end, 10);
+	if (errno || end == v || *v == '-' || b == 0 || b > 100000000ul)
+		goto bad;
+	if (*end == '/') {
+		const char *p = end + 1;
+
+		s = strtoul(p, &end, 10);
+		if (errno || end == p || *p == '-' || s == 0 || s > 86400ul || (*end && strcmp(end, "s") != 0))
+			goto bad;
+	} else if (*end)
+		goto bad;
+	*burst = (unsigned)b;
+	*interval_s = (unsigned)s;
+	return 0;
+bad:
+	*why = "accepted: BURST/SECONDS such as 10000/30, BURST, or off";
+	return -EINVAL;
+}
+
 /* Report one bad value: the variable, the value, what is accepted. */
 static void warn_bad(ct_warn_fn warn, void *ud, const char *var, const char *val,
 		     const char *why, const char *fallback)
@@ -333,7 +365,8 @@ int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud
 	const char *why = NULL, *v;
 	int r;
 
-	*c = (struct ct_config){ .messages = true, .flush_ms = 200 };
+	*c = (struct ct_config){ .messages = true, .flush_ms = 200, .journal_burst = CT_JOURNAL_BURST,
+				 .journal_interval_s = CT_JOURNAL_INTERVAL_S };
 	c->categories = ct_default_categories();
 
 	r = config_parse_outputs(CT_DEFAULT_OUTPUT, c, &why);
@@ -393,6 +426,9 @@ int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud
 		else
 			c->flush_ms = (unsigned)ms;
 	}
+	v = get("CLRTRACE_JOURNAL_RATELIMIT");
+	if (v && config_parse_ratelimit(v, &c->journal_burst, &c->journal_interval_s, &why) < 0)
+		warn_bad(warn, ud, "CLRTRACE_JOURNAL_RATELIMIT", v, why, "using 10000/30");
 	v = get("CLRTRACE_IDENT");
 	if (v) {
 		bool ok = *v && strlen(v) <= 64;

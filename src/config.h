@@ -32,7 +32,12 @@ struct ct_config {
 	bool messages;
 	char *ident; /* NULL: the program's name */
 	unsigned flush_ms; /* periodic flush; 0: only when full and at exit */
+	/* the journal sink's own rate limit (journald's defaults); burst 0: off */
+	unsigned journal_burst, journal_interval_s;
 };
+
+#define CT_JOURNAL_BURST 10000u    /* journald's RateLimitBurst= default */
+#define CT_JOURNAL_INTERVAL_S 30u  /* journald's RateLimitIntervalSec= default */
 
 #define CT_DEFAULT_OUTPUT "file:clrtrace-%n-%p.jsonl"
 
@@ -50,6 +55,8 @@ int config_parse_events(const char *s, unsigned *ret, const char **why);
 int config_parse_outputs(const char *s, struct ct_config *c, const char **why);
 int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, const char **why);
 void globs_done(struct ct_globs *g);
+/* "BURST/SECONDS", "BURST" or "off" (CLRTRACE_JOURNAL_RATELIMIT). */
+int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why);
 
 /* Does NAME pass the include/exclude list?  *limit gets the rate limit. */
 bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);

@@ -161,9 +161,12 @@ static json_t *config_json(void)
 			free(s);
 		}
 	}
-	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "events", cats, "output", outs, "exceptions", exc,
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s,s:i,s:o}", "events", cats, "output", outs, "exceptions", exc,
 			 "processes", procs, "messages", ct.cfg.messages, "ident",
-			 ct.cfg.ident ? ct.cfg.ident : ct.program);
+			 ct.cfg.ident ? ct.cfg.ident : ct.program, "flush_ms", ct.cfg.flush_ms, "journal_ratelimit",
+			 ct.cfg.journal_burst ? json_pack("{s:i,s:i}", "burst", ct.cfg.journal_burst, "interval_s",
+							  ct.cfg.journal_interval_s)
+					      : json_null());
 }
 
 typedef HRESULT (*get_runtime_info_fn)(com_object *, uint16_t *, uint32_t *, uint16_t *, uint16_t *,

@@ -39,9 +39,6 @@
 #define QUEUE_BYTES (8u * 1024 * 1024) /* record bytes waiting at most */
 #define DRAIN_TIMEOUT_MS 1000          /* flush/close wait for the writer at most */
 #define PROBE_INTERVAL_MS 250          /* how often a lost journald is looked for */
-#define RATELIMIT_ENV "CLRTRACE_JOURNAL_RATELIMIT"
-#define RATELIMIT_BURST 10000u         /* journald's RateLimitBurst= default */
-#define RATELIMIT_INTERVAL_S 30u       /* journald's RateLimitIntervalSec= default */
 #define POOLS 5
 
 /* journald's rate-limit pools by syslog priority (journald-rate-limit.c). */
@@ -92,34 +89,6 @@ static void lost(struct journal_sink *j, uint64_t n, const char *reason)
 	pthread_mutex_lock(&j->loss_lock);
 	ct_sink_lost(j->sink, n, reason);
 	pthread_mutex_unlock(&j->loss_lock);
-}
-
-/* Parse CLRTRACE_JOURNAL_RATELIMIT: "BURST/SECONDS", "BURST" or "off". */
-static int ratelimit_parse(const char *v, unsigned *burst, unsigned *interval_s)
-{
-	char *end;
-	unsigned long b, s = RATELIMIT_INTERVAL_S;
-
-	if (streq(v, "off") || streq(v, "0")) {
-		*burst = 0;
-		*interval_s = 0;
-		return 0;
-	}
-	errno = 0;
-	b = strtoul(v, &end, 10);
-	if (errno || end == v || b == 0 || b > 100000000ul)
-		return -EINVAL;
-	if (*end == '/') {
-		const char *p = end + 1;
-
-		s = strtoul(p, &end, 10);
-		if (errno || end == p || s == 0 || s > 86400ul || (*end && strcmp(end, "s") != 0))
-			return -EINVAL;
-	} else if (*end)
-		return -EINVAL;
-	*burst = (unsigned)b;
-	*interval_s = (unsigned)s;
-	return 0;
 }
 
 /* Is the journal socket there and accepting?  0, or -errno saying why not. */
@@ -260,17 +229,10 @@ static void *writer_main(void *arg)
 static int journal_open(struct ct_sink *s, const struct ct_output *o, char **why)
 {
 	struct journal_sink *j;
-	const char *rl = secure_getenv(RATELIMIT_ENV);
-	unsigned burst = RATELIMIT_BURST, interval_s = RATELIMIT_INTERVAL_S;
+	unsigned burst = ct.cfg.journal_burst, interval_s = ct.cfg.journal_interval_s;
 	sigset_t all, old;
 	int r;
 
-	if (rl && *rl && ratelimit_parse(rl, &burst, &interval_s) < 0) {
-		ct_say_once(RATELIMIT_ENV, "%s=%s is not valid: want BURST/SECONDS (e.g. 10000/30), BURST, "
-			    "or off; using %u/%u", RATELIMIT_ENV, rl, RATELIMIT_BURST, RATELIMIT_INTERVAL_S);
-		burst = RATELIMIT_BURST;
-		interval_s = RATELIMIT_INTERVAL_S;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -349,7 +311,7 @@ static void journal_write(struct ct_sink *s, const struct ct_rec *r)
 	char *copy;
 
 	if (!ratelimit_pass(j, r->event)) {
-		lost(j, 1, "over the journal rate limit (" RATELIMIT_ENV ")");
+		lost(j, 1, "over the journal rate limit (CLRTRACE_JOURNAL_RATELIMIT)");
 		return;
 	}
 	if (atomic_load(&j->down)) {

@@ -27,7 +27,6 @@ static size_t n_sinks;
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t seq; /* under emit_lock */
 static atomic_bool reports_pending;
-static bool need_object; /* some sink wants ct_rec.obj */
 
 static pthread_t flusher;
 static bool flusher_running;
@@ -93,12 +92,9 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 	memcpy(start + sizeof(prefix) - 1, digits, nd);
 	r.line = start;
 	r.len = t->line.len - (size_t)(start - t->line.p);
-	if (need_object)
-		r.obj = json_loadb(r.line, r.len, 0, NULL);
 	for (size_t i = 0; i < n_sinks; i++)
 		sinks[i].ops->write(&sinks[i], &r);
 	pthread_mutex_unlock(&emit_lock);
-	json_decref(r.obj);
 	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
 		report_drops(false);
 }
@@ -160,9 +156,6 @@ int ct_sinks_open(void)
 			free(s->where);
 			continue;
 		}
-		/* the journal sink flattens fields: it gets the parsed record */
-		if (s->ops->needs_object || s->ops->kind == OUT_JOURNAL)
-			need_object = true;
 		n_sinks++;
 	}
 	if (n_sinks == 0)

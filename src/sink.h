@@ -13,8 +13,6 @@
 
 /* One finished record, as every sink sees it. */
 struct ct_rec {
-	json_t *obj;      /* the whole record, seq included; borrowed; only
-			   * built when a sink has needs_object set */
 	const char *line; /* the record as one JSON line, without newline */
 	size_t len;
 	uint64_t seq;
@@ -27,7 +25,6 @@ struct ct_sink;
 
 struct ct_sink_ops {
 	enum ct_output_kind kind;
-	bool needs_object; /* write() wants struct ct_rec.obj */
 	/* Open; 0 or -errno, *why set to a sentence for stderr on failure. */
 	int (*open)(struct ct_sink *s, const struct ct_output *o, char **why);
 	/* Take one record.  Called with the emit lock held, in seq order: must

@@ -31,6 +31,7 @@ struct trace_opts {
 	char *exceptions;
 	char *processes;
 	char *ident;
+	char *ratelimit;
 	bool no_messages;
 	bool journal;
 	const char *library; /* absolute path of libclrtrace.so */

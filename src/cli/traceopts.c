@@ -24,6 +24,8 @@ const char trace_opts_help[] =
 	"  -p, --processes GLOBS   program names to trace: glob, !glob\n"
 	"      --no-messages       leave exception messages out\n"
 	"      --ident NAME        journal SYSLOG_IDENTIFIER (default: the program's name)\n"
+	"      --journal-ratelimit BURST/SECONDS\n"
+	"                          journal records kept per interval (default 10000/30), or off\n"
 	"      --library PATH      the profiler library to load\n";
 
 /* Append ITEM to a comma list. */
@@ -88,6 +90,8 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 		slot = &o->processes;
 	else if (is_opt(a, NULL, "--ident"))
 		slot = &o->ident;
+	else if (is_opt(a, NULL, "--journal-ratelimit"))
+		slot = &o->ratelimit;
 	else if (is_opt(a, NULL, "--library")) {
 		if (!(v = opt_value("--library", argc, argv, i)))
 			return -1;
@@ -155,6 +159,10 @@ int trace_opts_finish(struct trace_opts *o)
 		r = -1;
 	}
 	globs_done(&g);
+	if (!r && o->ratelimit && config_parse_ratelimit(o->ratelimit, &cats, &cats, &why) < 0) {
+		cli_error("--journal-ratelimit '%s': %s", o->ratelimit, why);
+		r = -1;
+	}
 	if (r)
 		return r;
 	if (o->library) {
@@ -209,6 +217,8 @@ char **trace_opts_environment(const struct trace_opts *o)
 		r |= env_add(&v, &n, "CLRTRACE_MESSAGES", "0");
 	if (o->ident)
 		r |= env_add(&v, &n, "CLRTRACE_IDENT", o->ident);
+	if (o->ratelimit)
+		r |= env_add(&v, &n, "CLRTRACE_JOURNAL_RATELIMIT", o->ratelimit);
 	if (r) {
 		for (size_t i = 0; v && v[i]; i++)
 			free(v[i]);
@@ -226,5 +236,6 @@ void trace_opts_done(struct trace_opts *o)
 	free(o->exceptions);
 	free(o->processes);
 	free(o->ident);
+	free(o->ratelimit);
 	*o = (struct trace_opts){ 0 };
 }

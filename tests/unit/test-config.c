@@ -162,6 +162,21 @@ static void test_globs(void)
 	CHECK(c.flush_ms == 200 && strstr(warned, "CLRTRACE_FLUSH_MS='-1' is invalid (accepted: 0 to 60000"),
 	      "CLRTRACE_FLUSH_MS=-1 is refused, 200 kept");
 	config_done(&c);
+	static const struct { const char *v; unsigned burst, interval; bool bad; } rl[] = {
+		{ "500/10", 500, 10 }, { "2000", 2000, 30 }, { "off", 0, 0 }, { "100/5s", 100, 5 },
+		{ "x/3", 10000, 30, true }, { "10/0", 10000, 30, true }, { "-5", 10000, 30, true },
+	};
+	for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
+		char var[64];
+
+		snprintf(var, sizeof(var), "CLRTRACE_JOURNAL_RATELIMIT=%s", rl[i].v);
+		load(&c, (const char *const[]){ var, NULL });
+		CHECK(c.journal_burst == rl[i].burst && c.journal_interval_s == rl[i].interval &&
+			      !!strstr(warned, "CLRTRACE_JOURNAL_RATELIMIT=") == rl[i].bad,
+		      "CLRTRACE_JOURNAL_RATELIMIT=%s gives %u/%u%s", rl[i].v, rl[i].burst, rl[i].interval,
+		      rl[i].bad ? " with a warning" : "");
+		config_done(&c);
+	}
 	load(&c, (const char *const[]){ "CLRTRACE_EXCEPTIONS=System.*:0", "CLRTRACE_PROCESSES=app:3",
 					"CLRTRACE_MESSAGES=yes", "CLRTRACE_IDENT=my app", NULL });
 	CHECK(strstr(warned, "CLRTRACE_EXCEPTIONS='System.*:0'") && strstr(warned, "CLRTRACE_PROCESSES='app:3'") &&
