@@ -206,5 +206,7 @@ void ct_sinks_close(void)
 		free(s->where);
 	}
 	n_sinks = 0;
+	free(sinks);
+	sinks = NULL;
 	pthread_mutex_unlock(&emit_lock);
 }
