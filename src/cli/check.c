@@ -26,6 +26,7 @@ struct open_span {
 struct stack {
 	struct open_span *v;
 	size_t n, cap;
+	size_t gaps_seen; /* its process's gap count when it last had a record */
 };
 
 struct gap {
@@ -142,6 +143,7 @@ static void stack_resync(struct stack *s, int64_t depth, int64_t parent)
 /* Nesting: replay one record on its thread's stack of open spans. */
 static void check_nesting(struct checker *c, const struct rec *r)
 {
+	struct proc *p;
 	struct stack *s;
 	int64_t top;
 	const char *what = r->event;
@@ -151,6 +153,15 @@ static void check_nesting(struct checker *c, const struct rec *r)
 	s = map_obtain(&c->threads, thread_key(r), sizeof(*s));
 	if (!s)
 		return;
+	/* records lost since this thread's last one: believe this record */
+	p = u64map_get(&c->procs, (uint64_t)r->pid);
+	if (p && p->n_gaps != s->gaps_seen) {
+		s->gaps_seen = p->n_gaps;
+		if (r->ph == PH_END)
+			stack_resync(s, r->depth + 1, r->span);
+		else
+			stack_resync(s, r->depth, r->parent);
+	}
 	top = s->n ? s->v[s->n - 1].span : -1;
 	if (r->ph == PH_END) {
 		size_t i = s->n;

@@ -316,19 +316,27 @@ static int kw_all_of(struct vctx *c, json_t *schema, json_t *value, json_t *inst
 	return n;
 }
 
+/* Does INST satisfy SCHEMA?  (No reports.) */
+static bool valid_quietly(struct vctx *c, json_t *schema, json_t *inst)
+{
+	jschema_report_fn report = c->report;
+	int n;
+
+	c->report = NULL;
+	n = validate(c, schema, inst);
+	c->report = report;
+	return n == 0;
+}
+
 /* How many subschemas of VALUE does INST satisfy (stops at LIMIT)? */
 static size_t count_valid(struct vctx *c, json_t *value, json_t *inst, size_t limit)
 {
-	struct vctx quiet = *c;
 	size_t i, ok = 0;
 	json_t *sub;
 
-	quiet.report = NULL;
 	json_array_foreach(value, i, sub)
-		if (validate(&quiet, sub, inst) == 0 && ++ok >= limit)
+		if (valid_quietly(c, sub, inst) && ++ok >= limit)
 			break;
-	c->path = quiet.path; /* may have been reallocated */
-	c->path_cap = quiet.path_cap;
 	return ok;
 }
 
@@ -346,11 +354,9 @@ static int kw_one_of(struct vctx *c, json_t *schema, json_t *value, json_t *inst
 
 static int kw_not(struct vctx *c, json_t *schema, json_t *value, json_t *inst)
 {
-	json_t *arr = json_pack("[O]", value), *req = json_object_get(value, "required");
-	size_t n = arr ? count_valid(c, arr, inst, 1) : 0;
+	json_t *req = json_object_get(value, "required");
 
-	json_decref(arr);
-	if (!n)
+	if (!valid_quietly(c, value, inst))
 		return 0;
 	if (json_object_size(value) == 1 && json_array_size(req) == 1)
 		return violation(c, "\"%s\" is not allowed here", json_string_value(json_array_get(req, 0)) ?: "?");
@@ -359,11 +365,8 @@ static int kw_not(struct vctx *c, json_t *schema, json_t *value, json_t *inst)
 
 static int kw_if(struct vctx *c, json_t *schema, json_t *value, json_t *inst)
 {
-	json_t *arr = json_pack("[O]", value);
-	bool cond = arr && count_valid(c, arr, inst, 1);
-	json_t *branch = json_object_get(schema, cond ? "then" : "else");
+	json_t *branch = json_object_get(schema, valid_quietly(c, value, inst) ? "then" : "else");
 
-	json_decref(arr);
 	return branch ? validate(c, branch, inst) : 0;
 }
 
@@ -371,23 +374,24 @@ static const struct keyword {
 	const char *name;
 	keyword_fn fn; /* NULL: annotation or handled by another keyword */
 } keywords[] = {
+	/* most frequent first: the lookup is linear */
+	{ "if", kw_if },
+	{ "then", NULL },
+	{ "properties", kw_properties },
+	{ "required", kw_required },
+	{ "const", kw_const },
 	{ "$ref", kw_ref },
 	{ "type", kw_type },
-	{ "const", kw_const },
+	{ "allOf", kw_all_of },
 	{ "enum", kw_enum },
-	{ "required", kw_required },
-	{ "properties", kw_properties },
 	{ "additionalProperties", kw_additional },
 	{ "items", kw_items },
 	{ "minimum", kw_minimum },
 	{ "minLength", kw_min_length },
 	{ "pattern", kw_pattern },
-	{ "allOf", kw_all_of },
 	{ "anyOf", kw_any_of },
 	{ "oneOf", kw_one_of },
 	{ "not", kw_not },
-	{ "if", kw_if },
-	{ "then", NULL },
 	{ "else", NULL },
 	{ "$schema", NULL },
 	{ "$id", NULL },
