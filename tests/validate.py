@@ -29,8 +29,9 @@ for name in sys.argv[2:]:
                 print(f"{name}:{n}: not JSON: {e}")
                 bad += 1
                 continue
+            event = rec.get("event") if isinstance(rec, dict) else None
             for err in validator.iter_errors(rec):
-                print(f"{name}:{n}: {rec.get('event')}: {'/'.join(map(str, err.path))}: {err.message}")
+                print(f"{name}:{n}: {event}: {'/'.join(map(str, err.path))}: {err.message}")
                 bad += 1
                 break
 sys.exit(1 if bad else 0)
