@@ -63,96 +63,31 @@ static json_t *module_json(ModuleID id, bool with_path)
 	return o;
 }
 
-HRESULT on_AppDomainCreationStarted(struct ct_thread *t, AppDomainID id)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_APPDOMAIN_CREATE, PH_BEGIN, id, json_pack("{s:o}", "appdomain", appdomain_json(id, false)));
-	return S_OK;
-}
+/* One Started/Finished pair of loader callbacks as a span.  The runtime can
+ * name a thing only once it is loaded, and not once it is unloaded: the
+ * begin of a load and the end of an unload carry the id alone. */
+#define LOADER_SPAN(started, finished, ev, field, to_json, named_at_begin) \
+	HRESULT on_##started(struct ct_thread *t, UINT_PTR id) \
+	{ \
+		if (ct_on(CAT_LOADER)) \
+			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", field, to_json(id, named_at_begin))); \
+		return S_OK; \
+	} \
+	HRESULT on_##finished(struct ct_thread *t, UINT_PTR id, HRESULT hr) \
+	{ \
+		if (ct_on(CAT_LOADER)) \
+			ct_emit(t, ev, PH_END, id, \
+				json_pack("{s:o,s:o}", field, to_json(id, !(named_at_begin) && SUCCEEDED(hr)), "hr", \
+					  ct_json_hr(hr))); \
+		return S_OK; \
+	}
 
-HRESULT on_AppDomainCreationFinished(struct ct_thread *t, AppDomainID id, HRESULT hr)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_APPDOMAIN_CREATE, PH_END, id,
-			json_pack("{s:o,s:o}", "appdomain", appdomain_json(id, true), "hr", ct_json_hr(hr)));
-	return S_OK;
-}
-
-HRESULT on_AppDomainShutdownStarted(struct ct_thread *t, AppDomainID id)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_APPDOMAIN_SHUTDOWN, PH_BEGIN, id,
-			json_pack("{s:o}", "appdomain", appdomain_json(id, true)));
-	return S_OK;
-}
-
-HRESULT on_AppDomainShutdownFinished(struct ct_thread *t, AppDomainID id, HRESULT hr)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_APPDOMAIN_SHUTDOWN, PH_END, id,
-			json_pack("{s:o,s:o}", "appdomain", appdomain_json(id, false), "hr", ct_json_hr(hr)));
-	return S_OK;
-}
-
-HRESULT on_AssemblyLoadStarted(struct ct_thread *t, AssemblyID id)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_ASSEMBLY_LOAD, PH_BEGIN, id, json_pack("{s:o}", "assembly", assembly_json(id, false)));
-	return S_OK;
-}
-
-HRESULT on_AssemblyLoadFinished(struct ct_thread *t, AssemblyID id, HRESULT hr)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_ASSEMBLY_LOAD, PH_END, id,
-			json_pack("{s:o,s:o}", "assembly", assembly_json(id, SUCCEEDED(hr)), "hr", ct_json_hr(hr)));
-	return S_OK;
-}
-
-HRESULT on_AssemblyUnloadStarted(struct ct_thread *t, AssemblyID id)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_ASSEMBLY_UNLOAD, PH_BEGIN, id, json_pack("{s:o}", "assembly", assembly_json(id, true)));
-	return S_OK;
-}
-
-HRESULT on_AssemblyUnloadFinished(struct ct_thread *t, AssemblyID id, HRESULT hr)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_ASSEMBLY_UNLOAD, PH_END, id,
-			json_pack("{s:o,s:o}", "assembly", assembly_json(id, false), "hr", ct_json_hr(hr)));
-	return S_OK;
-}
-
-HRESULT on_ModuleLoadStarted(struct ct_thread *t, ModuleID id)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_MODULE_LOAD, PH_BEGIN, id, json_pack("{s:o}", "module", module_json(id, false)));
-	return S_OK;
-}
-
-HRESULT on_ModuleLoadFinished(struct ct_thread *t, ModuleID id, HRESULT hr)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_MODULE_LOAD, PH_END, id,
-			json_pack("{s:o,s:o}", "module", module_json(id, SUCCEEDED(hr)), "hr", ct_json_hr(hr)));
-	return S_OK;
-}
-
-HRESULT on_ModuleUnloadStarted(struct ct_thread *t, ModuleID id)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_MODULE_UNLOAD, PH_BEGIN, id, json_pack("{s:o}", "module", module_json(id, true)));
-	return S_OK;
-}
-
-HRESULT on_ModuleUnloadFinished(struct ct_thread *t, ModuleID id, HRESULT hr)
-{
-	if (ct_on(CAT_LOADER))
-		ct_emit(t, EV_MODULE_UNLOAD, PH_END, id,
-			json_pack("{s:o,s:o}", "module", module_json(id, false), "hr", ct_json_hr(hr)));
-	return S_OK;
-}
+LOADER_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false)
+LOADER_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true)
+LOADER_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false)
+LOADER_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true)
+LOADER_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false)
+LOADER_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true)
 
 HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)
 {
