@@ -84,7 +84,7 @@ static int events_item(const char *item, void *ud)
 	}
 	return 0;
 bad:
-	*st->why = "accepted: a comma list of exceptions, loader, classes, threads, suspend, "
+	*st->why = "accepted: a comma list of exceptions, frames, loader, classes, threads, suspend, "
 		   "transitions, gc, jit, all, none, or +cat/-cat against the default";
 	return -EINVAL;
 }

@@ -17,6 +17,9 @@ const struct ct_category_info ct_categories[_CAT_MAX] = {
 	[CAT_RUNTIME] = { "runtime", false, true, 0, 0 },
 	[CAT_TRACE] = { "trace", false, true, 0, 0 },
 	[CAT_EXCEPTIONS] = { "exceptions", true, true, COR_PRF_MONITOR_EXCEPTIONS, 0 },
+	/* the search and unwind passes frame by frame: the summary lists the
+	 * frames anyway, and these spans are most of an exception's records */
+	[CAT_FRAMES] = { "frames", true, false, COR_PRF_MONITOR_EXCEPTIONS, 0 },
 	[CAT_LOADER] = { "loader", true, true,
 		COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
 		COR_PRF_MONITOR_MODULE_LOADS, 0 },

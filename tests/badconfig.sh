@@ -15,7 +15,7 @@ bad() { # VAR VALUE EXPECTED-LINE-FRAGMENT
 	grep -F "clrtrace: $1='$2' is invalid (" "$OUT/bad.err" | grep -qF "$3" && ok "$1: the line names the variable, the value and '$3'" ||
 		fail "$1: unexpected stderr: $(cat "$OUT/bad.err")"
 }
-bad CLRTRACE_EVENTS exceptons "accepted: a comma list of exceptions, loader"
+bad CLRTRACE_EVENTS exceptons "accepted: a comma list of exceptions, frames, loader"
 bad CLRTRACE_OUTPUT syslog:x "accepted: a comma list of file:PATH, journal, stderr"
 bad CLRTRACE_EXCEPTIONS 'System.*:zero' "glob:N to keep at most N a second"
 bad CLRTRACE_PROCESSES 'app:3' "accepted: a comma list of program-name globs"

@@ -14,7 +14,7 @@ sig() {
 
 run() { # run SCENARIO: trace it, check it ran and the trace is sound
 	local f="$OUT/$1.jsonl"
-	trace "$f" -- dotnet "$dll" "$1" || fail "$1: exit status $?"
+	trace "$f" -e +frames -- dotnet "$dll" "$1" || fail "$1: exit status $?"
 	grep -q "^done $1" "$f.stdout" || fail "$1: the program did not finish"
 	check_trace "$f"
 }
@@ -64,7 +64,7 @@ expect "divzero: summary" "$(sig "$OUT/divzero.jsonl" System.DivideByZeroExcepti
 
 # CLRTRACE_MESSAGES=0 leaves messages out
 f="$OUT/nomsg.jsonl"
-trace "$f" --no-messages -- dotnet "$dll" same
+trace "$f" -e +frames --no-messages -- dotnet "$dll" same
 expect "messages off: no message field" \
 	"$(jqf "$f" 'select(.event == "exception.throw") | .exception | has("message")')" false
 

@@ -7,7 +7,7 @@ dll=$(build_program Scenarios) || exit 1
 for where in main thread; do
 	s=unhandled-$where
 	f="$OUT/$s.jsonl"
-	trace "$f" -- dotnet "$dll" "$s"
+	trace "$f" -e +frames -- dotnet "$dll" "$s"
 	rc=$?
 	[ "$rc" -ne 0 ] && ok "$s: the process died ($rc)" || fail "$s: exit status 0"
 	check_trace "$f"

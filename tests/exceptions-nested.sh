@@ -14,7 +14,7 @@ sigs() {
 
 run() {
 	local f="$OUT/$1.jsonl"
-	trace "$f" -- dotnet "$dll" "$1" || fail "$1: exit status $?"
+	trace "$f" -e +frames -- dotnet "$dll" "$1" || fail "$1: exit status $?"
 	grep -q "^done $1" "$f.stdout" || fail "$1: the program did not finish"
 	check_trace "$f"
 	expect "$1: no trace.error" "$(jq -r 'select(.event == "trace.error") | .message' "$f")" ""

@@ -23,8 +23,8 @@ golden sample.view "$OUT/sample.view"
 
 dll=$(build_program Sample)
 t="$OUT/sample.jsonl"
-trace "$t" -- dotnet "$dll" || fail "traced Sample exited $?"
-"$CLRTRACE" view --color=never -e exceptions "$t" >"$OUT/exc.raw" || fail "view -e exceptions"
+trace "$t" -e +frames -- dotnet "$dll" || fail "traced Sample exited $?"
+"$CLRTRACE" view --color=never -e exceptions,frames "$t" >"$OUT/exc.raw" || fail "view -e exceptions,frames"
 normalise <"$OUT/exc.raw" >"$OUT/sample-exceptions.view"
 golden sample-exceptions.view "$OUT/sample-exceptions.view"
 
@@ -34,6 +34,12 @@ wtid=$(jq -r --arg w "$worker" 'select(.thread==$w) | .tid' "$t" | head -1)
 "$CLRTRACE" view --color=never -t "$wtid" "$t" >"$OUT/worker.view" || fail "view -t"
 order=$(grep -oE 'exception\.(throw|search|filter|catcher_found|unwind|finally|catch|summary) ' "$OUT/worker.view" | awk '!seen[$0]++' | tr -d ' ' | tr '\n' ' ')
 expect "story order on the worker thread" "$order" "exception.throw exception.search exception.catcher_found exception.unwind exception.catch exception.filter exception.summary exception.finally "
+# without frames (the default), the story is the throw, handlers and summary
+t2="$OUT/default.jsonl"
+trace "$t2" -- dotnet "$dll" || fail "traced Sample exited $?"
+expect "default: no pass or frame spans" "$(jq -c 'select(.event|test("^exception\\.(search|unwind)"))' "$t2" | grep -c .)" 0
+expect "default: the same stories (summaries)" "$(jq -c 'select(.event=="exception.summary") | [.outcome,.searched,.unwound,.finally,.filters]' "$t2")" \
+	"$(jq -c 'select(.event=="exception.summary") | [.outcome,.searched,.unwound,.finally,.filters]' "$t")"
 grep -q "^--- pid [0-9]* tid $wtid \"worker\" ---" "$OUT/worker.view" && ok "thread header names the worker" || fail "no worker header"
 grep -q 'exception.filter Sample.Program.Load -> true' "$OUT/worker.view" && ok "filter result shown" || fail "filter result missing"
 [ "$(grep -v '^---' "$OUT/worker.view" | awk '{print $2}' | sort -u)" = "$wtid" ] && ok "-t shows only that thread" || fail "-t leaked other threads"

@@ -18,7 +18,7 @@ const char trace_opts_help[] =
 	"  -o, --output SINK       file:PATH (%p pid, %n program, %t time), journal or stderr;\n"
 	"                          repeat or comma-separate for several (default file:clrtrace-%n-%p.jsonl)\n"
 	"  -j, --journal           same as --output journal\n"
-	"  -e, --events LIST       categories: exceptions,loader,classes,threads,suspend,\n"
+	"  -e, --events LIST       categories: exceptions,frames,loader,classes,threads,suspend,\n"
 	"                          transitions,gc,jit, all, none, or +cat/-cat against the default\n"
 	"  -x, --exceptions GLOBS  exception types to trace: glob, !glob, glob:N (N a second)\n"
 	"  -p, --processes GLOBS   program names to trace: glob, !glob\n"

@@ -133,7 +133,7 @@ static bool record_selected(const struct viewer *v, const struct rec *r)
 		tid_ok = tid_ok || v->tids[i] == r->tid;
 	if (!tid_ok || (v->since >= 0 && t < v->since) || (v->until >= 0 && t > v->until))
 		return false;
-	if ((v->exception_glob || v->n_outcomes) && r->cat != CAT_EXCEPTIONS)
+	if ((v->exception_glob || v->n_outcomes) && r->cat != CAT_EXCEPTIONS && r->cat != CAT_FRAMES)
 		return false;
 	return event_selected(v, r);
 }

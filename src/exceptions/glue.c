@@ -221,12 +221,19 @@ static const struct exm_emitter emitter_proto = {
 	.now = emit_now,
 };
 
+/* Is any exception event wanted (the stories, or their passes frame by
+ * frame)? */
+static inline bool exceptions_on(void)
+{
+	return ct_on(CAT_EXCEPTIONS) || ct_on(CAT_FRAMES);
+}
+
 /* Hand IN to this thread's machine (created on demand). */
 static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 {
 	struct exm_emitter e = emitter_proto;
 
-	if (!ct_on(CAT_EXCEPTIONS))
+	if (!exceptions_on())
 		return S_OK;
 	if (!t->exm) {
 		if (in->kind != EXM_THROWN)
@@ -248,7 +255,7 @@ static HRESULT feed_fn(struct ct_thread *t, enum exm_input_kind kind, FunctionID
 {
 	struct exm_input in = { .kind = kind, .fn = f };
 
-	if (!ct_on(CAT_EXCEPTIONS) || !t->exm)
+	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	if (!exm_top_muted(t->exm))
 		in.function = ct_function_name(f);
@@ -261,7 +268,7 @@ static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool wi
 {
 	struct exm_input in = { .kind = kind };
 
-	if (!ct_on(CAT_EXCEPTIONS) || !t->exm)
+	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	if (with_frame)
 		in.frame = clause_frame();
@@ -273,7 +280,7 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	struct exm_input in = { .kind = EXM_THROWN, .object = obj };
 	struct exc_info info;
 
-	if (!ct_on(CAT_EXCEPTIONS))
+	if (!exceptions_on())
 		return S_OK;
 	exc_inspect(obj, ct.cfg.messages, &info);
 	in.type = info.type;
@@ -337,7 +344,7 @@ HRESULT on_ExceptionCatcherEnter(struct ct_thread *t, FunctionID f, ObjectID obj
 {
 	struct exm_input in = { .kind = EXM_CATCH_ENTER, .fn = f, .object = obj };
 
-	if (!ct_on(CAT_EXCEPTIONS) || !t->exm)
+	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	if (!exm_top_muted(t->exm))
 		in.function = ct_function_name(f);
