@@ -8,7 +8,7 @@
 #include "jsonw.h"
 
 /* Make room for n more bytes; false (and w->oom) when out of memory. */
-static bool jw_reserve(struct jw *w, size_t n)
+bool jw_grow(struct jw *w, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -43,17 +43,13 @@ void jw_free(struct jw *w)
 	*w = (struct jw){ 0 };
 }
 
-/* Append n raw bytes. */
-void jw_raw(struct jw *w, const char *s, size_t n)
-{
-	if (!jw_reserve(w, n))
-		return;
-	memcpy(w->p + w->len, s, n);
-	w->len += n;
-}
-
 /* Append a JSON string: quotes, escapes; bytes that are not valid UTF-8
  * become U+FFFD so a line is always valid JSON. */
+/* Bytes copied as they are: printable ASCII but the quote and backslash. */
+static const bool plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
+};
+
 void jw_str(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -63,7 +59,7 @@ void jw_str(struct jw *w, const char *s)
 	while (*p) {
 		const unsigned char *run = p;
 
-		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+		while (plain[*p])
 			p++;
 		if (p > run)
 			jw_raw(w, (const char *)run, (size_t)(p - run));
@@ -147,7 +143,7 @@ void jw_key(struct jw *w, const char *key)
 {
 	size_t n = strlen(key);
 
-	if (!jw_reserve(w, n + 4))
+	if (!jw_grow(w, n + 4))
 		return;
 	w->p[w->len++] = ',';
 	w->p[w->len++] = '"';

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct jw {
 	char *p;
@@ -16,7 +17,18 @@ struct jw {
 
 void jw_reset(struct jw *w);
 void jw_free(struct jw *w);
-void jw_raw(struct jw *w, const char *s, size_t n);
+/* Grow for n more bytes; false when out of memory (slow path of jw_raw). */
+bool jw_grow(struct jw *w, size_t n);
+
+/* Append n raw bytes. */
+static inline void jw_raw(struct jw *w, const char *s, size_t n)
+{
+	if (w->len + n > w->cap && !jw_grow(w, n))
+		return;
+	memcpy(w->p + w->len, s, n);
+	w->len += n;
+}
+
 void jw_str(struct jw *w, const char *s);       /* "escaped" */
 void jw_u64(struct jw *w, uint64_t v);
 void jw_i64(struct jw *w, int64_t v);

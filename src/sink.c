@@ -81,15 +81,18 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 {
 	static const char prefix[] = "{\"v\":1,\"seq\":";
 	struct ct_rec r = { .event = ev, .depth = depth, .tid = t->tid };
-	char digits[24], *start;
+	char digits[24], *start, *d;
 	size_t nd;
 
 	pthread_mutex_lock(&emit_lock);
 	r.seq = ++seq;
-	nd = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, r.seq);
+	d = digits + sizeof(digits);
+	for (uint64_t v = r.seq; v; v /= 10)
+		*--d = (char)('0' + v % 10);
+	nd = (size_t)(digits + sizeof(digits) - d);
 	start = t->line.p + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
 	memcpy(start, prefix, sizeof(prefix) - 1);
-	memcpy(start + sizeof(prefix) - 1, digits, nd);
+	memcpy(start + sizeof(prefix) - 1, d, nd);
 	r.line = start;
 	r.len = t->line.len - (size_t)(start - t->line.p);
 	for (size_t i = 0; i < n_sinks; i++)

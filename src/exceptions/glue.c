@@ -44,6 +44,12 @@ static void emit_record(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t
 	ct_emit(ud, event_map[ev], phase_map[ph], key, payload);
 }
 
+/* Is the record's category on?  (frames is off by default.) */
+static bool emit_wants(void *ud, enum exm_event ev)
+{
+	return ct_on(ct_events[event_map[ev]].category);
+}
+
 static void emit_error(void *ud, const char *msg)
 {
 	ct_error(ud, "%s", msg);
@@ -216,6 +222,7 @@ static uint64_t clause_frame(void)
 
 static const struct exm_emitter emitter_proto = {
 	.record = emit_record,
+	.wants = emit_wants,
 	.error = emit_error,
 	.dying = emit_dying,
 	.now = emit_now,

@@ -163,10 +163,16 @@ static json_t *exc_ref(const struct exr *r)
 	return json_pack("{s:I}", "id", (json_int_t)r->id);
 }
 
+/* Does the emitter write EV at all? */
+static inline bool wanted(const struct ctx *c, enum exm_event ev)
+{
+	return c->e->record && (!c->e->wants || c->e->wants(c->e->userdata, ev));
+}
+
 /* One record about R (nothing when R is muted); PAYLOAD is stolen. */
 static void out(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_phase ph, json_t *payload)
 {
-	if (r->muted || !c->e->record) {
+	if (r->muted || !wanted(c, ev)) {
 		json_decref(payload);
 		return;
 	}
@@ -183,7 +189,7 @@ static void out_fn(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_pha
 {
 	json_t *p;
 
-	if (r->muted)
+	if (r->muted || !wanted(c, ev))
 		return;
 	p = json_pack("{s:s?}", "function", function);
 	if (p && flag)

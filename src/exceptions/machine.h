@@ -119,6 +119,9 @@ struct exm_emitter {
 	void *userdata;
 	/* PAYLOAD is stolen. */
 	void (*record)(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload);
+	/* Is EV written at all?  NULL: every event.  Lets the machine skip
+	 * building payloads that would be thrown away. */
+	bool (*wants)(void *ud, enum exm_event ev);
 	void (*error)(void *ud, const char *msg);
 	/* An exception went unhandled: the process is about to die. */
 	void (*dying)(void *ud);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jsonw.h"
 #include "sink.h"
 #include "tracer.h"
 
@@ -251,8 +252,37 @@ static void test_drops(void)
 	unlink(path);
 }
 
+static void test_jsonw(void)
+{
+	struct jw w = { 0 };
+	json_t *v, *obj = json_pack("{s:s,s:[i,b,n],s:{s:f}}", "k", "v", "a", -3, 1, "o", "x", 0.5);
+	json_error_t e;
+
+	jw_raw(&w, "[", 1);
+	jw_str(&w, "q\"b\\s\n\x01 \xc3\xa9 \xff");
+	jw_raw(&w, ",", 1);
+	jw_value(&w, obj);
+	jw_raw(&w, ",", 1);
+	jw_hex(&w, 0xabc);
+	jw_raw(&w, ",", 1);
+	jw_i64(&w, -9000000000LL);
+	jw_raw(&w, "]", 1);
+	v = json_loadb(w.p, w.len, 0, &e);
+	CHECK(v != NULL, "the writer's output parses as JSON (%.*s)", (int)w.len, w.p);
+	CHECK(v && strcmp(json_string_value(json_array_get(v, 0)), "q\"b\\s\n\x01 \xc3\xa9 \xef\xbf\xbd") == 0,
+	      "strings escape quotes, backslashes and control bytes; bad UTF-8 becomes U+FFFD");
+	CHECK(v && json_equal(json_array_get(v, 1), obj), "a jansson value round-trips");
+	CHECK(v && strcmp(json_string_value(json_array_get(v, 2)), "0xabc") == 0 &&
+		      json_integer_value(json_array_get(v, 3)) == -9000000000LL,
+	      "hex ids and negative integers");
+	json_decref(v);
+	json_decref(obj);
+	jw_free(&w);
+}
+
 int main(void)
 {
+	test_jsonw();
 	test_nesting();
 	test_threads();
 	test_drops();
