@@ -140,7 +140,7 @@ static void replay(json_t *lines, struct capture *c)
 {
 	struct { json_int_t tid; struct exm *m; } machines[16];
 	size_t n_machines = 0, i;
-	struct exm_emitter e = { c, cap_record, cap_error, cap_dying, cap_now };
+	struct exm_emitter e = { .userdata = c, .record = cap_record, .error = cap_error, .dying = cap_dying, .now = cap_now };
 	json_t *o;
 
 	memset(c, 0, sizeof(*c));
