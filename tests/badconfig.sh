@@ -6,7 +6,8 @@ dll=$(build_program Probe)
 eval "$("$CLRTRACE" env -o "file:$OUT/env-%p.jsonl")"
 
 bad() { # VAR VALUE EXPECTED-LINE-FRAGMENT
-	env "$1=$2" dotnet "$dll" status 5 >"$OUT/bad.out" 2>"$OUT/bad.err"
+	# in $OUT: a bad CLRTRACE_OUTPUT falls back to a file in the current directory
+	(cd "$OUT" && env "$1=$2" dotnet "$dll" status 5 >"$OUT/bad.out" 2>"$OUT/bad.err")
 	st=$?
 	expect "$1='$2': the program runs on (exit 5)" "$st" 5
 	expect "$1='$2': stdout unchanged" "$(cat "$OUT/bad.out")" "returning 5"
@@ -22,6 +23,8 @@ bad CLRTRACE_PROCESSES 'app:3' "accepted: a comma list of program-name globs"
 bad CLRTRACE_MESSAGES maybe "accepted: 0 or 1"
 bad CLRTRACE_IDENT 'two words' "no spaces"
 ls "$OUT"/env-*.jsonl >/dev/null 2>&1 && ok "tracing went on with the defaults" || fail "no trace written after bad values"
+ls "$OUT"/clrtrace-Probe-*.jsonl >/dev/null 2>&1 && ok "a bad CLRTRACE_OUTPUT falls back to clrtrace-%n-%p.jsonl" ||
+	fail "no default trace after a bad CLRTRACE_OUTPUT"
 
 # an unwritable output path: one line, the program runs untraced
 CLRTRACE_OUTPUT="file:/nonexistent/dir/t.jsonl" dotnet "$dll" status 4 >"$OUT/nw.out" 2>"$OUT/nw.err"
