@@ -345,6 +345,37 @@ bad:
 	return -EINVAL;
 }
 
+/* The program's name as CLRTRACE_PROCESSES, %n and the journal see it:
+ * app for "dotnet [exec] [--opts] app.dll", else the basename of argv[0].
+ * NULL for the dotnet host running something else ("dotnet build"). */
+char *config_program_name(char *const *argv)
+{
+	const char *b = strrchr(argv[0], '/');
+
+	b = b ? b + 1 : argv[0];
+	if (strcmp(b, "dotnet") != 0)
+		return strdup(*b ? b : "dotnet");
+	for (int i = 1; argv[i]; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (l > 4 && strcmp(argv[i] + l - 4, ".dll") == 0) {
+			const char *d = strrchr(argv[i], '/');
+
+			d = d ? d + 1 : argv[i];
+			return strndup(d, strlen(d) - 4);
+		}
+		if (argv[i][0] == '-') {
+			/* host options (--roll-forward Major, --depsfile F) take a value */
+			if (argv[i + 1] && argv[i + 1][0] != '-' && !strstr(argv[i + 1], ".dll"))
+				i++;
+			continue;
+		}
+		if (strcmp(argv[i], "exec") != 0)
+			break;
+	}
+	return NULL;
+}
+
 /* Report one bad value: the variable, the value, what is accepted. */
 static void warn_bad(ct_warn_fn warn, void *ud, const char *var, const char *val,
 		     const char *why, const char *fallback)

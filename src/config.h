@@ -65,3 +65,7 @@ bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time);
 
 const char *ct_output_kind_to_string(enum ct_output_kind k);
+
+/* app for "dotnet [exec] app.dll", else basename(argv[0]); NULL for the
+ * dotnet host running a command of its own.  malloc'd. */
+char *config_program_name(char *const *argv);

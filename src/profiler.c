@@ -95,27 +95,23 @@ static char *read_cmdline(size_t *len)
 	return buf;
 }
 
-/* The program's name: app for "dotnet [exec] app.dll", else basename(argv0). */
+/* The program's name from /proc/self/cmdline (see config_program_name). */
 static char *program_name(const char *cmd, size_t len)
 {
-	const char *argv0 = cmd, *base = strrchr(argv0, '/');
+	_cleanup_free_ char **argv = NULL;
+	size_t n = 0;
+	char *name;
 
-	base = base ? base + 1 : argv0;
-	if (strcmp(base, "dotnet") == 0) {
-		for (const char *p = cmd + strlen(cmd) + 1; p < cmd + len; p += strlen(p) + 1) {
-			size_t l = strlen(p);
-			const char *b;
-
-			if (l > 4 && strcmp(p + l - 4, ".dll") == 0) {
-				b = strrchr(p, '/');
-				b = b ? b + 1 : p;
-				return strndup(b, strlen(b) - 4);
-			}
-			if (*p != '-' && strcmp(p, "exec") != 0)
-				break; /* "dotnet build" and friends: the host itself */
-		}
-	}
-	return strdup(*base ? base : "dotnet");
+	for (const char *p = cmd; p < cmd + len; p += strlen(p) + 1)
+		n++;
+	argv = calloc(n + 1, sizeof(char *));
+	if (!argv || n == 0)
+		return strdup("dotnet");
+	n = 0;
+	for (const char *p = cmd; p < cmd + len; p += strlen(p) + 1)
+		argv[n++] = (char *)p;
+	name = config_program_name(argv);
+	return name ? name : strdup("dotnet");
 }
 
 /* The effective configuration, for runtime.init. */

@@ -18,28 +18,6 @@
 #include "pending.h"
 #include "util.h"
 
-/* The name the profiler will see: app for "dotnet app.dll", else basename. */
-static char *traced_name(char **argv)
-{
-	const char *b = strrchr(argv[0], '/');
-
-	b = b ? b + 1 : argv[0];
-	if (strcmp(b, "dotnet") != 0)
-		return strdup(b);
-	for (int i = 1; argv[i]; i++) {
-		size_t l = strlen(argv[i]);
-
-		if (l > 4 && strcmp(argv[i] + l - 4, ".dll") == 0) {
-			const char *d = strrchr(argv[i], '/');
-			d = d ? d + 1 : argv[i];
-			return strndup(d, strlen(d) - 4);
-		}
-		if (argv[i][0] != '-' && strcmp(argv[i], "exec") != 0)
-			break;
-	}
-	return NULL;
-}
-
 /* Make every file: sink absolute, so the summary can find it. */
 static char *absolute_outputs(const char *outputs)
 {
@@ -224,7 +202,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (trace_opts_finish(&o) < 0)
 		return EXIT_USAGE;
-	name = traced_name(argv + i);
+	name = config_program_name(argv + i);
 	if (!o.processes)
 		o.processes = strdup(name ? name : "!dotnet,!MSBuild,!VBCSCompiler,!csc");
 	{

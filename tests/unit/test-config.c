@@ -197,8 +197,28 @@ static void test_expand(void)
 	free(p);
 }
 
+static void test_program_name(void)
+{
+	static const struct { const char *argv[5]; const char *want; } cases[] = {
+		{ { "dotnet", "app.dll" }, "app" },
+		{ { "/usr/bin/dotnet", "exec", "--roll-forward", "Major", "/srv/x/My.App.dll" }, "My.App" },
+		{ { "/usr/share/dotnet/dotnet", "/srv/x/My.App.dll" }, "My.App" },
+		{ { "dotnet", "build" }, NULL },
+		{ { "/opt/app/MyService", "--port", "80" }, "MyService" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = config_program_name((char *const *)cases[i].argv);
+		bool same = got && cases[i].want ? strcmp(got, cases[i].want) == 0 : got == cases[i].want;
+
+		CHECK(same, "program name of %s %s is %s (got %s)", cases[i].argv[0], cases[i].argv[1] ? cases[i].argv[1] : "",
+		      cases[i].want ? cases[i].want : "NULL", got ? got : "NULL");
+		free(got);
+	}
+}
+
 int main(void)
 {
+	test_program_name();
 	test_defaults();
 	test_events();
 	test_outputs();
