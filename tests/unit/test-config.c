@@ -6,22 +6,11 @@
 
 #include "config.h"
 #include "events.h"
+#include "unit.h"
 
-static int failures;
 static const char *const *env_now; /* NAME=VALUE pairs for fake_getenv */
 static char warned[4096];
 
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) { \
-			printf("ok: "); \
-		} else { \
-			printf("FAIL: "); \
-			failures++; \
-		} \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} while (0)
 
 /* getenv over env_now. */
 static const char *fake_getenv(const char *name)

@@ -11,20 +11,9 @@
 #include <string.h>
 
 #include "exceptions/machine.h"
+#include "unit.h"
 
-static int failures;
 
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) { \
-			printf("ok: "); \
-		} else { \
-			printf("FAIL: "); \
-			failures++; \
-		} \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} while (0)
 
 /* What one replay produced. */
 struct capture {

@@ -14,19 +14,11 @@
 #include "jsonw.h"
 #include "sink.h"
 #include "tracer.h"
+#include "unit.h"
 
 struct ct_global ct;
-static int failures;
 static char said[4096];
 
-#define CHECK(cond, ...) \
-	do { \
-		printf((cond) ? "ok: " : "FAIL: "); \
-		if (!(cond)) \
-			failures++; \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} while (0)
 
 /* The profiler's stderr channel, captured. */
 void ct_say_once(const char *key, const char *fmt, ...)
