@@ -16,6 +16,12 @@ check_trace "$t"
 expect "FailFast: the records run up to the last one the tracer saw (seq = count)" \
 	"$(tail -1 "$t" | jq .seq)" "$n"
 
+# -q only drops the summary line: the merge still happens
+t3="$OUT/failfast-quiet.jsonl"
+"$CLRTRACE" run -q -o "file:$t3" -- dotnet "$dll" failfast >/dev/null 2>&1
+! ls "$t3".*.pending >/dev/null 2>&1 && [ "$(wc -l <"$t3")" -gt 20 ] && ok "run -q merges FILE.<pid>.pending too" ||
+	fail "run -q left the records in FILE.<pid>.pending"
+
 # kill -9 while running, with no periodic flush (CLRTRACE_FLUSH_MS=0):
 # every record is in FILE.<pid>.pending; recover by hand
 t2="$OUT/kill9.jsonl"

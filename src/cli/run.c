@@ -52,12 +52,13 @@ struct run_counts {
 	int recovered;
 };
 
-/* Count records and finished exceptions in one trace file, after merging
- * what a process that died without flushing left in FILE.pending. */
-static void count_file(const char *path, struct run_counts *c)
+/* Merge what a process that died without flushing left in
+ * FILE.<pid>.pending, then count records and finished exceptions (unless
+ * the summary is not wanted). */
+static void count_file(const char *path, struct run_counts *c, bool quiet)
 {
 	int recovered = pending_recover(path);
-	FILE *f = fopen(path, "re");
+	FILE *f = quiet ? NULL : fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -106,7 +107,7 @@ static char *template_glob(const char *tmpl, const char *name)
 	return buf;
 }
 
-/* The trace files this run produced: the child's pid first, else any file
+/* Merge and summarise the trace files this run produced: the child's pid first, else any file
  * of the template written since START. */
 static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet)
 {
@@ -115,7 +116,7 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 	struct run_counts c = { 0 };
 	int files = 0;
 
-	if (quiet || !copy)
+	if (!copy)
 		return;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		tok = strstrip(tok);
@@ -125,7 +126,7 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 		struct stat st;
 
 		if (path && !strstr(tok + 5, "%t") && stat(path, &st) == 0) {
-			count_file(path, &c);
+			count_file(path, &c, quiet);
 			files++;
 			if (!where)
 				where = strdup(path);
@@ -139,22 +140,25 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 			continue;
 		for (size_t k = 0; k < g.gl_pathc; k++)
 			if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start) {
-				count_file(g.gl_pathv[k], &c);
+				count_file(g.gl_pathv[k], &c, quiet);
 				files++;
 				if (!where)
 					where = strdup(g.gl_pathv[k]);
 			}
 		globfree(&g);
 	}
+	if (quiet)
+		goto out;
 	if (strstr(outputs, "journal"))
 		fprintf(stderr, "clrtrace: trace sent to the journal%s\n", files ? "" : " (journalctl CLRTRACE_PID=...)");
 	if (files == 0) {
 		if (!strstr(outputs, "journal"))
 			fprintf(stderr, "clrtrace: no trace file was written (was the program a .NET program?)\n");
-		return;
+		goto out;
 	}
 	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), trace in %s%s\n",
 		c.records, c.exceptions, c.unhandled, where, files > 1 ? " and more" : "");
+out:
 	free(where);
 }
 
