@@ -73,6 +73,7 @@ typedef struct com_object {
 #define COR_PRF_MONITOR_CODE_TRANSITIONS 0x00000800u
 #define COR_PRF_MONITOR_SUSPENDS 0x00010000u
 #define COR_PRF_DISABLE_INLINING 0x00200000u
+#define COR_PRF_ENABLE_STACK_SNAPSHOT 0x10000000u
 /* COR_PRF_HIGH_MONITOR (high word) */
 #define COR_PRF_HIGH_BASIC_GC 0x00000010u
 
@@ -106,6 +107,7 @@ enum info_slot {
 	INFO_GetModuleMetaData = 21,
 	INFO_GetAppDomainInfo = 25,
 	INFO_GetAssemblyInfo = 26,
+	INFO_DoStackSnapshot = 36,
 	INFO_GetFunctionInfo2 = 38,
 	INFO_GetClassLayout = 40,
 	INFO_GetClassIDInfo2 = 41,

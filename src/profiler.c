@@ -186,6 +186,25 @@ static json_t *runtime_json(void)
 	return json_pack("{s:s,s:s?,s:i}", "version", ver, "build", s, "major", major);
 }
 
+/* Does this runtime handle exceptions the pre-.NET 9 way (no second pass
+ * for an unhandled exception)? */
+static bool legacy_exception_handling(void)
+{
+	static const char *const vars[] = { "DOTNET_LegacyExceptionHandling", "COMPlus_LegacyExceptionHandling" };
+
+	if (ct.runtime_major && ct.runtime_major < 9)
+		return true;
+	if (ct.runtime_major != 9)
+		return false;
+	for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
+		const char *v = secure_getenv(vars[i]);
+
+		if (v && strcmp(v, "1") == 0)
+			return true;
+	}
+	return false;
+}
+
 static struct sigaction old_abrt;
 
 /* SIGABRT (FailFast, an unhandled exception's abort): flush, then let the
@@ -213,7 +232,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	_cleanup_free_ char *cmd = NULL;
 	size_t cmd_len = 0;
 	uint32_t low = 0, high = 0;
-	json_t *argv;
+	json_t *argv, *runtime;
 	int r;
 
 	json_object_seed(0);
@@ -246,14 +265,23 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		ct_say_once("nosink", "no output could be opened; not tracing");
 		goto fail;
 	}
+	runtime = runtime_json();
+	ct.legacy_eh = legacy_exception_handling();
+	if (json_is_object(runtime))
+		json_object_set_new(runtime, "legacy_eh", json_boolean(ct.legacy_eh));
 	for (int i = 0; i < _CAT_MAX; i++)
 		if (ct_on(i)) {
 			low |= ct_categories[i].mask_low;
 			high |= ct_categories[i].mask_high;
 		}
+	/* legacy EH: the depth of the stack at a throw tells when an
+	 * unhandled exception's search is over (see exm_input.stack_depth) */
+	if (ct.legacy_eh && (low & COR_PRF_MONITOR_EXCEPTIONS))
+		low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
 		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);
 		ct_sinks_close();
+		json_decref(runtime);
 		goto fail;
 	}
 
@@ -262,7 +290,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1)
 		json_array_append_new(argv, json_string(p));
 	ct_emit(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
-		json_pack("{s:o,s:o,s:s,s:s,s:o}", "runtime", runtime_json(), "argv", argv, "program", ct.program,
+		json_pack("{s:o,s:o,s:s,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
 			  "clrtrace", PACKAGE_VERSION, "config", config_json()));
 
 	struct sigaction sa = { .sa_handler = on_sigabrt };

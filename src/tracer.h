@@ -52,6 +52,7 @@ struct ct_global {
 	atomic_bool active;   /* false: every callback returns at once */
 	atomic_bool shut_down;
 	int runtime_major;
+	bool legacy_eh;       /* .NET 8, or 9 with LegacyExceptionHandling */
 };
 
 extern struct ct_global ct;

@@ -282,6 +282,28 @@ static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool wi
 	return feed(t, &in);
 }
 
+typedef HRESULT (*stack_snapshot_cb)(FunctionID, UINT_PTR, UINT_PTR, uint32_t, uint8_t *, void *);
+typedef HRESULT (*do_stack_snapshot_fn)(com_object *, ThreadID, stack_snapshot_cb, uint32_t, void *, uint8_t *,
+					uint32_t);
+
+/* Count one managed frame (FunctionID 0 marks a run of native frames). */
+static HRESULT count_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n, uint8_t *ctx, void *data)
+{
+	if (f)
+		++*(unsigned *)data;
+	return S_OK;
+}
+
+/* Managed frames on this thread's stack, or 0 if the runtime won't say. */
+static unsigned stack_depth(void)
+{
+	unsigned n = 0;
+
+	if (FAILED(COM_CALL(ct.info, INFO_DoStackSnapshot, do_stack_snapshot_fn, 0, count_frame, 0, &n, NULL, 0)))
+		return 0;
+	return n;
+}
+
 HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 {
 	struct exm_input in = { .kind = EXM_THROWN, .object = obj };
@@ -297,6 +319,8 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	in.has_hresult = info.has_hresult;
 	in.traced = info.traced;
 	in.muted = !type_wanted(info.type);
+	if (ct.legacy_eh)
+		in.stack_depth = stack_depth();
 	feed(t, &in);
 	exc_info_done(&info);
 	return S_OK;

@@ -100,6 +100,7 @@ struct exr {
 	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
 	json_t *exc;              /* {id,type,message,hresult} */
 	json_t *searched, *filters, *finally, *unwound, *nested;
+	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
 };
 
 struct exm {
@@ -572,6 +573,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	}
 	r->id = atomic_fetch_add(&next_id, 1);
 	r->object = in->object;
+	r->stack_depth = in->stack_depth;
 	r->t0 = now(c);
 	r->muted = in->muted;
 	r->state = S_SEARCH;
@@ -642,6 +644,14 @@ static void on_search_leave(struct ctx *c, struct exr *r)
 		r->pending = P_SEARCH;
 	else
 		close_sframe(c, r, NULL);
+	/* legacy EH: the outermost frame searched without a catcher is the
+	 * last callback before the process dies */
+	if (r->stack_depth && ++r->frames_searched >= r->stack_depth && !r->has_catcher &&
+	    filter_below(c->m, c->m->n - 1) < 0) {
+		close_sframe(c, r, NULL);
+		close_search(c, r, NULL);
+		unhandled(c, r);
+	}
 }
 
 static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input *in)

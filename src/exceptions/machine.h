@@ -91,6 +91,12 @@ struct exm_input {
 	bool no_message;      /* leave the message field out entirely */
 	bool traced;          /* the object already holds a stack trace */
 	bool muted;           /* filtered out: follow it, emit nothing */
+	/* THROWN, legacy exception handling only (.NET 8): managed frames on
+	 * the stack at the throw.  There the search pass of an unhandled
+	 * exception is the last thing the runtime reports (no second pass):
+	 * once it has left that many frames without a catcher, the verdict is
+	 * unhandled.  0: unknown, or new exception handling. */
+	unsigned stack_depth;
 };
 
 enum exm_event {
