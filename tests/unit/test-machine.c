@@ -121,6 +121,7 @@ static int parse_input(json_t *o, struct exm_input *in)
 	}
 	in->traced = json_is_true(json_object_get(o, "traced"));
 	in->muted = json_is_true(json_object_get(o, "muted"));
+	in->stack_depth = (unsigned)json_integer_value(json_object_get(o, "stack_depth"));
 	return 0;
 }
 
@@ -307,6 +308,19 @@ static const struct quirk quirks[] = {
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
 	  "unknown M>- f=threw fin=0; caught Z>Z f= fin=0", 1 },
+	/* .NET 8 (legacy EH): an unhandled exception's search is the last thing
+	 * reported (no CatcherFound, no second pass); with the stack depth of
+	 * the throw known, the verdict comes at the outermost frame's Leave.
+	 * The caught one before it, at the same depth, is not mistaken. */
+	{ "legacy unhandled",
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"stack_depth\":2}\n"
+	  IN("search_enter", "M") OUT("search_leave") IN("search_enter", "Main") IN("catcher_found", "Main")
+	  OUT("search_leave") IN("unwind_enter", "M") OUT("unwind_leave") IN("unwind_enter", "Main")
+	  INF("catch_enter", "Main", "0x100") OUTF("catch_leave", "0x100")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"stack_depth\":3}\n"
+	  IN("search_enter", "D") OUT("search_leave") IN("search_enter", "U") OUT("search_leave")
+	  IN("search_enter", "Main") OUT("search_leave"),
+	  "caught M>Main f= fin=0; unhandled D>- f= fin=0", 0, 1 },
 	/* a muted (filtered-out) exception is followed but leaves no record,
 	 * and does not steal the callbacks of the one it is nested in */
 	{ "muted",
