@@ -14,7 +14,7 @@
 #include "pending.h"
 #include "util.h"
 
-/* Create and map PATH.<pid>.pending with room for SIZE bytes of records. */
+/* Create and map PATH.<pid>.pending with two buffers of SIZE bytes. */
 int pending_create(const char *path, size_t size, struct pending_header **ret, char **ret_path)
 {
 	_cleanup_free_ char *p = NULL;
@@ -29,13 +29,13 @@ int pending_create(const char *path, size_t size, struct pending_header **ret, c
 		return -errno;
 	/* allocate the blocks now: a store into a hole of a full disk would
 	 * be a SIGBUS in the traced program */
-	r = posix_fallocate(fd, 0, (off_t)(PENDING_DATA_OFFSET + size));
+	r = posix_fallocate(fd, 0, (off_t)(PENDING_DATA_OFFSET + 2 * size));
 	if (r != 0) {
 		close(fd);
 		unlink(p);
 		return -r;
 	}
-	h = mmap(NULL, PENDING_DATA_OFFSET + size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	h = mmap(NULL, PENDING_DATA_OFFSET + 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	r = h == MAP_FAILED ? -errno : 0;
 	close(fd);
 	if (r < 0) {
@@ -44,16 +44,17 @@ int pending_create(const char *path, size_t size, struct pending_header **ret, c
 	}
 	memcpy(h->magic, PENDING_MAGIC, 8);
 	h->pid = getpid();
-	pending_set_used(h, 0);
+	h->n_bufs = 2;
+	h->buf_size = size;
 	*ret = h;
 	*ret_path = TAKE_PTR(p);
 	return 0;
 }
 
 /* Unmap and delete the mirror. */
-void pending_remove(struct pending_header *h, size_t size, const char *pending_path)
+void pending_remove(struct pending_header *h, const char *pending_path)
 {
-	munmap(h, PENDING_DATA_OFFSET + size);
+	munmap(h, PENDING_DATA_OFFSET + 2 * h->buf_size);
 	unlink(pending_path);
 }
 
@@ -125,39 +126,57 @@ static uint64_t last_seq(int fd, int pid)
 	return best;
 }
 
+/* Append the lines of D[0..used) whose seq is above *have to FD. */
+static int append_newer(int fd, const char *d, size_t used, int pid, uint64_t *have, int *n)
+{
+	for (const char *l = d, *e; l < d + used; l = e + 1) {
+		uint64_t seq;
+		int r;
+
+		e = memchr(l, '\n', (size_t)(d + used - l));
+		if (!e)
+			break;
+		seq = line_seq(l, (size_t)(e - l), pid);
+		if (seq <= *have)
+			continue; /* written before the death already */
+		r = write_all(fd, l, (size_t)(e - l + 1));
+		if (r < 0)
+			return r;
+		*have = seq;
+		++*n;
+	}
+	return 0;
+}
+
 /* Append the records of one mirror P that TRACE lacks, then delete P. */
 static int recover_one(const char *trace, const char *p)
 {
 	_cleanup_free_ char *data = NULL;
-	const struct pending_header *h;
-	size_t len = 0, used;
+	struct pending_header *h;
+	size_t len = 0;
 	uint64_t have;
 	int fd, n = 0, r = 0;
 
 	data = read_all(p, &len);
 	if (!data)
 		return -errno;
-	h = (const struct pending_header *)data;
-	if (len < PENDING_DATA_OFFSET || memcmp(h->magic, PENDING_MAGIC, 8) != 0)
-		return -EBADMSG;
-	used = (size_t)atomic_load(&((struct pending_header *)data)->used);
-	if (used > len - PENDING_DATA_OFFSET)
+	h = (struct pending_header *)data;
+	if (len < PENDING_DATA_OFFSET || memcmp(h->magic, PENDING_MAGIC, 8) != 0 || h->n_bufs != 2 ||
+	    h->buf_size == 0 || PENDING_DATA_OFFSET + 2 * h->buf_size > len)
 		return -EBADMSG;
 	fd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
 	have = last_seq(fd, h->pid);
-	const char *d = data + PENDING_DATA_OFFSET;
-	for (const char *l = d, *e; l < d + used; l = e + 1) {
-		e = memchr(l, '\n', (size_t)(d + used - l));
-		if (!e)
-			break;
-		if (line_seq(l, (size_t)(e - l), h->pid) <= have)
-			continue; /* written before the death already */
-		r = write_all(fd, l, (size_t)(e - l + 1));
-		if (r < 0)
-			break;
-		n++;
+	/* the older buffer first: its records have the lower seqs */
+	int first = h->gen[0] <= h->gen[1] ? 0 : 1;
+	for (int k = 0; k < 2 && r == 0; k++) {
+		int i = k ? 1 - first : first;
+		size_t used = (size_t)atomic_load(&h->used[i]);
+
+		if (used > h->buf_size)
+			used = 0;
+		r = append_newer(fd, pending_data(h, i), used, h->pid, &have, &n);
 	}
 	close(fd);
 	if (r < 0)

@@ -98,6 +98,10 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 	for (size_t i = 0; i < n_sinks; i++)
 		sinks[i].ops->write(&sinks[i], &r);
 	pthread_mutex_unlock(&emit_lock);
+	for (size_t i = 0; i < n_sinks; i++)
+		if (atomic_load_explicit(&sinks[i].drain_wanted, memory_order_relaxed) &&
+		    atomic_exchange(&sinks[i].drain_wanted, false))
+			sinks[i].ops->drain(&sinks[i]);
 	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
 		report_drops(false);
 }

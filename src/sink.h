@@ -30,6 +30,9 @@ struct ct_sink_ops {
 	/* Take one record.  Called with the emit lock held, in seq order: must
 	 * not block for long (no waiting on a peer; buffer or queue). */
 	void (*write)(struct ct_sink *s, const struct ct_rec *r);
+	/* Optional: called after the emit lock is released when write() set
+	 * drain_wanted, to do the slow part (a write(2)) off that lock. */
+	void (*drain)(struct ct_sink *s);
 	/* Push what is buffered out.  DYING: the process is about to die. */
 	void (*flush)(struct ct_sink *s, bool dying);
 	void (*close)(struct ct_sink *s);
@@ -44,6 +47,7 @@ struct ct_sink {
 	atomic_uint_fast64_t dropped;
 	atomic_uint_fast64_t unreported;
 	atomic_bool report_ready; /* set by the sink when it works again */
+	atomic_bool drain_wanted; /* see ops->drain */
 	char reason[128];
 	bool failed_hard; /* nothing could be written at all */
 };
