@@ -25,6 +25,11 @@ static const struct ct_sink_ops *const sink_kinds[_OUT_MAX] = {
 static struct ct_sink *sinks;
 static size_t n_sinks;
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held for reading by everything that uses a sink (dispatch, drains,
+ * flushes) and for writing by close: a thread still emitting while the
+ * runtime shuts down never touches a closed sink.  glibc's default rwlock
+ * prefers readers, so a flusher can still get in while close waits. */
+static pthread_rwlock_t sinks_rw = PTHREAD_RWLOCK_INITIALIZER;
 static uint64_t seq; /* under emit_lock */
 static atomic_bool reports_pending;
 
@@ -59,6 +64,7 @@ static void report_drops(bool all)
 	if (!atomic_exchange(&reports_pending, false) && !all)
 		return;
 	t = ct_thread_get();
+	pthread_rwlock_rdlock(&sinks_rw); /* ct_emit takes it again: reads nest */
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
 		uint64_t n;
@@ -73,6 +79,7 @@ static void report_drops(bool all)
 				  "sink", ct_output_kind_to_string(s->ops->kind),
 				  "where", s->where, "reason", s->reason));
 	}
+	pthread_rwlock_unlock(&sinks_rw);
 }
 
 /* Give the record in t->line its seq and hand it to every sink, in seq
@@ -84,6 +91,11 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 	char digits[24], *start, *d;
 	size_t nd;
 
+	pthread_rwlock_rdlock(&sinks_rw);
+	if (n_sinks == 0) { /* closed: the record has nowhere to go */
+		pthread_rwlock_unlock(&sinks_rw);
+		return;
+	}
 	pthread_mutex_lock(&emit_lock);
 	r.seq = ++seq;
 	d = digits + sizeof(digits);
@@ -102,18 +114,29 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 		if (atomic_load_explicit(&sinks[i].drain_wanted, memory_order_relaxed) &&
 		    atomic_exchange(&sinks[i].drain_wanted, false))
 			sinks[i].ops->drain(&sinks[i]);
+	pthread_rwlock_unlock(&sinks_rw);
 	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
 		report_drops(false);
 }
 
-/* Flush every sink. */
+/* Flush every sink (a caller that is about to die waits at most 2 s). */
 void ct_flush_all(bool dying)
 {
 	PROTECT_ERRNO;
 
+	if (dying) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		if (pthread_rwlock_timedrdlock(&sinks_rw, &ts) != 0)
+			return;
+	} else
+		pthread_rwlock_rdlock(&sinks_rw);
 	for (size_t i = 0; i < n_sinks; i++)
 		if (sinks[i].ops->flush)
 			sinks[i].ops->flush(&sinks[i], dying);
+	pthread_rwlock_unlock(&sinks_rw);
 }
 
 /* The flusher thread: push buffers out every CLRTRACE_FLUSH_MS. */
@@ -183,8 +206,10 @@ void ct_sinks_totals(struct ct_totals *out)
 	out->records = seq;
 	pthread_mutex_unlock(&emit_lock);
 	out->dropped = 0;
+	pthread_rwlock_rdlock(&sinks_rw);
 	for (size_t i = 0; i < n_sinks; i++)
 		out->dropped += atomic_load(&sinks[i].dropped);
+	pthread_rwlock_unlock(&sinks_rw);
 }
 
 /* Report leftovers, flush, close every sink, stop the flusher. */
@@ -200,6 +225,7 @@ void ct_sinks_close(void)
 	}
 	report_drops(true);
 	ct_flush_all(false);
+	pthread_rwlock_wrlock(&sinks_rw);
 	pthread_mutex_lock(&emit_lock);
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
@@ -216,4 +242,5 @@ void ct_sinks_close(void)
 	free(sinks);
 	sinks = NULL;
 	pthread_mutex_unlock(&emit_lock);
+	pthread_rwlock_unlock(&sinks_rw);
 }

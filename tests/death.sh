@@ -16,6 +16,15 @@ check_trace "$t"
 expect "FailFast: the records run up to the last one the tracer saw (seq = count)" \
 	"$(tail -1 "$t" | jq .seq)" "$n"
 
+# exit while four threads keep throwing: the tracer shuts down under them
+# and must neither crash nor hang the program, nor leave a broken trace
+for i in 1 2 3; do
+	t4="$OUT/exitrace-$i.jsonl"
+	trace "$t4" -- dotnet "$dll" exitrace
+	expect "exit under load ($i): the program's own status" "$?" 5
+	check_trace "$t4"
+done
+
 # -q only drops the summary line: the merge still happens
 t3="$OUT/failfast-quiet.jsonl"
 "$CLRTRACE" run -q -o "file:$t3" -- dotnet "$dll" failfast >/dev/null 2>&1

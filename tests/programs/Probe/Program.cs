@@ -50,6 +50,14 @@ namespace Probe
                     Thread.Sleep(int.Parse(args[1]));
                     Console.WriteLine("slept");
                     return 0;
+                case "exitrace":
+                    // threads busy throwing while the process exits under them
+                    for (int i = 0; i < 4; i++)
+                        new Thread(() => { for (;;) { try { throw new InvalidOperationException("spin"); } catch (InvalidOperationException) { } } }) { IsBackground = true }.Start();
+                    Thread.Sleep(300);
+                    Console.WriteLine("exiting under load");
+                    Environment.Exit(5);
+                    return 0;
                 case "failfast":
                     Console.WriteLine("failing fast");
                     Console.Out.Flush();
