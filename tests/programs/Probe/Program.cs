@@ -54,7 +54,7 @@ namespace Probe
                     // threads busy throwing while the process exits under them
                     for (int i = 0; i < 4; i++)
                         new Thread(() => { for (;;) { try { throw new InvalidOperationException("spin"); } catch (InvalidOperationException) { } } }) { IsBackground = true }.Start();
-                    Thread.Sleep(300);
+                    Thread.Sleep(100);
                     Console.WriteLine("exiting under load");
                     Environment.Exit(5);
                     return 0;
