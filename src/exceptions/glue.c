@@ -319,8 +319,10 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	in.has_hresult = info.has_hresult;
 	in.traced = info.traced;
 	in.muted = !type_wanted(info.type);
-	if (ct.legacy_eh)
+	if (ct.legacy_eh) {
+		in.legacy = true;
 		in.stack_depth = stack_depth();
+	}
 	feed(t, &in);
 	exc_info_done(&info);
 	return S_OK;

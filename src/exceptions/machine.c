@@ -101,6 +101,8 @@ struct exr {
 	json_t *exc;              /* {id,type,message,hresult} */
 	json_t *searched, *filters, *finally, *unwound, *nested;
 	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
+	bool legacy;
+	uint64_t maybe_superseded_by; /* legacy EH: decided by what comes next */
 };
 
 struct exm {
@@ -471,10 +473,16 @@ static void start_unwind(struct ctx *c, struct exr *r)
 }
 
 /* Did a handler of R (top) at FP/FN leave the handler of B (below)? */
-static bool escapes(const struct exr *b, uint64_t fp, uint64_t fn)
+static bool escapes(const struct exr *r, struct exr *b, uint64_t fp, uint64_t fn)
 {
 	if (b->state != S_FINALLY && b->state != S_CATCH)
 		return false;
+	if (r->legacy && b->state == S_CATCH && fp && fp == b->handler_fp) {
+		/* legacy EH: inside B's catch block, or past it in the same
+		 * method?  B's own CatcherLeave, or its absence, will tell */
+		b->maybe_superseded_by = r->id;
+		return false;
+	}
 	if (fp && b->handler_fp)
 		return fp >= b->handler_fp; /* stacks grow down: same or outer frame */
 	return fn != b->handler_fn;
@@ -491,7 +499,7 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 	bool had_uframe = r->uframe_open;
 	char *uname = had_uframe && r->uframe_name ? strdup(r->uframe_name) : NULL;
 
-	while (k + 1 < m->n && escapes(m->live[m->n - 2 - k], fp, fn))
+	while (k + 1 < m->n && escapes(r, m->live[m->n - 2 - k], fp, fn))
 		k++;
 	if (!k) {
 		free(uname);
@@ -574,6 +582,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->id = atomic_fetch_add(&next_id, 1);
 	r->object = in->object;
 	r->stack_depth = in->stack_depth;
+	r->legacy = in->legacy;
 	r->t0 = now(c);
 	r->muted = in->muted;
 	r->state = S_SEARCH;
@@ -809,6 +818,14 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	if (!m || !in || !e)
 		return;
 	r = top(m);
+	/* legacy EH: a catch that an inner exception may have left ends with
+	 * its own CatcherLeave; anything else first means it was left */
+	if (r && r->maybe_superseded_by && r->state == S_CATCH &&
+	    !(in->kind == EXM_CATCH_LEAVE && (!in->frame || in->frame == r->handler_fp))) {
+		r->superseded_by = r->maybe_superseded_by;
+		pop(&c, EXM_SUPERSEDED, "abandoned");
+		r = top(m);
+	}
 	if (r && settle_pending(&c, r, in))
 		return;
 	if (r && in->kind != EXM_FILTER_LEAVE)

@@ -97,6 +97,10 @@ struct exm_input {
 	 * once it has left that many frames without a catcher, the verdict is
 	 * unhandled.  0: unknown, or new exception handling. */
 	unsigned stack_depth;
+	/* THROWN: legacy exception handling, where a handler's frame is its
+	 * method's, so a catch inside a catch block reports the outer catch's
+	 * frame: whether the outer catch was left is only known later. */
+	bool legacy;
 };
 
 enum exm_event {

@@ -122,6 +122,7 @@ static int parse_input(json_t *o, struct exm_input *in)
 	in->traced = json_is_true(json_object_get(o, "traced"));
 	in->muted = json_is_true(json_object_get(o, "muted"));
 	in->stack_depth = (unsigned)json_integer_value(json_object_get(o, "stack_depth"));
+	in->legacy = json_is_true(json_object_get(o, "legacy"));
 	return 0;
 }
 
@@ -321,6 +322,29 @@ static const struct quirk quirks[] = {
 	  IN("search_enter", "D") OUT("search_leave") IN("search_enter", "U") OUT("search_leave")
 	  IN("search_enter", "Main") OUT("search_leave"),
 	  "caught M>Main f= fin=0; unhandled D>- f= fin=0", 0, 1 },
+	/* .NET 8: the catch of B inside A's catch block reports A's frame; A's
+	 * own CatcherLeave follows B's, so A was not left (as on .NET 8) */
+	{ "legacy catch in catch",
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"legacy\":true}\n"
+	  IN("search_enter", "H") OUT("search_leave") IN("search_enter", "M") IN("catcher_found", "M")
+	  OUT("search_leave") IN("unwind_enter", "H") OUT("unwind_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100") OUTF("catch_leave", "0x100") OUTF("catch_leave", "0x100"),
+	  "caught H>M f= fin=0; caught M>M f= fin=0" },
+	/* the same frame, but B's catch is past A's in the same method: A's
+	 * CatcherLeave never comes, and the next throw settles it */
+	{ "legacy catch after catch",
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100") OUTF("catch_leave", "0x100")
+	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; superseded M>M f= fin=0; caught Z>Z f= fin=0" },
 	/* a muted (filtered-out) exception is followed but leaves no record,
 	 * and does not steal the callbacks of the one it is nested in */
 	{ "muted",
