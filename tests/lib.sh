@@ -47,7 +47,8 @@ build_program() {
 trace() {
 	local file=$1; shift
 	rm -f "$file"
-	"$CLRTRACE" run -o "file:$file" "$@" >"$file.stdout" 2>"$file.stderr"
+	# a hung program must fail its test, not stall the suite
+	timeout -k 10 600 "$CLRTRACE" run -o "file:$file" "$@" >"$file.stdout" 2>"$file.stderr"
 }
 
 # jqf FILE FILTER: jq -c over a trace (one value per line).
