@@ -13,11 +13,13 @@ dll=$(build_program Journal)
 # elapsed_ms CMD...: run CMD, print its wall time in ms on fd 3
 now_ms() { date +%s%3N; }
 
-# accounted NAME FILE: every seq of FILE missing from the journal is counted.
-# Missing = reported in trace.dropped (sink journal), plus at most the
-# trace.dropped records emitted at close that were themselves lost.
+# accounted NAME FILE [SLACK]: every seq of FILE missing from the journal is
+# counted.  Missing = reported in trace.dropped (sink journal), plus at most
+# the trace.dropped records emitted at close that were themselves lost, plus
+# SLACK: entries the kernel had accepted into the socket of a journald that
+# was then killed (sendmsg succeeded; no client can know they were lost).
 accounted() {
-	local name=$1 f=$2 pid missing reported lost_reports shutdown_dropped
+	local name=$1 f=$2 slack=${3:-0} pid missing reported lost_reports shutdown_dropped
 	pid=$(jq -r 'select(.event=="runtime.init") | .pid' "$f")
 	jctl -o json CLRTRACE_PID="$pid" | jq -r .CLRTRACE_SEQ | LC_ALL=C sort >"$f.jseq"
 	jq -r .seq "$f" | LC_ALL=C sort >"$f.fseq"
@@ -27,7 +29,7 @@ accounted() {
 		comm -23 - "$f.jseq" | wc -l)
 	shutdown_dropped=$(jq -r 'select(.event=="runtime.shutdown") | .totals.dropped' "$f")
 	echo "$name: $(wc -l <"$f") records, $(wc -l <"$f.jseq") in the journal, $missing missing, $reported reported in trace.dropped, runtime.shutdown says $shutdown_dropped"
-	if [ "$missing" -gt 0 ] && [ "$reported" -le "$missing" ] && [ $((missing - reported)) -le "$lost_reports" ]; then
+	if [ "$missing" -gt 0 ] && [ "$reported" -le "$missing" ] && [ $((missing - reported)) -le $((lost_reports + slack)) ]; then
 		ok "$name: every missing record is counted"
 	else
 		fail "$name: $missing missing, $reported reported, $lost_reports reports lost"
@@ -57,7 +59,7 @@ expect "journald killed: program output" "$(cat "$OUT/kill.stdout")" "$(cat "$OU
 [ "$el" -lt $((base * 2 + 3000)) ] && ok "journald killed: finished on time (${el} ms, baseline ${base} ms)" ||
 	fail "journald killed: took ${el} ms (baseline ${base} ms)"
 journald_start
-accounted "journald killed" "$OUT/kill.jsonl"
+accounted "journald killed" "$OUT/kill.jsonl" 16
 
 # 2. killed and started again: the loss is reported in the journal itself
 "$CLRTRACE" run -o "file:$OUT/restart.jsonl" -o journal --ident jl-restart-$$ -- dotnet "$dll" threads 80 \
