@@ -49,6 +49,6 @@ echo "  build/clrtrace run -o file:build/sample/sample.jsonl -- dotnet build/sam
 rm -f sample/sample.jsonl
 ./clrtrace run -o file:sample/sample.jsonl -- dotnet sample/bin/Sample.dll
 if ./clrtrace view sample/sample.jsonl >/dev/null 2>&1; then
-	echo "setup: the exception stories of that run (clrtrace view -e exceptions):"
-	./clrtrace view --event exceptions sample/sample.jsonl 2>/dev/null | head -40 || true
+	echo "setup: the exception stories of that run (clrtrace view --events exceptions):"
+	./clrtrace view --events exceptions sample/sample.jsonl 2>/dev/null | head -40 || true
 fi
