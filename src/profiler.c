@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,17 +204,6 @@ static bool legacy_exception_handling(void)
 	return false;
 }
 
-static struct sigaction old_abrt;
-
-/* SIGABRT (FailFast, an unhandled exception's abort): flush, then let the
- * previous disposition act. */
-static void on_sigabrt(int sig)
-{
-	ct_flush_all(true);
-	sigaction(SIGABRT, &old_abrt, NULL);
-	raise(SIGABRT);
-}
-
 /* exit() without Shutdown (Environment.Exit from some paths): flush. */
 static void on_exit_flush(void)
 {
@@ -293,9 +281,8 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		json_pack("{s:o,s:o,s:s,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
 			  "clrtrace", PACKAGE_VERSION, "config", config_json()));
 
-	struct sigaction sa = { .sa_handler = on_sigabrt };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGABRT, &sa, &old_abrt);
+	/* no SIGABRT handler: the runtime resets every handler before its own
+	 * aborts, and what an abort leaves unwritten is in FILE.<pid>.pending */
 	atexit(on_exit_flush);
 	return S_OK;
 fail:
