@@ -49,15 +49,6 @@ int ct_os_tid(ThreadID id)
 	return (int)os;
 }
 
-/* Is a span (event, key) open on this thread? */
-bool ct_span_open(const struct ct_thread *t, enum ct_event ev, uint64_t key)
-{
-	for (size_t i = t->n_spans; i > 0; i--)
-		if (t->spans[i - 1].event == ev && t->spans[i - 1].key == key)
-			return true;
-	return false;
-}
-
 /* Push a span; 0 or -ENOMEM/-E2BIG. */
 static int span_push(struct ct_thread *t, const struct ct_span *s)
 {

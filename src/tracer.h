@@ -34,7 +34,6 @@ struct ct_thread {
 	struct ct_span *spans;
 	size_t n_spans, cap_spans;
 	struct exm *exm;      /* exception state machine, created on demand */
-	unsigned transition_depth;
 	struct jw line;       /* the record being written */
 };
 
@@ -74,9 +73,6 @@ static inline bool ct_on(enum ct_category c)
  * Returns the span id (begin/end), 0 for instants, or -errno.
  */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
-
-/* Is a span (event, key) open on this thread? */
-bool ct_span_open(const struct ct_thread *t, enum ct_event ev, uint64_t key);
 
 /* Report a problem of the tracer's own as a trace.error record. */
 void ct_error(struct ct_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
