@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * clrtrace check: every line against the record schema, seq gaps not
- * explained by trace.dropped, and span nesting per thread (the rules of
- * tests/nesting.jq).  One line per problem; exit 1 if there was any.
+ * explained by trace.dropped, and span nesting per thread (span, parent and
+ * depth as DESIGN.md defines them).  One line per problem; exit 1 if there
+ * was any.
  */
 #include <errno.h>
 #include <getopt.h>
