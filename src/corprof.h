@@ -2,7 +2,7 @@
 /*
  * The CoreCLR profiling ABI as plain C for x86-64/arm64 Linux.  Only what
  * clrtrace uses; the numbers come from corprof.idl, cor.h and pal_mstypes.h
- * (see ../shared/reference/profiler-abi.md).  The PAL makes ULONG, DWORD,
+ * of dotnet/runtime (src/coreclr/inc, src/coreclr/pal/inc).  The PAL makes ULONG, DWORD,
  * HRESULT and BOOL 32-bit and WCHAR 16-bit, and STDMETHODCALLTYPE empty, so
  * every method is a plain SysV function taking the object first.
  */
