@@ -140,6 +140,47 @@ jq -c 'select(.event=="exception.throw" and .exception.message=="stopping")' "$t
 [ ! -e "$ts.$tp.pending" ] && ok "nothing left in FILE.<pid>.pending" || fail "FILE.$tp.pending left"
 check_trace "$ts"
 
+# no handler, by the profiler alone: .NET 8 and 9 raise ProcessExit and shut
+# down, so the Shutdown callback writes everything; .NET 10 dies of the
+# signal and runs nothing, so the records wait in FILE.<pid>.pending
+for v in 9 8; do
+	dir="$top_builddir/tests/out/bin/Probe-net$v"
+	src="$top_builddir/tests/out/src/probe-net$v"
+	if [ ! -x "$dir/Probe" ]; then
+		rm -rf "$src" && mkdir -p "$src"
+		cp -r "$top_srcdir/tests/programs/Probe" "$top_srcdir/tests/programs/Directory.Build.props" "$src/"
+		chmod -R u+w "$src"
+		dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework=net$v.0 \
+			-o "$dir" "$src/Probe/Probe.csproj" >"$src/publish.log" 2>&1 || {
+			if [ "${CI:-}" = true ]; then fail "no .NET $v runtime pack from the NuGet feed"; else
+				echo "note: no .NET $v runtime pack from the NuGet feed; its SIGTERM part skipped"; fi
+			continue
+		}
+	fi
+	t9="$OUT/term-net$v.jsonl"
+	env $TRACED CLRTRACE_OUTPUT="file:$t9" "$dir/Probe" sleep 60000 >"$OUT/term-net$v.out" 2>&1 &
+	p9=$!
+	wait_for sleeping "$OUT/term-net$v.out" || fail ".NET $v: did not start"
+	kill -TERM $p9
+	wait $p9
+	expect ".NET $v, SIGTERM without a handler: the runtime exits 143" "$?" 143
+	expect ".NET $v: the trace ends with runtime.shutdown, written from the Shutdown callback" \
+		"$(tail -1 "$t9" | jq -r .event)" runtime.shutdown
+	[ ! -e "$t9.$p9.pending" ] && ok ".NET $v: nothing left in FILE.<pid>.pending" || fail ".NET $v: FILE.$p9.pending left"
+	check_trace "$t9"
+done
+t10="$OUT/term-net10.jsonl"
+env $TRACED CLRTRACE_OUTPUT="file:$t10" dotnet "$dll" sleep 60000 >"$OUT/term-net10.out" 2>&1 &
+p10=$!
+wait_for sleeping "$OUT/term-net10.out" || fail ".NET 10: did not start"
+kill -TERM $p10
+wait $p10
+expect ".NET 10, SIGTERM without a handler: death by the signal" "$?" 143
+expect ".NET 10: nothing ran after it (the runtime wrote nothing, nor did the profiler)" "$(wc -l <"$t10")" 0
+[ -s "$t10.$p10.pending" ] && ok ".NET 10: the records wait in FILE.<pid>.pending" || fail ".NET 10: no FILE.$p10.pending"
+"$CLRTRACE" recover "$t10" 2>/dev/null
+check_trace "$t10"
+
 # no handler (on .NET 10 the runtime dies of the signal, running nothing):
 # SIGTERM to `clrtrace run` reaches the program, run merges and dies alike
 tr="$OUT/term-run.jsonl"
