@@ -282,7 +282,11 @@ static void report_gaps(struct checker *c)
 {
 	u64map_foreach(&c->procs, k) {
 		struct proc *p = c->procs.vals[k];
+		struct runs *rs = u64map_get(&c->pids, c->procs.keys[k] & UINT32_MAX);
 		uint64_t budget = p->explained;
+
+		if (rs && rs->tangled)
+			continue; /* said already */
 
 		for (size_t i = 0; i < p->n_gaps; i++) {
 			struct gap *g = &p->gaps[i];
