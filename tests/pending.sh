@@ -231,5 +231,15 @@ if [ "$(id -u)" = 0 ] && unshare -fp --mount-proc true 2>/dev/null; then
 	wait $up
 	expect "clrtrace run as PID 1: the program's status after SIGTERM" "$?" 143
 	check_trace "$tp1"
+	# an orphan passed to PID 1 is reaped, not left a zombie
+	unshare -fp --mount-proc "$CLRTRACE" run -p Probe -o "file:$OUT/orphan.jsonl" -- \
+		sh -c '(sleep 0.2 &); exec dotnet "$0" sleep 4000' "$dll" >"$OUT/orphan.out" 2>&1 &
+	up=$!
+	wait_for sleeping "$OUT/orphan.out" || fail "orphan: did not start"
+	sleep 1
+	clr=$(pgrep -P $up)
+	expect "clrtrace run as PID 1 reaps an orphan (no zombie child)" "$(ps -o stat= --ppid "$clr" | grep -c Z)" 0
+	wait $up
+	expect "and exits with the program's status" "$?" 0
 fi
 finish

@@ -238,16 +238,17 @@ static void check_nesting(struct checker *c, const struct rec *r)
 		problem(c, r->line, "seq %" PRId64 " %s begin: nesting: more than %u spans open", r->seq, what, MAX_NESTING);
 }
 
-/* Seq: per process 1, 2, 3 ...; remember gaps for trace.dropped to explain. */
-static void check_seq(struct checker *c, const struct rec *r)
+/* Seq: per process 1, 2, 3 ...; remember gaps for trace.dropped to explain.
+ * False when the record's pid turned out not to be checkable. */
+static bool check_seq(struct checker *c, const struct rec *r)
 {
 	struct proc *p;
 
 	if (r->seq < 1 || r->pid < 0)
-		return;
+		return true;
 	p = map_obtain(&c->procs, proc_key(r, c->run), sizeof(*p));
 	if (!p)
-		return;
+		return true;
 	if (r->seq <= p->last_seq) {
 		struct runs *rs = u64map_get(&c->pids, (uint64_t)r->pid);
 
@@ -258,11 +259,11 @@ static void check_seq(struct checker *c, const struct rec *r)
 			fprintf(stderr, "clrtrace: %s:%" PRIu64 ": records of %zu processes with pid %" PRId64
 				" interleave in time and cannot be told apart; seq and nesting of pid %" PRId64
 				" are not checked\n", c->name, r->line, rs->n, r->pid, r->pid);
-			return;
+			return false;
 		}
 		problem(c, r->line, "seq %" PRId64 " %s: seq does not increase (previous %" PRId64 ")", r->seq, r->event,
 			p->last_seq);
-		return;
+		return true;
 	}
 	if (r->seq > p->last_seq + 1) {
 		struct gap *g = realloc(p->gaps, (p->n_gaps + 1) * sizeof(*g));
@@ -275,6 +276,7 @@ static void check_seq(struct checker *c, const struct rec *r)
 	p->last_seq = r->seq;
 	if (r->ev == EV_TRACE_DROPPED && jint(r->j, "count") > 0)
 		p->explained += (uint64_t)jint(r->j, "count");
+	return true;
 }
 
 /* At the end: report the gaps the drop counts do not cover. */
@@ -380,10 +382,8 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 	} else {
 		(void)jschema_validate(c->schema, r.j, on_violation, c);
 	}
-	if (find_run(c, &r)) {
-		check_seq(c, &r);
+	if (find_run(c, &r) && check_seq(c, &r))
 		check_nesting(c, &r);
-	}
 	rec_done(&r);
 }
 
