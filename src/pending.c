@@ -216,17 +216,17 @@ __attribute__((format(printf, 3, 4))) static void say(const struct say *s, int e
 	s->fn(s->ud, s->path, buf, error);
 }
 
-/* Is the header's writer alive?  Only asked when its lock was free, which
- * settles it when the writer held one; otherwise compare start times (same
- * boot, same PID namespace: the only place its pid means anything). */
+/* Is the header's writer alive although its lock was free?  (It held none,
+ * or something in the program closed its descriptor.)  Its start time
+ * tells, where its pid means something: same boot, same PID namespace.  A
+ * process that exec'd another program since counts as alive: its file is
+ * merged once that one ends. */
 static bool writer_alive(const struct pending_header *h)
 {
 	char boot[sizeof(h->boot_id)];
 	bool zombie = false;
 	uint64_t st;
 
-	if (h->locked)
-		return false;
 	if (h->pid <= 0 || h->pid_ns != pid_ns_ino() || !h->boot_id[0] ||
 	    !read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) ||
 	    strncmp(boot, h->boot_id, sizeof(boot)) != 0)

@@ -21,9 +21,11 @@ struct pending_header {
 	_Atomic uint64_t used[2];
 	uint64_t gen[2];
 	/* Who writes it.  The writer holds an flock(2) on the file for its
-	 * whole life (locked = 1), so a merge can tell a live writer from a
-	 * dead one in any PID namespace; the start time is the fallback for a
-	 * file system without locks. */
+	 * whole life (locked = 1 when it could), so a merge can tell a live
+	 * writer from a dead one in any PID namespace; where the pid means
+	 * something (same boot and PID namespace), the start time is checked
+	 * as well (a file system without locks, a descriptor closed by the
+	 * program). */
 	uint32_t locked;
 	uint32_t reserved;
 	uint64_t start_ticks; /* /proc/PID/stat starttime */

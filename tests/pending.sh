@@ -37,6 +37,12 @@ grep -q "$live.pending: in use by a running process" "$OUT/second.err" && ok "ru
 expect "recover with a live writer exits 0" "$?" 0
 [ -s "$t.$live.pending" ] && expect "recover took none of its records" "$(jq -c "select(.pid==$live)" "$t" | grep -c .)" 0 ||
 	fail "recover took FILE.$live.pending"
+# a copy holds no lock: its header (pid, start time, boot id) still tells
+cp "$t.$live.pending" "$t.$live.7.pending"
+"$CLRTRACE" recover "$t" 2>"$OUT/recover-copy.err"
+grep -q "$live.7.pending: its process (pid $live) still runs; left alone" "$OUT/recover-copy.err" &&
+	[ -e "$t.$live.7.pending" ] && ok "an unlocked file of a live process is left alone (start time)" ||
+	fail "unlocked copy: $(cat "$OUT/recover-copy.err")"
 kill -9 $live
 wait $live 2>/dev/null
 cp "$t.$live.pending" "$OUT/saved.pending"
@@ -44,7 +50,8 @@ cp "$t.$live.pending" "$OUT/saved.pending"
 expect "recover after the kill exits 0" "$?" 0
 n=$(jq -c "select(.pid==$live)" "$t" | grep -c .)
 [ "$n" -gt 20 ] && ok "the killed process's $n records are in the trace" || fail "only $n records of the killed process"
-[ ! -e "$t.$live.pending" ] && ok "and its file is gone" || fail "FILE.$live.pending left after recover"
+[ ! -e "$t.$live.pending" ] && [ ! -e "$t.$live.7.pending" ] && ok "and its files are gone (the copy's records were not added twice)" ||
+	fail "FILE.$live.pending left after recover"
 expect "no record twice, every pid's seq 1..N" "$(no_dups "$t")" ""
 "$CLRTRACE" check -q "$t" >"$OUT/check1" 2>&1 && ok "check: no problem" || fail "check: $(head -3 "$OUT/check1")"
 
