@@ -112,22 +112,32 @@ static void header_identify(struct pending_header *h, int trace_fd, bool locked)
 }
 
 /* Give the finished file TMP its final name beside PATH: PATH.<pid>.pending,
- * else PATH.<pid>.<n>.pending.  link(2) never replaces an existing file. */
+ * else PATH.<pid>.<n>.pending.  link(2) never replaces an existing file;
+ * where the file system has no hard links, rename without replacing. */
 static int link_unique(const char *tmp, const char *path, char **ret)
 {
+	bool no_links = false;
+
 	for (unsigned n = 0; n < 1000; n++) {
 		char *p = NULL;
 
 		if ((n ? asprintf(&p, "%s.%d.%u.pending", path, (int)getpid(), n)
 		       : asprintf(&p, "%s.%d.pending", path, (int)getpid())) < 0)
 			return -ENOMEM;
-		if (link(tmp, p) == 0) {
+		if (!no_links && link(tmp, p) == 0) {
 			*ret = p;
 			return 0;
 		}
+		if (!no_links && errno != EEXIST && errno != EMLINK) /* EPERM, ENOTSUP ... */
+			no_links = true;
+		if (no_links && renameat2(AT_FDCWD, tmp, AT_FDCWD, p, RENAME_NOREPLACE) == 0) {
+			*ret = p;
+			return 0;
+		}
+		int e = errno;
 		free(p);
-		if (errno != EEXIST)
-			return -errno;
+		if (e != EEXIST)
+			return -e;
 	}
 	return -EEXIST;
 }
@@ -171,7 +181,7 @@ int pending_create(const char *path, int trace_fd, size_t size, struct pending_h
 		munmap(h, PENDING_DATA_OFFSET + 2 * size);
 		goto fail;
 	}
-	unlink(tmp);
+	unlink(tmp); /* ENOENT after a rename */
 	*ret = h;
 	*ret_path = final;
 	*ret_fd = fd;
