@@ -345,6 +345,9 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 		tn = maplen - from;
 	}
 	at_start = from == 0 || (map && map[from - 1] == '\n');
+	/* usually nothing was written (a death between flushes): one scan */
+	if (hi && !has_line(t, tn, at_start, l->v[0], l->len[0]))
+		hi = 0;
 	while (lo < hi) { /* first line not in the trace */
 		size_t mid = lo + (hi - lo) / 2;
 
