@@ -45,6 +45,7 @@ struct file_sink {
 	uint64_t gen;
 	struct pending_header *pending; /* mapping of FILE.<pid>.pending, or NULL */
 	char *pending_path;
+	int pending_fd;         /* holds the writer's lock on it */
 	char *heap;             /* the buffers when there is no mapping */
 	uint64_t n_since_stat;  /* records written since the last link check */
 	bool ever_written;
@@ -77,7 +78,7 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, char **why)
 		return fd;
 	}
 	f = calloc(1, sizeof(*f));
-	if (f && pending_create(path, FILE_BUFFER_SIZE, &f->pending, &f->pending_path) == 0) {
+	if (f && pending_create(path, fd, FILE_BUFFER_SIZE, &f->pending, &f->pending_path, &f->pending_fd) == 0) {
 		f->b[0].data = pending_data(f->pending, 0);
 		f->b[1].data = pending_data(f->pending, 1);
 	} else if (f && (f->heap = malloc(2 * FILE_BUFFER_SIZE))) {
@@ -270,7 +271,7 @@ static void file_close(struct ct_sink *s)
 	pthread_cond_destroy(&f->written);
 	if (f->pending) {
 		/* everything is in FILE now: the mirror has nothing to tell */
-		pending_remove(f->pending, f->pending_path);
+		pending_remove(f->pending, f->pending_path, f->pending_fd);
 		free(f->pending_path);
 	}
 	free(f->heap);

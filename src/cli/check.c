@@ -42,11 +42,28 @@ struct proc {
 	size_t n_gaps;
 };
 
+/* The runs of one pid: a reused pid (a container's pid 1, restarted) puts
+ * several processes' records in one file under one pid.  Each runtime.init
+ * starts a run; a record belongs to the latest run that started before it
+ * (a reused pid's processes do not overlap in time). */
+struct runs {
+	int64_t *init_ts; /* run k started at init_ts[k] */
+	size_t n;
+	bool first_open;  /* run 0 has records but no runtime.init yet */
+	bool tangled;     /* runs overlap: not checked further */
+};
+
+/* A record may be stamped a little before its run's runtime.init (another
+ * thread's callback); a reused pid's next process starts much later. */
+#define RUN_SLACK_NS 10000000
+
 struct checker {
 	const char *name;
 	struct jschema *schema;
-	struct u64map threads; /* pid<<32|tid -> struct stack */
-	struct u64map procs;   /* pid -> struct proc */
+	struct u64map threads; /* run, pid, tid -> struct stack */
+	struct u64map procs;   /* run<<32|pid -> struct proc */
+	struct u64map pids;    /* pid -> struct runs */
+	size_t run;            /* the current record's run of its pid */
 	uint64_t problems, records, max_problems;
 	bool warned_version;
 	const struct rec *cur;
@@ -94,6 +111,28 @@ static void proc_free(void *p)
 	if (pr)
 		free(pr->gaps);
 	free(pr);
+}
+
+/* Free a pid's runs. */
+static void runs_free(void *p)
+{
+	struct runs *r = p;
+
+	if (r)
+		free(r->init_ts);
+	free(r);
+}
+
+/* Key of a process run. */
+static uint64_t proc_key(const struct rec *r, size_t run)
+{
+	return ((uint64_t)run << 32) | (uint32_t)r->pid;
+}
+
+/* Key of a thread of a process run (pids and tids are below 2^22). */
+static uint64_t run_thread_key(const struct rec *r, size_t run)
+{
+	return ((uint64_t)run << 44) ^ ((uint64_t)(uint32_t)r->pid << 22) ^ (uint32_t)r->tid;
 }
 
 /* Get-or-create the value of KEY in M (SIZE bytes, zeroed). */
@@ -151,11 +190,11 @@ static void check_nesting(struct checker *c, const struct rec *r)
 
 	if (r->ph < 0 || r->tid < 0 || r->pid < 0 || r->depth < 0)
 		return; /* the schema check has said what is wrong */
-	s = map_obtain(&c->threads, thread_key(r), sizeof(*s));
+	s = map_obtain(&c->threads, run_thread_key(r, c->run), sizeof(*s));
 	if (!s)
 		return;
 	/* records lost since this thread's last one: believe this record */
-	p = u64map_get(&c->procs, (uint64_t)r->pid);
+	p = u64map_get(&c->procs, proc_key(r, c->run));
 	if (p && p->n_gaps != s->gaps_seen) {
 		s->gaps_seen = p->n_gaps;
 		if (r->ph == PH_END)
@@ -199,20 +238,32 @@ static void check_nesting(struct checker *c, const struct rec *r)
 		problem(c, r->line, "seq %" PRId64 " %s begin: nesting: more than %u spans open", r->seq, what, MAX_NESTING);
 }
 
-/* Seq: per process 1, 2, 3 ...; remember gaps for trace.dropped to explain. */
-static void check_seq(struct checker *c, const struct rec *r)
+/* Seq: per process 1, 2, 3 ...; remember gaps for trace.dropped to explain.
+ * False when the record's pid turned out not to be checkable. */
+static bool check_seq(struct checker *c, const struct rec *r)
 {
 	struct proc *p;
 
 	if (r->seq < 1 || r->pid < 0)
-		return;
-	p = map_obtain(&c->procs, (uint64_t)r->pid, sizeof(*p));
+		return true;
+	p = map_obtain(&c->procs, proc_key(r, c->run), sizeof(*p));
 	if (!p)
-		return;
+		return true;
 	if (r->seq <= p->last_seq) {
+		struct runs *rs = u64map_get(&c->pids, (uint64_t)r->pid);
+
+		if (rs && rs->n > 1) {
+			/* two processes with this pid at once (separate PID
+			 * namespaces sharing the file): not told apart */
+			rs->tangled = true;
+			fprintf(stderr, "clrtrace: %s:%" PRIu64 ": records of %zu processes with pid %" PRId64
+				" interleave in time and cannot be told apart; seq and nesting of pid %" PRId64
+				" are not checked\n", c->name, r->line, rs->n, r->pid, r->pid);
+			return false;
+		}
 		problem(c, r->line, "seq %" PRId64 " %s: seq does not increase (previous %" PRId64 ")", r->seq, r->event,
 			p->last_seq);
-		return;
+		return true;
 	}
 	if (r->seq > p->last_seq + 1) {
 		struct gap *g = realloc(p->gaps, (p->n_gaps + 1) * sizeof(*g));
@@ -225,6 +276,7 @@ static void check_seq(struct checker *c, const struct rec *r)
 	p->last_seq = r->seq;
 	if (r->ev == EV_TRACE_DROPPED && jint(r->j, "count") > 0)
 		p->explained += (uint64_t)jint(r->j, "count");
+	return true;
 }
 
 /* At the end: report the gaps the drop counts do not cover. */
@@ -232,7 +284,11 @@ static void report_gaps(struct checker *c)
 {
 	u64map_foreach(&c->procs, k) {
 		struct proc *p = c->procs.vals[k];
+		struct runs *rs = u64map_get(&c->pids, c->procs.keys[k] & UINT32_MAX);
 		uint64_t budget = p->explained;
+
+		if (rs && rs->tangled)
+			continue; /* said already */
 
 		for (size_t i = 0; i < p->n_gaps; i++) {
 			struct gap *g = &p->gaps[i];
@@ -243,11 +299,63 @@ static void report_gaps(struct checker *c)
 				continue;
 			}
 			problem(c, g->line, "seq gap: %" PRId64 "..%" PRId64 " missing (%" PRIu64 " records) in pid %" PRIu64
-				", %" PRIu64 " not explained by trace.dropped", g->from, g->to, missing, c->procs.keys[k],
-				missing - budget);
+				", %" PRIu64 " not explained by trace.dropped", g->from, g->to, missing,
+				c->procs.keys[k] & UINT32_MAX, missing - budget);
 			budget = 0;
 		}
 	}
+}
+
+/* Which run of its pid R belongs to (see struct runs); false when that pid
+ * cannot be checked. */
+static bool find_run(struct checker *c, const struct rec *r)
+{
+	struct runs *rs;
+
+	c->run = 0;
+	if (r->pid < 0 || !(rs = map_obtain(&c->pids, (uint64_t)r->pid, sizeof(*rs))))
+		return true;
+	if (rs->tangled)
+		return false;
+	if (r->ev == EV_RUNTIME_INIT) {
+		/* the first init of a pid starts run 0 (whose records may come
+		 * first, when another thread's callback got seq 1); every later
+		 * one a new run */
+		if (rs->n == 0 || rs->first_open) {
+			if (rs->n == 0) {
+				rs->init_ts = malloc(sizeof(*rs->init_ts));
+				if (!rs->init_ts)
+					return true;
+				rs->n = 1;
+			}
+			rs->init_ts[0] = r->ts;
+			rs->first_open = false;
+			return true;
+		}
+		int64_t *v = realloc(rs->init_ts, (rs->n + 1) * sizeof(*v));
+		if (!v)
+			return true;
+		rs->init_ts = v;
+		rs->init_ts[rs->n] = r->ts;
+		c->run = rs->n++;
+		return true;
+	}
+	if (rs->n == 0) { /* records before any init: run 0 waits for its own */
+		rs->init_ts = malloc(sizeof(*rs->init_ts));
+		if (!rs->init_ts)
+			return true;
+		rs->init_ts[0] = INT64_MIN;
+		rs->n = 1;
+		rs->first_open = true;
+	}
+	/* the run that started last before it (runs appear in the file in
+	 * any order: a dead run's records are merged after the next one's) */
+	for (size_t i = 1; i < rs->n; i++)
+		if (r->ts >= rs->init_ts[i] - RUN_SLACK_NS && (c->run == 0 || rs->init_ts[i] > rs->init_ts[c->run]))
+			c->run = i;
+	if (c->run && !rs->first_open && rs->init_ts[0] > rs->init_ts[c->run] && r->ts >= rs->init_ts[0] - RUN_SLACK_NS)
+		c->run = 0;
+	return true;
 }
 
 /* Check one line. */
@@ -274,8 +382,8 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 	} else {
 		(void)jschema_validate(c->schema, r.j, on_violation, c);
 	}
-	check_seq(c, &r);
-	check_nesting(c, &r);
+	if (find_run(c, &r) && check_seq(c, &r))
+		check_nesting(c, &r);
 	rec_done(&r);
 }
 
@@ -396,6 +504,7 @@ out:
 	rd_free(rd);
 	u64map_done(&c.threads, stack_free);
 	u64map_done(&c.procs, proc_free);
+	u64map_done(&c.pids, runs_free);
 	jschema_free(c.schema);
 	return status;
 }

@@ -50,6 +50,12 @@ struct run_counts {
 	uint64_t unhandled;
 };
 
+/* A mirror the merge left alone: one line (the trace stays as it is). */
+static void on_skip(void *ud, const char *pending, const char *why, int error)
+{
+	cli_error("%s: %s", pending, why);
+}
+
 /* Merge what a process that died without flushing left in
  * FILE.<pid>.pending, then count records and finished exceptions (unless
  * the summary is not wanted). */
@@ -60,7 +66,7 @@ static void count_file(const char *path, struct run_counts *c, bool quiet)
 	ssize_t n;
 	FILE *f;
 
-	(void)pending_recover(path); /* errors: the trace stays as it is */
+	(void)pending_recover(path, on_skip, NULL);
 	f = quiet ? NULL : fopen(path, "re");
 	if (!f)
 		return;
@@ -159,14 +165,66 @@ out:
 	free(where);
 }
 
+/* The signals passed on to the program: what service managers, timeout(1),
+ * terminals and users send to stop, reload or resize it. */
+static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM };
+static volatile sig_atomic_t child_pid;
+
+/* Pass a signal on to the program.  Not those the terminal generated
+ * (si_code > 0): the terminal sent them to the program too, as it is in
+ * the same foreground process group. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	pid_t p = child_pid;
+
+	(void)uc;
+	if (p > 0 && si->si_code <= 0 && si->si_pid != p)
+		kill(p, sig);
+	errno = saved;
+}
+
+/* Does signal SIG's default action dump core? */
+static bool dumps_core(int sig)
+{
+	static const int core[] = { SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGXCPU, SIGXFSZ, SIGSYS };
+
+	for (size_t k = 0; k < ELEMENTSOF(core); k++)
+		if (core[k] == sig)
+			return true;
+	return false;
+}
+
+/* Wait until the program PID has ended, without reaping it (while it is a
+ * zombie its pid cannot go to another process, so forwarding stays safe).
+ * As PID 1 (a container's entrypoint), reap the orphans that come to us. */
+static int wait_program(pid_t pid)
+{
+	for (;;) {
+		siginfo_t si = { 0 };
+
+		if (waitid(getpid() == 1 ? P_ALL : P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (si.si_pid == pid)
+			return 0;
+		if (si.si_pid > 0)
+			(void)waitpid(si.si_pid, NULL, WNOHANG);
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct trace_opts o = { 0 };
-	int i, status, quiet = 0;
+	int i, wr, status, quiet = 0;
 	char **env, *name;
 	pid_t pid;
 	time_t start = time(NULL);
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old[ELEMENTSOF(forwarded)];
+	sigset_t block, old_mask;
 
 	for (i = 1; i < argc; i++) {
 		int r;
@@ -217,32 +275,60 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	fflush(NULL);
+	/* handlers in place before the program exists; a signal that comes
+	 * meanwhile waits until child_pid is known */
+	sigemptyset(&block);
+	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
+		sigaddset(&block, forwarded[k]);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	sigfillset(&fwd.sa_mask);
+	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++) {
+		sigaction(forwarded[k], NULL, &old[k]);
+		if (old[k].sa_handler != SIG_IGN) /* ignored when we started: stays so */
+			sigaction(forwarded[k], &fwd, NULL);
+	}
 	pid = fork();
 	if (pid < 0) {
 		cli_error("run: fork: %s", strerror(errno));
 		return 1;
 	}
 	if (pid == 0) {
+		for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
+			sigaction(forwarded[k], &old[k], NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		for (size_t k = 0; env[k]; k++)
 			putenv(env[k]);
 		execvp(argv[i], argv + i);
 		cli_error("run: cannot run '%s': %s", argv[i], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	/* like system(3): the terminal's ^C is for the program */
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			cli_error("run: waitpid: %s", strerror(errno));
-			return 1;
-		}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	wr = wait_program(pid);
+	/* the program is gone: what comes now must not cut the merge short */
+	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
+		if (old[k].sa_handler != SIG_IGN)
+			sigaction(forwarded[k], &ign, NULL);
+	child_pid = 0;
+	if (wr < 0 || waitpid(pid, &status, 0) < 0) {
+		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
+		return 1;
+	}
 	summarise(o.outputs, name, pid, start, quiet);
 	free(name);
 	trace_opts_done(&o);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		/* die as the program did, so a shell or service manager sees the
+		 * same death; not of a signal that would dump clrtrace's core */
+		if (!dumps_core(sig)) {
+			fflush(NULL);
+			sigaction(sig, &(struct sigaction){ .sa_handler = SIG_DFL }, NULL);
+			sigprocmask(SIG_SETMASK, &old_mask, NULL);
+			raise(sig);
+		}
+		return 128 + sig; /* PID 1 does not die of its own signals */
+	}
 	return WEXITSTATUS(status);
 }

@@ -63,6 +63,18 @@ namespace Probe
                     Console.Out.Flush();
                     Environment.FailFast("probe fails fast");
                     return 0;
+                case "term":
+                    // a service's own SIGTERM handling: stop, work a little, exit 7
+                    using (var stop = new ManualResetEventSlim())
+                    using (PosixSignalRegistration.Create(PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; stop.Set(); }))
+                    {
+                        Console.WriteLine("sleeping");
+                        Console.Out.Flush();
+                        stop.Wait();
+                        try { throw new InvalidOperationException("stopping"); } catch (InvalidOperationException) { }
+                        Console.WriteLine("stopped");
+                        return 7;
+                    }
                 default:
                     Console.Error.WriteLine("probe: unknown scenario " + what);
                     return 64;
