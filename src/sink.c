@@ -2,7 +2,12 @@
 /*
  * The sink set: one lock orders records (seq) and hands each to every
  * sink; a flusher thread pushes buffers out a few times a second; drops are
- * reported as trace.dropped records once a sink works again.
+ * reported as trace.dropped records once a sink works again, on stderr at
+ * the time and at exit, and to `clrtrace run` (CLRTRACE_STATUS).
+ *
+ * runtime.shutdown ends the trace: ct_sinks_totals() seals it, so that the
+ * shutdown record is the last one numbered and its totals are final;
+ * threads still running afterwards (Environment.Exit) get no seq at all.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -10,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "sink.h"
 #include "tracer.h"
@@ -31,7 +39,14 @@ static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
  * prefers readers, so a flusher can still get in while close waits. */
 static pthread_rwlock_t sinks_rw = PTHREAD_RWLOCK_INITIALIZER;
 static uint64_t seq; /* under emit_lock */
+/* under emit_lock: OPEN; SEALED, only runtime.shutdown may come; ENDED */
+enum { TRACE_OPEN, TRACE_SEALED, TRACE_ENDED };
+static _Atomic int trace_state;
 static atomic_bool reports_pending;
+static atomic_bool announce_pending;
+static char *status_socket; /* CLRTRACE_STATUS: where `clrtrace run` listens */
+static bool exit_said, atexit_done;
+static void sinks_atexit(void);
 
 static pthread_t flusher;
 static bool flusher_running;
@@ -42,9 +57,15 @@ static bool flusher_stop;
 /* For sinks: count N records lost for REASON. */
 void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
 {
+	if (!n)
+		return;
 	atomic_fetch_add(&s->dropped, n);
 	atomic_fetch_add(&s->unreported, n);
-	snprintf(s->reason, sizeof(s->reason), "%s", reason);
+	if (strcmp(s->reason, reason) != 0) {
+		snprintf(s->reason, sizeof(s->reason), "%s", reason);
+		atomic_store(&s->announce, true);
+		atomic_store(&announce_pending, true);
+	}
 }
 
 /* For sinks: writes work again; report what was lost at the next chance. */
@@ -56,12 +77,90 @@ void ct_sink_recovered(struct ct_sink *s)
 	}
 }
 
+/* A short reason for a write error -E. */
+const char *ct_sink_errno_reason(int e)
+{
+	switch (-e) {
+	case ENOSPC:
+		return "disk full";
+	case EDQUOT:
+		return "disk quota exceeded";
+	case EFBIG:
+		return "file size limit exceeded";
+	case EROFS:
+		return "read-only file system";
+	default:
+		return strerror(-e);
+	}
+}
+
+/* Say each new loss on stderr once, off the emit lock (a sink counts its
+ * losses where it must not block). */
+static void announce_losses(void)
+{
+	if (!atomic_exchange(&announce_pending, false))
+		return;
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		char key[300];
+
+		if (!atomic_exchange(&s->announce, false))
+			continue;
+		snprintf(key, sizeof(key), "loss %s %s", s->where, s->reason);
+		ct_say_once(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
+			    s->reason);
+	}
+}
+
+/* At exit: the loss of each sink, once, on stderr and to `clrtrace run`. */
+static void say_exit_losses(uint64_t records)
+{
+	char *msg = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (exit_said)
+		return;
+	exit_said = true;
+	f = status_socket ? open_memstream(&msg, &size) : NULL;
+	if (f)
+		fprintf(f, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		uint64_t lost = atomic_load(&s->dropped);
+		char key[300];
+
+		if (!lost)
+			continue;
+		snprintf(key, sizeof(key), "exit %s", s->where);
+		ct_say_once(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
+			    s->where, s->reason);
+		if (f)
+			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, s->reason);
+	}
+	if (f && fclose(f) == 0 && msg) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		size_t l = strlen(status_socket);
+		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		/* "@name": an abstract socket, nothing on disk (which may be full) */
+		if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
+			memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
+			(void)sendto(fd, msg, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
+				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	free(msg);
+}
+
 /* Emit trace.dropped for every sink that lost records and works again. */
 static void report_drops(bool all)
 {
 	struct ct_thread *t;
 
-	if (!atomic_exchange(&reports_pending, false) && !all)
+	if (atomic_load(&trace_state) != TRACE_OPEN || (!atomic_exchange(&reports_pending, false) && !all))
 		return;
 	t = ct_thread_get();
 	pthread_rwlock_rdlock(&sinks_rw); /* ct_emit takes it again: reads nest */
@@ -97,6 +196,14 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 		return;
 	}
 	pthread_mutex_lock(&emit_lock);
+	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || ev != EV_RUNTIME_SHUTDOWN)) {
+		/* after runtime.shutdown: not part of the trace */
+		pthread_mutex_unlock(&emit_lock);
+		pthread_rwlock_unlock(&sinks_rw);
+		return;
+	}
+	if (ev == EV_RUNTIME_SHUTDOWN)
+		trace_state = TRACE_ENDED;
 	r.seq = ++seq;
 	d = digits + sizeof(digits);
 	for (uint64_t v = r.seq; v; v /= 10)
@@ -114,6 +221,8 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 		if (atomic_load_explicit(&sinks[i].drain_wanted, memory_order_relaxed) &&
 		    atomic_exchange(&sinks[i].drain_wanted, false))
 			sinks[i].ops->drain(&sinks[i]);
+	if (atomic_load_explicit(&announce_pending, memory_order_relaxed))
+		announce_losses();
 	pthread_rwlock_unlock(&sinks_rw);
 	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
 		report_drops(false);
@@ -136,6 +245,8 @@ void ct_flush_all(bool dying)
 	for (size_t i = 0; i < n_sinks; i++)
 		if (sinks[i].ops->flush)
 			sinks[i].ops->flush(&sinks[i], dying);
+	if (!dying)
+		announce_losses();
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
@@ -190,6 +301,17 @@ int ct_sinks_open(void)
 	}
 	if (n_sinks == 0)
 		return -EIO;
+	if (!atexit_done) {
+		const char *v = secure_getenv("CLRTRACE_STATUS");
+
+		/* set by `clrtrace run` only: an abstract socket name */
+		if (v && v[0] == '@' && strlen(v) < sizeof(((struct sockaddr_un *)0)->sun_path))
+			status_socket = strdup(v);
+		atexit(sinks_atexit);
+		atexit_done = true;
+	}
+	atomic_store(&trace_state, TRACE_OPEN);
+	exit_said = false;
 	sigset_t all, old;
 	sigfillset(&all);
 	/* the flusher must never take a signal meant for the program */
@@ -199,20 +321,45 @@ int ct_sinks_open(void)
 	return (int)n_sinks;
 }
 
-/* Totals for runtime.shutdown. */
+/* Seal the trace for runtime.shutdown and give its totals: drops are
+ * reported and buffers flushed first, so that the totals count every loss
+ * of the records before it; after this, only runtime.shutdown gets a seq. */
 void ct_sinks_totals(struct ct_totals *out)
 {
-	pthread_mutex_lock(&emit_lock);
-	out->records = seq;
-	pthread_mutex_unlock(&emit_lock);
-	out->dropped = 0;
+	report_drops(true);
+	ct_flush_all(false);
 	pthread_rwlock_rdlock(&sinks_rw);
+	pthread_mutex_lock(&emit_lock);
+	if (atomic_load(&trace_state) == TRACE_OPEN)
+		atomic_store(&trace_state, TRACE_SEALED);
+	out->records = seq;
+	out->dropped = 0;
 	for (size_t i = 0; i < n_sinks; i++)
 		out->dropped += atomic_load(&sinks[i].dropped);
+	pthread_mutex_unlock(&emit_lock);
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Report leftovers, flush, close every sink, stop the flusher. */
+/* exit() without Shutdown: say the losses (after the profiler's own
+ * atexit flush, which was registered later and so runs first). */
+static void sinks_atexit(void)
+{
+	uint64_t records;
+
+	if (pthread_rwlock_tryrdlock(&sinks_rw) != 0)
+		return; /* closing right now: close says it */
+	pthread_mutex_lock(&emit_lock);
+	records = seq;
+	pthread_mutex_unlock(&emit_lock);
+	if (n_sinks) {
+		announce_losses();
+		say_exit_losses(records);
+	}
+	pthread_rwlock_unlock(&sinks_rw);
+}
+
+/* Report leftovers, flush, close every sink, stop the flusher; say what
+ * was lost. */
 void ct_sinks_close(void)
 {
 	if (flusher_running) {
@@ -227,17 +374,15 @@ void ct_sinks_close(void)
 	ct_flush_all(false);
 	pthread_rwlock_wrlock(&sinks_rw);
 	pthread_mutex_lock(&emit_lock);
-	for (size_t i = 0; i < n_sinks; i++) {
-		struct ct_sink *s = &sinks[i];
-		uint64_t lost = atomic_load(&s->dropped);
-
-		if (s->ops->close)
-			s->ops->close(s);
-		if (lost && s->failed_hard)
-			ct_say_once(s->where, "%" PRIu64 " records could not be written to %s: %s",
-				    lost, s->where, s->reason);
-		free(s->where);
-	}
+	atomic_store(&trace_state, TRACE_ENDED);
+	for (size_t i = 0; i < n_sinks; i++)
+		if (sinks[i].ops->close)
+			sinks[i].ops->close(&sinks[i]);
+	/* close may count the last losses (a buffer the disk refused) */
+	announce_losses();
+	say_exit_losses(seq);
+	for (size_t i = 0; i < n_sinks; i++)
+		free(sinks[i].where);
 	n_sinks = 0;
 	free(sinks);
 	sinks = NULL;
