@@ -120,25 +120,27 @@ static void file_forget_owed(struct file_sink *f)
  * next time).  Caller holds f->io. */
 static void file_check_removed(struct ct_sink *s, struct file_sink *f, bool reopen)
 {
+	uint64_t with_it = 0; /* records (and a torn one) that went with the file */
 	struct stat st;
 	int fd;
 
 	if (!f->gone[0]) {
 		if (fstat(f->fd, &st) < 0 || st.st_nlink > 0)
 			return;
-		/* its records, and a torn one, went with it */
-		ct_sink_lost(s, f->n_since_stat + (f->owed_len ? 1 : 0), "trace file removed while in use");
+		with_it = f->n_since_stat + (f->owed_len ? 1 : 0);
 		f->n_since_stat = 0;
 		file_forget_owed(f);
 		snprintf(f->gone, sizeof(f->gone), "trace file removed while in use");
 	}
-	if (!reopen)
-		return;
-	fd = file_open_path(f->path);
+	fd = reopen ? file_open_path(f->path) : -ENOENT;
 	if (fd < 0) {
-		snprintf(f->gone, sizeof(f->gone), "trace file removed, cannot create it again: %s", strerror(-fd));
+		if (reopen)
+			snprintf(f->gone, sizeof(f->gone), "trace file removed, cannot create it again: %s",
+				 strerror(-fd));
+		ct_sink_lost(s, with_it, f->gone);
 		return;
 	}
+	ct_sink_lost(s, with_it, f->gone);
 	close(f->fd);
 	f->fd = fd;
 	f->gone[0] = 0;

@@ -62,7 +62,11 @@ void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
 	atomic_fetch_add(&s->dropped, n);
 	atomic_fetch_add(&s->unreported, n);
 	if (strcmp(s->reason, reason) != 0) {
+		size_t used = strlen(s->reasons);
+
 		snprintf(s->reason, sizeof(s->reason), "%s", reason);
+		if (!strstr(s->reasons, reason))
+			snprintf(s->reasons + used, sizeof(s->reasons) - used, "%s%s", used ? "; " : "", reason);
 		atomic_store(&s->announce, true);
 		atomic_store(&announce_pending, true);
 	}
@@ -134,9 +138,9 @@ static void say_exit_losses(uint64_t records)
 			continue;
 		snprintf(key, sizeof(key), "exit %s", s->where);
 		ct_say_once(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
-			    s->where, s->reason);
+			    s->where, s->reasons);
 		if (f)
-			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, s->reason);
+			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, s->reasons);
 	}
 	if (f && fclose(f) == 0 && msg) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };

@@ -50,6 +50,7 @@ struct ct_sink {
 	atomic_bool drain_wanted; /* see ops->drain */
 	atomic_bool announce;     /* a new loss to say on stderr (off the emit lock) */
 	char reason[128];         /* why the last records were lost */
+	char reasons[256];        /* every reason so far, "; " between, for the exit */
 };
 
 extern const struct ct_sink_ops ct_sink_file_ops;
