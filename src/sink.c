@@ -61,6 +61,7 @@ void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
 		return;
 	atomic_fetch_add(&s->dropped, n);
 	atomic_fetch_add(&s->unreported, n);
+	pthread_mutex_lock(&s->reason_lock);
 	if (strcmp(s->reason, reason) != 0) {
 		size_t used = strlen(s->reasons);
 
@@ -70,6 +71,7 @@ void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
 		atomic_store(&s->announce, true);
 		atomic_store(&announce_pending, true);
 	}
+	pthread_mutex_unlock(&s->reason_lock);
 }
 
 /* For sinks: writes work again; report what was lost at the next chance. */
@@ -106,13 +108,16 @@ static void announce_losses(void)
 		return;
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
-		char key[300];
+		char key[300], reason[sizeof(s->reason)];
 
 		if (!atomic_exchange(&s->announce, false))
 			continue;
-		snprintf(key, sizeof(key), "loss %s %s", s->where, s->reason);
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reason, s->reason, sizeof(reason));
+		pthread_mutex_unlock(&s->reason_lock);
+		snprintf(key, sizeof(key), "loss %s %s", s->where, reason);
 		ct_say_once(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
-			    s->reason);
+			    reason);
 	}
 }
 
@@ -132,15 +137,18 @@ static void say_exit_losses(uint64_t records)
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
 		uint64_t lost = atomic_load(&s->dropped);
-		char key[300];
+		char key[300], reasons[sizeof(s->reasons)];
 
 		if (!lost)
 			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reasons, s->reasons, sizeof(reasons));
+		pthread_mutex_unlock(&s->reason_lock);
 		snprintf(key, sizeof(key), "exit %s", s->where);
 		ct_say_once(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
-			    s->where, s->reasons);
+			    s->where, reasons);
 		if (f)
-			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, s->reasons);
+			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
 	}
 	if (f && fclose(f) == 0 && msg) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -174,13 +182,18 @@ static void report_drops(bool all)
 
 		if (!all && !atomic_exchange(&s->report_ready, false))
 			continue;
+		char reason[sizeof(s->reason)];
+
 		n = atomic_exchange(&s->unreported, 0);
 		if (!n)
 			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reason, s->reason, sizeof(reason));
+		pthread_mutex_unlock(&s->reason_lock);
 		ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
 			json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)n,
 				  "sink", ct_output_kind_to_string(s->ops->kind),
-				  "where", s->where, "reason", s->reason));
+				  "where", s->where, "reason", reason));
 	}
 	pthread_rwlock_unlock(&sinks_rw);
 }
@@ -293,6 +306,7 @@ int ct_sinks_open(void)
 		int r;
 
 		*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
+		pthread_mutex_init(&s->reason_lock, NULL);
 		r = s->ops->open(s, o, &why);
 		if (r < 0) {
 			ct_say_once(why ? why : "sink", "%s; no trace goes there",
@@ -385,8 +399,10 @@ void ct_sinks_close(void)
 	/* close may count the last losses (a buffer the disk refused) */
 	announce_losses();
 	say_exit_losses(seq);
-	for (size_t i = 0; i < n_sinks; i++)
+	for (size_t i = 0; i < n_sinks; i++) {
 		free(sinks[i].where);
+		pthread_mutex_destroy(&sinks[i].reason_lock);
+	}
 	n_sinks = 0;
 	free(sinks);
 	sinks = NULL;

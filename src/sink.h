@@ -3,6 +3,7 @@
 #pragma once
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,6 +50,7 @@ struct ct_sink {
 	atomic_bool report_ready; /* set by the sink when it works again */
 	atomic_bool drain_wanted; /* see ops->drain */
 	atomic_bool announce;     /* a new loss to say on stderr (off the emit lock) */
+	pthread_mutex_t reason_lock; /* the two below (losses come from several threads) */
 	char reason[128];         /* why the last records were lost */
 	char reasons[256];        /* every reason so far, "; " between, for the exit */
 };
