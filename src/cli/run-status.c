@@ -47,19 +47,19 @@ int run_status_listen(char **env)
 	return fd;
 }
 
-/* Add REASON (control bytes made '?') to the list of distinct reasons. */
-static void add_reason(struct run_status *st, const char *reason, size_t len)
+/* Add REASON (control bytes made '?') to REASONS, a list of distinct ones. */
+static void add_reason(char *reasons, size_t size, const char *reason, size_t len)
 {
 	char clean[160];
-	size_t k = len < sizeof(clean) - 1 ? len : sizeof(clean) - 1, used = strlen(st->reasons);
+	size_t k = len < sizeof(clean) - 1 ? len : sizeof(clean) - 1, used = strlen(reasons);
 
 	for (size_t i = 0; i < k; i++)
 		clean[i] = (unsigned char)reason[i] < 0x20 || reason[i] == 0x7f ? '?' : reason[i];
 	clean[k] = 0;
-	for (const char *p = st->reasons; (p = strstr(p, clean)); p++)
-		if ((p == st->reasons || p[-1] == ' ') && (p[k] == 0 || p[k] == ','))
+	for (const char *p = reasons; (p = strstr(p, clean)); p++)
+		if ((p == reasons || p[-1] == ' ') && (p[k] == 0 || p[k] == ','))
 			return; /* said already */
-	snprintf(st->reasons + used, sizeof(st->reasons) - used, "%s%s", used ? ", " : "", clean);
+	snprintf(reasons + used, size - used, "%s%s", used ? ", " : "", clean);
 }
 
 /* Take one report: "clrtrace-status 1 PID RECORDS" then "LOST\tWHERE\tREASON" lines. */
@@ -74,6 +74,7 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 	for (line = strchr(msg, '\n'); line && ++line < end; line = nl) {
 		char *tab1, *tab2, *e;
 		uint64_t lost;
+		int kind;
 
 		nl = strchr(line, '\n');
 		if (!nl)
@@ -82,12 +83,14 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 		tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(nl - tab1 - 1)) : NULL;
 		if (!tab2)
 			continue;
+		*tab2 = 0;
+		kind = strcmp(tab1 + 1, "journal") == 0 ? RS_JOURNAL : strcmp(tab1 + 1, "stderr") == 0 ? RS_STDERR : RS_FILE;
 		errno = 0;
 		lost = strtoull(line, &e, 10);
-		if (errno || e != tab1 || lost > UINT64_MAX - st->lost)
+		if (errno || e != tab1 || lost > UINT64_MAX - st->sink[kind].lost)
 			continue;
-		st->lost += lost;
-		add_reason(st, tab2 + 1, (size_t)(nl - tab2 - 1));
+		st->sink[kind].lost += lost;
+		add_reason(st->sink[kind].reasons, sizeof(st->sink[kind].reasons), tab2 + 1, (size_t)(nl - tab2 - 1));
 	}
 }
 
@@ -121,5 +124,32 @@ void run_status_collect(int fd, struct run_status *st)
 		if (cred.uid != getuid() && cred.uid != 0)
 			continue; /* the name is visible to all: trust only our own */
 		parse_report(st, buf, (size_t)k);
+	}
+}
+
+/* "; N records lost: REASONS" when one kind of sink lost records, else
+ * "; N records lost from the file (REASONS), M from the journal (…)". */
+void run_status_text(const struct run_status *st, char *buf, size_t size)
+{
+	static const char *const names[_RS_MAX] = { "the file", "the journal", "stderr" };
+	size_t used = 0;
+	int kinds = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < _RS_MAX; k++)
+		kinds += st->sink[k].lost > 0;
+	for (int k = 0; k < _RS_MAX && used < size; k++) {
+		int n;
+
+		if (!st->sink[k].lost)
+			continue;
+		if (kinds == 1)
+			n = snprintf(buf, size, "; %" PRIu64 " records lost: %s", st->sink[k].lost, st->sink[k].reasons);
+		else
+			n = snprintf(buf + used, size - used, "%s%" PRIu64 "%s from %s (%s)", used ? ", " : "; ",
+				     st->sink[k].lost, used ? "" : " records lost", names[k], st->sink[k].reasons);
+		if (n < 0)
+			break;
+		used += (size_t)n;
 	}
 }

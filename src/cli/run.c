@@ -149,11 +149,10 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 		goto out;
 	/* the loss, as the profilers counted it: a full disk keeps it out of the trace itself */
 	struct run_status st;
-	char loss[320] = "";
+	char loss[800];
 
 	run_status_collect(status_fd, &st);
-	if (st.lost)
-		snprintf(loss, sizeof(loss), "; %" PRIu64 " records lost: %s", st.lost, st.reasons);
+	run_status_text(&st, loss, sizeof(loss));
 	if (strstr(outputs, "journal"))
 		fprintf(stderr, "clrtrace: trace sent to the journal%s%s\n", files ? "" : " (journalctl CLRTRACE_PID=...)",
 			files ? "" : loss);
