@@ -369,10 +369,8 @@ static void sinks_atexit(void)
 	pthread_mutex_lock(&emit_lock);
 	records = seq;
 	pthread_mutex_unlock(&emit_lock);
-	if (n_sinks) {
-		announce_losses();
+	if (n_sinks)
 		say_exit_losses(records);
-	}
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
@@ -396,8 +394,8 @@ void ct_sinks_close(void)
 	for (size_t i = 0; i < n_sinks; i++)
 		if (sinks[i].ops->close)
 			sinks[i].ops->close(&sinks[i]);
-	/* close may count the last losses (a buffer the disk refused) */
-	announce_losses();
+	/* close may count the last losses (a buffer the disk refused): the
+	 * exit line says them, with the rest */
 	say_exit_losses(seq);
 	for (size_t i = 0; i < n_sinks; i++) {
 		free(sinks[i].where);
