@@ -245,7 +245,8 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 		report_drops(false);
 }
 
-/* Flush every sink (a caller that is about to die waits at most 2 s). */
+/* Flush every sink (a caller that is about to die waits at most 2 s, and
+ * says the losses as the exit line: from a thread, never a signal handler). */
 void ct_flush_all(bool dying)
 {
 	PROTECT_ERRNO;
@@ -264,6 +265,8 @@ void ct_flush_all(bool dying)
 			sinks[i].ops->flush(&sinks[i], dying);
 	if (!dying)
 		announce_losses();
+	else /* no Shutdown and no atexit come after an unhandled exception */
+		say_exit_losses(__atomic_load_n(&seq, __ATOMIC_RELAXED));
 	pthread_rwlock_unlock(&sinks_rw);
 }
 

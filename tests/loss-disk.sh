@@ -70,6 +70,22 @@ expect "disk full: the written records are seq 1..$written" \
 expect "disk full: said once at the time" \
 	"$(grep -c 'records for .*full.jsonl are being lost: disk full' "$OUT/full.stderr")" 1
 expect "disk full: the summary counts the same loss" "$(summary_lost full)" "$lost"
+rm -f "$MNT/full.jsonl"
+
+# 1b. the same, and the program dies of an unhandled exception: no
+# Shutdown, no atexit; the loss is said all the same
+run_traced unhandled "$MNT/unhandled.jsonl" burst-unhandled 90000
+wait $prog
+expect "unhandled: program exit status and output" "$? $(head -n 1 "$OUT/unhandled.stdout")" "134 calls 90000"
+set -- $(exit_line unhandled)
+lost=${1:-none} total=${2:-0}
+written=$(jq -R 'fromjson? | .seq' "$MNT/unhandled.jsonl" | wc -l)
+echo "unhandled: $written records written, $lost lost of $total"
+lines_ok "unhandled" "$MNT/unhandled.jsonl"
+[ "$lost" != none ] && [ "$lost" -gt 100000 ] && [ $((written + lost)) -le "$total" ] &&
+	ok "unhandled: the loss is said at death ($lost of $total, $written written)" ||
+	fail "unhandled: written $written, lost $lost, numbered $total"
+expect "unhandled: the summary counts the same loss" "$(summary_lost unhandled)" "$lost"
 umount "$MNT"
 
 # 2. the same disk, freed while the program waits: the loss is reported

@@ -47,6 +47,11 @@ namespace Loss
                 case "burst":
                     Console.WriteLine("calls " + Burst(n));
                     return 0;
+                case "burst-unhandled":
+                    // a burst, then an exception nobody catches
+                    Console.WriteLine("calls " + Burst(n));
+                    Console.Out.Flush();
+                    throw new LossTestException("unhandled after the burst");
                 case "gate":
                     // a burst of N, then wait for the file args[2] to exist
                     // (the test changes the disk meanwhile), then a burst of args[3]
