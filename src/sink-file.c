@@ -4,7 +4,10 @@
  * fills, the buffers swap and the full one is written with one write(2)
  * after the emit lock is released (drain), so other threads keep appending
  * meanwhile.  The flusher and the death paths write both.  Write errors and
- * a removed file are counted, never fatal.
+ * a removed file are counted, never fatal: a buffer the disk takes only
+ * part of keeps its whole lines, the torn last one is cut off the file (or
+ * its rest written first next time), and the records that did not make it
+ * are counted, each once.
  *
  * The buffers are a shared mapping of FILE.<pid>.pending: a process that
  * dies with no chance to flush (Environment.FailFast, whose abort path
@@ -47,8 +50,11 @@ struct file_sink {
 	char *pending_path;
 	int pending_fd;         /* holds the writer's lock on it */
 	char *heap;             /* the buffers when there is no mapping */
-	uint64_t n_since_stat;  /* records written since the last link check */
-	bool ever_written;
+	uint64_t n_since_stat;  /* records in the file as opened (lost if it is removed) */
+	char *owed;             /* the rest of a torn last line, written first next time */
+	size_t owed_len;
+	size_t torn;            /* bytes of that line in the file */
+	char gone[160];         /* the file was removed and cannot be made again: why */
 	bool in_error;
 };
 
@@ -101,24 +107,153 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, char **why)
 	return 0;
 }
 
-/* If the file was removed, count what went into it as lost and reopen.
- * Caller holds f->io. */
-static void file_check_removed(struct ct_sink *s, struct file_sink *f)
+/* Forget the rest of a torn line. */
+static void file_forget_owed(struct file_sink *f)
 {
+	free(f->owed);
+	f->owed = NULL;
+	f->owed_len = 0;
+	f->torn = 0;
+}
+
+/* If the file was removed, count what went into it as lost and (if
+ * REOPEN) make it again; when that fails, say why in f->gone (and retry
+ * next time).  Caller holds f->io. */
+static void file_check_removed(struct ct_sink *s, struct file_sink *f, bool reopen)
+{
+	uint64_t with_it = 0; /* records (and a torn one) that went with the file */
 	struct stat st;
 	int fd;
 
-	if (fstat(f->fd, &st) < 0 || st.st_nlink > 0)
-		return;
-	if (f->n_since_stat)
-		ct_sink_lost(s, f->n_since_stat, "trace file removed while in use");
-	f->n_since_stat = 0;
-	fd = file_open_path(f->path);
-	if (fd >= 0) {
-		close(f->fd);
-		f->fd = fd;
-		ct_sink_recovered(s);
+	if (!f->gone[0]) {
+		if (fstat(f->fd, &st) < 0 || st.st_nlink > 0)
+			return;
+		with_it = f->n_since_stat + (f->owed_len ? 1 : 0);
+		f->n_since_stat = 0;
+		file_forget_owed(f);
+		snprintf(f->gone, sizeof(f->gone), "trace file removed while in use");
 	}
+	fd = reopen ? file_open_path(f->path) : -ENOENT;
+	if (fd < 0) {
+		if (reopen)
+			snprintf(f->gone, sizeof(f->gone), "trace file removed, cannot create it again: %s",
+				 strerror(-fd));
+		ct_sink_lost(s, with_it, f->gone);
+		return;
+	}
+	ct_sink_lost(s, with_it, f->gone);
+	close(f->fd);
+	f->fd = fd;
+	f->gone[0] = 0;
+	f->in_error = false;
+	ct_sink_recovered(s);
+}
+
+/* write(2) all N bytes of D; *DONE: how many went out (before an error). */
+static int write_some(int fd, const char *d, size_t n, size_t *done)
+{
+	*done = 0;
+	while (*done < n) {
+		ssize_t k = write(fd, d + *done, n - *done);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		*done += (size_t)k;
+	}
+	return 0;
+}
+
+/* Records (newlines) in D[0..n). */
+static uint64_t count_lines(const char *d, size_t n)
+{
+	uint64_t k = 0;
+
+	for (const char *p = d; (p = memchr(p, '\n', (size_t)(d + n - p))); p++)
+		k++;
+	return k;
+}
+
+/* A write stopped TORN bytes into a line: cut them off the file while it
+ * still ends there; if the file cannot be cut, owe the rest of the line
+ * (REST) to the next write.  True when the torn record is lost. */
+static bool file_untear(struct file_sink *f, size_t torn, const char *rest, size_t rest_len)
+{
+	off_t end = lseek(f->fd, 0, SEEK_CUR); /* O_APPEND: the end of our write */
+	struct stat st;
+
+	if (end >= (off_t)torn && fstat(f->fd, &st) == 0) {
+		if (st.st_size != end)
+			return true; /* another process appended since: nothing to mend */
+		if (ftruncate(f->fd, end - (off_t)torn) == 0)
+			return true;
+	}
+	f->owed = malloc(rest_len);
+	if (!f->owed)
+		return true;
+	memcpy(f->owed, rest, rest_len);
+	f->owed_len = rest_len;
+	f->torn = torn;
+	return false;
+}
+
+/* Count N records lost for the write error R. */
+static void file_failed(struct ct_sink *s, struct file_sink *f, int r, uint64_t n)
+{
+	ct_sink_lost(s, n, ct_sink_errno_reason(r));
+	f->in_error = true;
+}
+
+/* Put D[0..len), N whole lines, into the file; count those that do not
+ * reach it.  Afterwards the file ends at a line boundary, or the rest of
+ * its last line is owed.  Caller holds f->io. */
+static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size_t len, uint64_t n)
+{
+	const char *nl, *eol;
+	size_t done, whole;
+	uint64_t lost;
+	int r;
+
+	file_check_removed(s, f, true);
+	if (f->gone[0]) {
+		ct_sink_lost(s, n, f->gone);
+		return;
+	}
+	if (f->owed_len) {
+		r = write_some(f->fd, f->owed, f->owed_len, &done);
+		f->torn += done;
+		if (r < 0) {
+			memmove(f->owed, f->owed + done, f->owed_len - done);
+			f->owed_len -= done;
+			file_failed(s, f, r, n);
+			return;
+		}
+		file_forget_owed(f);
+		f->n_since_stat++;
+	}
+	r = write_some(f->fd, d, len, &done);
+	if (r == 0) {
+		f->n_since_stat += n;
+		if (f->in_error) {
+			f->in_error = false;
+			ct_sink_recovered(s);
+		}
+		return;
+	}
+	nl = done ? memrchr(d, '\n', done) : NULL;
+	whole = nl ? (size_t)(nl - d) + 1 : 0;
+	lost = n - count_lines(d, whole);
+	f->n_since_stat += n - lost;
+	if (done > whole) {
+		eol = memchr(d + done, '\n', len - done);
+		if (eol && !file_untear(f, done - whole, d + done, (size_t)(eol - (d + done)) + 1))
+			lost--; /* not lost yet: owed */
+	}
+	file_failed(s, f, r, lost);
 }
 
 /* Write buffer I out, then empty it.  Caller holds f->io, not f->lock:
@@ -126,26 +261,9 @@ static void file_check_removed(struct ct_sink *s, struct file_sink *f)
 static void file_write_out(struct ct_sink *s, struct file_sink *f, int i)
 {
 	struct file_buf *b = &f->b[i];
-	int r = 0;
 
-	if (b->used) {
-		file_check_removed(s, f);
-		r = write_all(f->fd, b->data, b->used);
-		if (r < 0) {
-			ct_sink_lost(s, b->n, strerror(-r));
-			f->in_error = true;
-			if (!f->ever_written)
-				s->failed_hard = true;
-		} else {
-			f->ever_written = true;
-			s->failed_hard = false;
-			f->n_since_stat += b->n;
-			if (f->in_error) {
-				f->in_error = false;
-				ct_sink_recovered(s);
-			}
-		}
-	}
+	if (b->used)
+		file_put(s, f, b->data, b->used, b->n);
 	pthread_mutex_lock(&f->lock);
 	b->used = 0;
 	b->n = 0;
@@ -188,11 +306,14 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 		pthread_mutex_lock(&f->io);
 		if (f->full)
 			file_write_out(s, f, f->active ^ 1);
-		int e = write_all(f->fd, r->line, r->len);
-		if (!e)
-			e = write_all(f->fd, "\n", 1);
-		if (e < 0)
-			ct_sink_lost(s, 1, strerror(-e));
+		char *one = malloc(r->len + 1);
+		if (one) {
+			memcpy(one, r->line, r->len);
+			one[r->len] = '\n';
+			file_put(s, f, one, r->len + 1, 1);
+			free(one);
+		} else
+			ct_sink_lost(s, 1, strerror(ENOMEM));
 		pthread_mutex_unlock(&f->io);
 		return;
 	}
@@ -265,6 +386,19 @@ static void file_close(struct ct_sink *s)
 	struct file_sink *f = s->data;
 
 	file_flush(s, false);
+	pthread_mutex_lock(&f->io);
+	file_check_removed(s, f, false); /* the last records went into a removed file? */
+	if (f->owed_len) {
+		/* the disk never took the rest of the torn line: cut it if we can */
+		off_t end = lseek(f->fd, 0, SEEK_CUR);
+		struct stat st;
+
+		if (end >= (off_t)f->torn && fstat(f->fd, &st) == 0 && st.st_size == end)
+			(void)ftruncate(f->fd, end - (off_t)f->torn);
+		ct_sink_lost(s, 1, s->reason[0] ? s->reason : "write error");
+		file_forget_owed(f);
+	}
+	pthread_mutex_unlock(&f->io);
 	close(f->fd);
 	pthread_mutex_destroy(&f->lock);
 	pthread_mutex_destroy(&f->io);

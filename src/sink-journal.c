@@ -74,6 +74,7 @@ struct journal_sink {
 	atomic_bool sending;  /* the writer is inside sd_journal_sendv */
 	atomic_bool idle;     /* the writer waits on WAKE: post to wake it */
 	pthread_mutex_t loss_lock; /* orders ct_sink_lost() calls of both threads */
+	bool orphaned;             /* under loss_lock: the sink is closed, the writer left behind */
 	char down_reason[96];
 	char *ident;
 	/* rate limit (producer side, under the emit lock) */
@@ -87,7 +88,8 @@ struct journal_sink {
 static void lost(struct journal_sink *j, uint64_t n, const char *reason)
 {
 	pthread_mutex_lock(&j->loss_lock);
-	ct_sink_lost(j->sink, n, reason);
+	if (!j->orphaned) /* else counted at close, and the sink is gone */
+		ct_sink_lost(j->sink, n, reason);
 	pthread_mutex_unlock(&j->loss_lock);
 }
 
@@ -180,7 +182,8 @@ static void writer_probe(struct journal_sink *j)
 		return;
 	atomic_store(&j->down, false);
 	pthread_mutex_lock(&j->loss_lock);
-	ct_sink_recovered(j->sink);
+	if (!j->orphaned)
+		ct_sink_recovered(j->sink);
 	pthread_mutex_unlock(&j->loss_lock);
 }
 
@@ -387,12 +390,14 @@ static void journal_close(struct ct_sink *s)
 		return;
 	}
 	/* journald takes nothing (stopped?): what is queued or in flight is
-	 * lost; the writer stays blocked in sendmsg() and is left alone, with
-	 * its memory, until the process ends. */
+	 * lost (the exit line says the sink's whole loss); the writer stays
+	 * blocked in sendmsg() and is left alone, with its memory, until the
+	 * process ends, and no longer touches the sink. */
+	pthread_mutex_lock(&j->loss_lock);
 	left = atomic_load(&j->head) - atomic_load(&j->tail);
-	lost(j, left, "journald did not accept records before the program ended");
-	ct_say_once("journal-close", "%zu records could not be delivered to the journal: "
-		    "journald did not take them within %d ms", left, DRAIN_TIMEOUT_MS);
+	ct_sink_lost(s, left, "journald did not take records before the program ended");
+	j->orphaned = true;
+	pthread_mutex_unlock(&j->loss_lock);
 	pthread_detach(j->writer);
 	s->data = NULL;
 }

@@ -2,7 +2,12 @@
 /*
  * The sink set: one lock orders records (seq) and hands each to every
  * sink; a flusher thread pushes buffers out a few times a second; drops are
- * reported as trace.dropped records once a sink works again.
+ * reported as trace.dropped records once a sink works again, on stderr at
+ * the time and at exit, and to `clrtrace run` (CLRTRACE_STATUS).
+ *
+ * runtime.shutdown ends the trace: ct_sinks_totals() seals it, so that the
+ * shutdown record is the last one numbered and its totals are final;
+ * threads still running afterwards (Environment.Exit) get no seq at all.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -10,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "sink.h"
 #include "tracer.h"
@@ -31,7 +39,14 @@ static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
  * prefers readers, so a flusher can still get in while close waits. */
 static pthread_rwlock_t sinks_rw = PTHREAD_RWLOCK_INITIALIZER;
 static uint64_t seq; /* under emit_lock */
+/* under emit_lock: OPEN; SEALED, only runtime.shutdown may come; ENDED */
+enum { TRACE_OPEN, TRACE_SEALED, TRACE_ENDED };
+static _Atomic int trace_state;
 static atomic_bool reports_pending;
+static atomic_bool announce_pending;
+static char *status_socket; /* CLRTRACE_STATUS: where `clrtrace run` listens */
+static bool exit_said, atexit_done;
+static void sinks_atexit(void);
 
 static pthread_t flusher;
 static bool flusher_running;
@@ -42,9 +57,21 @@ static bool flusher_stop;
 /* For sinks: count N records lost for REASON. */
 void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
 {
+	if (!n)
+		return;
 	atomic_fetch_add(&s->dropped, n);
 	atomic_fetch_add(&s->unreported, n);
-	snprintf(s->reason, sizeof(s->reason), "%s", reason);
+	pthread_mutex_lock(&s->reason_lock);
+	if (strcmp(s->reason, reason) != 0) {
+		size_t used = strlen(s->reasons);
+
+		snprintf(s->reason, sizeof(s->reason), "%s", reason);
+		if (!strstr(s->reasons, reason))
+			snprintf(s->reasons + used, sizeof(s->reasons) - used, "%s%s", used ? "; " : "", reason);
+		atomic_store(&s->announce, true);
+		atomic_store(&announce_pending, true);
+	}
+	pthread_mutex_unlock(&s->reason_lock);
 }
 
 /* For sinks: writes work again; report what was lost at the next chance. */
@@ -56,12 +83,96 @@ void ct_sink_recovered(struct ct_sink *s)
 	}
 }
 
+/* A short reason for a write error -E. */
+const char *ct_sink_errno_reason(int e)
+{
+	switch (-e) {
+	case ENOSPC:
+		return "disk full";
+	case EDQUOT:
+		return "disk quota exceeded";
+	case EFBIG:
+		return "file size limit exceeded";
+	case EROFS:
+		return "read-only file system";
+	default:
+		return strerror(-e);
+	}
+}
+
+/* Say each new loss on stderr once, off the emit lock (a sink counts its
+ * losses where it must not block). */
+static void announce_losses(void)
+{
+	if (!atomic_exchange(&announce_pending, false))
+		return;
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		char key[300], reason[sizeof(s->reason)];
+
+		if (!atomic_exchange(&s->announce, false))
+			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reason, s->reason, sizeof(reason));
+		pthread_mutex_unlock(&s->reason_lock);
+		snprintf(key, sizeof(key), "loss %s %s", s->where, reason);
+		ct_say_once(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
+			    reason);
+	}
+}
+
+/* At exit: the loss of each sink, once, on stderr and to `clrtrace run`. */
+static void say_exit_losses(uint64_t records)
+{
+	char *msg = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (exit_said)
+		return;
+	exit_said = true;
+	f = status_socket ? open_memstream(&msg, &size) : NULL;
+	if (f)
+		fprintf(f, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		uint64_t lost = atomic_load(&s->dropped);
+		char key[300], reasons[sizeof(s->reasons)];
+
+		if (!lost)
+			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reasons, s->reasons, sizeof(reasons));
+		pthread_mutex_unlock(&s->reason_lock);
+		snprintf(key, sizeof(key), "exit %s", s->where);
+		ct_say_once(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
+			    s->where, reasons);
+		if (f)
+			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
+	}
+	if (f && fclose(f) == 0 && msg) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		size_t l = strlen(status_socket);
+		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		/* "@name": an abstract socket, nothing on disk (which may be full) */
+		if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
+			memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
+			(void)sendto(fd, msg, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
+				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	free(msg);
+}
+
 /* Emit trace.dropped for every sink that lost records and works again. */
 static void report_drops(bool all)
 {
 	struct ct_thread *t;
 
-	if (!atomic_exchange(&reports_pending, false) && !all)
+	if (atomic_load(&trace_state) != TRACE_OPEN || (!atomic_exchange(&reports_pending, false) && !all))
 		return;
 	t = ct_thread_get();
 	pthread_rwlock_rdlock(&sinks_rw); /* ct_emit takes it again: reads nest */
@@ -71,13 +182,18 @@ static void report_drops(bool all)
 
 		if (!all && !atomic_exchange(&s->report_ready, false))
 			continue;
+		char reason[sizeof(s->reason)];
+
 		n = atomic_exchange(&s->unreported, 0);
 		if (!n)
 			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reason, s->reason, sizeof(reason));
+		pthread_mutex_unlock(&s->reason_lock);
 		ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
 			json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)n,
 				  "sink", ct_output_kind_to_string(s->ops->kind),
-				  "where", s->where, "reason", s->reason));
+				  "where", s->where, "reason", reason));
 	}
 	pthread_rwlock_unlock(&sinks_rw);
 }
@@ -97,6 +213,14 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 		return;
 	}
 	pthread_mutex_lock(&emit_lock);
+	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || ev != EV_RUNTIME_SHUTDOWN)) {
+		/* after runtime.shutdown: not part of the trace */
+		pthread_mutex_unlock(&emit_lock);
+		pthread_rwlock_unlock(&sinks_rw);
+		return;
+	}
+	if (ev == EV_RUNTIME_SHUTDOWN)
+		trace_state = TRACE_ENDED;
 	r.seq = ++seq;
 	d = digits + sizeof(digits);
 	for (uint64_t v = r.seq; v; v /= 10)
@@ -114,12 +238,15 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 		if (atomic_load_explicit(&sinks[i].drain_wanted, memory_order_relaxed) &&
 		    atomic_exchange(&sinks[i].drain_wanted, false))
 			sinks[i].ops->drain(&sinks[i]);
+	if (atomic_load_explicit(&announce_pending, memory_order_relaxed))
+		announce_losses();
 	pthread_rwlock_unlock(&sinks_rw);
 	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
 		report_drops(false);
 }
 
-/* Flush every sink (a caller that is about to die waits at most 2 s). */
+/* Flush every sink (a caller that is about to die waits at most 2 s, and
+ * says the losses as the exit line: from a thread, never a signal handler). */
 void ct_flush_all(bool dying)
 {
 	PROTECT_ERRNO;
@@ -136,6 +263,10 @@ void ct_flush_all(bool dying)
 	for (size_t i = 0; i < n_sinks; i++)
 		if (sinks[i].ops->flush)
 			sinks[i].ops->flush(&sinks[i], dying);
+	if (!dying)
+		announce_losses();
+	else /* no Shutdown and no atexit come after an unhandled exception */
+		say_exit_losses(__atomic_load_n(&seq, __ATOMIC_RELAXED));
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
@@ -178,6 +309,7 @@ int ct_sinks_open(void)
 		int r;
 
 		*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
+		pthread_mutex_init(&s->reason_lock, NULL);
 		r = s->ops->open(s, o, &why);
 		if (r < 0) {
 			ct_say_once(why ? why : "sink", "%s; no trace goes there",
@@ -190,6 +322,17 @@ int ct_sinks_open(void)
 	}
 	if (n_sinks == 0)
 		return -EIO;
+	if (!atexit_done) {
+		const char *v = secure_getenv("CLRTRACE_STATUS");
+
+		/* set by `clrtrace run` only: an abstract socket name */
+		if (v && v[0] == '@' && strlen(v) < sizeof(((struct sockaddr_un *)0)->sun_path))
+			status_socket = strdup(v);
+		atexit(sinks_atexit);
+		atexit_done = true;
+	}
+	atomic_store(&trace_state, TRACE_OPEN);
+	exit_said = false;
 	sigset_t all, old;
 	sigfillset(&all);
 	/* the flusher must never take a signal meant for the program */
@@ -199,20 +342,43 @@ int ct_sinks_open(void)
 	return (int)n_sinks;
 }
 
-/* Totals for runtime.shutdown. */
+/* Seal the trace for runtime.shutdown and give its totals: drops are
+ * reported and buffers flushed first, so that the totals count every loss
+ * of the records before it; after this, only runtime.shutdown gets a seq. */
 void ct_sinks_totals(struct ct_totals *out)
 {
-	pthread_mutex_lock(&emit_lock);
-	out->records = seq;
-	pthread_mutex_unlock(&emit_lock);
-	out->dropped = 0;
+	report_drops(true);
+	ct_flush_all(false);
 	pthread_rwlock_rdlock(&sinks_rw);
+	pthread_mutex_lock(&emit_lock);
+	if (atomic_load(&trace_state) == TRACE_OPEN)
+		atomic_store(&trace_state, TRACE_SEALED);
+	out->records = seq;
+	out->dropped = 0;
 	for (size_t i = 0; i < n_sinks; i++)
 		out->dropped += atomic_load(&sinks[i].dropped);
+	pthread_mutex_unlock(&emit_lock);
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Report leftovers, flush, close every sink, stop the flusher. */
+/* exit() without Shutdown: say the losses (after the profiler's own
+ * atexit flush, which was registered later and so runs first). */
+static void sinks_atexit(void)
+{
+	uint64_t records;
+
+	if (pthread_rwlock_tryrdlock(&sinks_rw) != 0)
+		return; /* closing right now: close says it */
+	pthread_mutex_lock(&emit_lock);
+	records = seq;
+	pthread_mutex_unlock(&emit_lock);
+	if (n_sinks)
+		say_exit_losses(records);
+	pthread_rwlock_unlock(&sinks_rw);
+}
+
+/* Report leftovers, flush, close every sink, stop the flusher; say what
+ * was lost. */
 void ct_sinks_close(void)
 {
 	if (flusher_running) {
@@ -227,16 +393,16 @@ void ct_sinks_close(void)
 	ct_flush_all(false);
 	pthread_rwlock_wrlock(&sinks_rw);
 	pthread_mutex_lock(&emit_lock);
+	atomic_store(&trace_state, TRACE_ENDED);
+	for (size_t i = 0; i < n_sinks; i++)
+		if (sinks[i].ops->close)
+			sinks[i].ops->close(&sinks[i]);
+	/* close may count the last losses (a buffer the disk refused): the
+	 * exit line says them, with the rest */
+	say_exit_losses(seq);
 	for (size_t i = 0; i < n_sinks; i++) {
-		struct ct_sink *s = &sinks[i];
-		uint64_t lost = atomic_load(&s->dropped);
-
-		if (s->ops->close)
-			s->ops->close(s);
-		if (lost && s->failed_hard)
-			ct_say_once(s->where, "%" PRIu64 " records could not be written to %s: %s",
-				    lost, s->where, s->reason);
-		free(s->where);
+		free(sinks[i].where);
+		pthread_mutex_destroy(&sinks[i].reason_lock);
 	}
 	n_sinks = 0;
 	free(sinks);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,18 +49,24 @@ struct ct_sink {
 	atomic_uint_fast64_t unreported;
 	atomic_bool report_ready; /* set by the sink when it works again */
 	atomic_bool drain_wanted; /* see ops->drain */
-	char reason[128];
-	bool failed_hard; /* nothing could be written at all */
+	atomic_bool announce;     /* a new loss to say on stderr (off the emit lock) */
+	pthread_mutex_t reason_lock; /* the two below (losses come from several threads) */
+	char reason[128];         /* why the last records were lost */
+	char reasons[256];        /* every reason so far, "; " between, for the exit */
 };
 
 extern const struct ct_sink_ops ct_sink_file_ops;
 extern const struct ct_sink_ops ct_sink_journal_ops;
 extern const struct ct_sink_ops ct_sink_stderr_ops;
 
-/* For sinks: count N records lost for REASON (errno-style text). */
+/* For sinks: count N records lost for REASON (short text: "disk full").
+ * The first loss for each reason is said on stderr soon after, off the
+ * emit lock; every loss is in the exit line and `clrtrace run`'s summary. */
 void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
 /* For sinks: writes work again; report what was lost at the next chance. */
 void ct_sink_recovered(struct ct_sink *s);
+/* A short reason for a write error -E: "disk full" for ENOSPC, else strerror. */
+const char *ct_sink_errno_reason(int e);
 
 struct ct_thread;
 /* Give the record in t->line its seq and hand it to every sink. */

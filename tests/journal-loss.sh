@@ -75,7 +75,8 @@ journald_sync
 n=$(jctl -o json -t jl-restart-$$ CLRTRACE_EVENT=trace.dropped CLRTRACE_SINK=journal | wc -l)
 [ "$n" -ge 1 ] && ok "journald restarted: trace.dropped is in the journal once it accepts writes again" ||
 	fail "journald restarted: no trace.dropped entry in the journal"
-accounted "journald restarted" "$OUT/restart.jsonl"
+# killed mid-run like 1., so the same few entries may die in its socket
+accounted "journald restarted" "$OUT/restart.jsonl" 16
 
 # 3. journald frozen (SIGSTOP): the writer blocks, the program does not
 t0=$(now_ms)

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "config.h"
 #include "pending.h"
+#include "run-status.h"
 #include "util.h"
 
 /* Make every file: sink absolute, so the summary can find it. */
@@ -111,8 +112,8 @@ static char *template_glob(const char *tmpl, const char *name)
 }
 
 /* Merge and summarise the trace files this run produced: the child's pid first, else any file
- * of the template written since START. */
-static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet)
+ * of the template written since START; with the losses the processes reported on STATUS_FD. */
+static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd)
 {
 	_cleanup_free_ char *copy = strdup(outputs);
 	char *save = NULL, *where = NULL;
@@ -152,15 +153,24 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 	}
 	if (quiet)
 		goto out;
+	/* the loss, as the profilers counted it: a full disk keeps it out of the trace itself */
+	struct run_status st;
+	char loss[800];
+
+	run_status_collect(status_fd, &st);
+	run_status_text(&st, loss, sizeof(loss));
 	if (strstr(outputs, "journal"))
-		fprintf(stderr, "clrtrace: trace sent to the journal%s\n", files ? "" : " (journalctl CLRTRACE_PID=...)");
+		fprintf(stderr, "clrtrace: trace sent to the journal%s%s\n", files ? "" : " (journalctl CLRTRACE_PID=...)",
+			files ? "" : loss);
 	if (files == 0) {
 		if (!strstr(outputs, "journal"))
-			fprintf(stderr, "clrtrace: no trace file was written (was the program a .NET program?)\n");
+			fprintf(stderr, st.reports ? "clrtrace: no trace file is left%s\n"
+						   : "clrtrace: no trace file was written (was the program a .NET program?)%s\n",
+				loss);
 		goto out;
 	}
-	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), trace in %s%s\n",
-		c.records, c.exceptions, c.unhandled, where, files > 1 ? " and more" : "");
+	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), trace in %s%s%s\n",
+		c.records, c.exceptions, c.unhandled, where, files > 1 ? " and more" : "", loss);
 out:
 	free(where);
 }
@@ -274,6 +284,9 @@ int cmd_run(int argc, char **argv)
 		cli_error("out of memory");
 		return 1;
 	}
+	char *status_env = NULL;
+	int status_fd = run_status_listen(&status_env); /* no summary of losses without it */
+
 	fflush(NULL);
 	/* handlers in place before the program exists; a signal that comes
 	 * meanwhile waits until child_pid is known */
@@ -298,6 +311,8 @@ int cmd_run(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		for (size_t k = 0; env[k]; k++)
 			putenv(env[k]);
+		if (status_env)
+			putenv(status_env);
 		execvp(argv[i], argv + i);
 		cli_error("run: cannot run '%s': %s", argv[i], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -314,7 +329,10 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
 		return 1;
 	}
-	summarise(o.outputs, name, pid, start, quiet);
+	summarise(o.outputs, name, pid, start, quiet, status_fd);
+	if (status_fd >= 0)
+		close(status_fd);
+	free(status_env);
 	free(name);
 	trace_opts_done(&o);
 	if (WIFSIGNALED(status)) {

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the record builder and the file sink (emit.c, sink*.c):
  * common fields, per-thread nesting, gap-free seq, drop accounting. */
+#include <fcntl.h>
 #include <jansson.h>
+#include <linux/fs.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdarg.h>
@@ -239,8 +242,139 @@ static void test_drops(void)
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_sinks_close();
 	setrlimit(RLIMIT_FSIZE, &old);
-	CHECK(strstr(said, "records could not be written to") && strstr(said, "too large"),
-	      "a sink that never wrote says so once on stderr (%s)", said);
+	CHECK(strstr(said, "being lost: file size limit exceeded") && strstr(said, ": file size limit exceeded\n") && strstr(said, "\n3 of "),
+	      "a sink that cannot write says so on stderr, at the time and at exit (%s)", said);
+	unlink(path);
+}
+
+/* Lines of PATH that are not JSON, whether it ends with a newline, and
+ * (if GOOD) how many are. */
+static int bad_lines(const char *path, bool *ends_nl, size_t *good)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int bad = 0;
+
+	*ends_nl = true;
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		json_error_t e;
+		json_t *r = json_loadb(line, (size_t)n, 0, &e);
+
+		bad += !r;
+		if (good)
+			*good += !!r;
+		json_decref(r);
+		*ends_nl = line[n - 1] == '\n';
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return bad;
+}
+
+/* Set or clear the append-only attribute of PATH (root, ext4 and the
+ * like); false where it cannot be. */
+static bool append_only(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), flags = 0;
+	bool ok = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+
+	if (ok) {
+		flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
+		ok = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* A buffer the disk takes only part of: its whole lines stay, the torn one
+ * is cut off (or, in an append-only file that cannot be cut, its rest is
+ * written first when space comes back), the rest is counted; trace.dropped
+ * equals the seq gap. */
+static void test_partial(bool cannot_cut)
+{
+	const char *path = cannot_cut ? "test-record-partial-a.jsonl" : "test-record-partial.jsonl";
+	const char *how = cannot_cut ? "append-only file: " : "";
+	struct rlimit old, lim;
+	struct ct_thread *t;
+	json_t *all, *d = NULL, *sh = NULL;
+	json_int_t prev = 0, gap = 0;
+	bool ends_nl;
+	int bad;
+
+	said[0] = 0;
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	start(path);
+	if (cannot_cut && !append_only(path, true)) {
+		printf("skip: cannot make %s append-only (needs root and a file system with attributes)\n", path);
+		ct_sinks_close();
+		unlink(path);
+		return;
+	}
+	t = ct_thread_get();
+	for (int i = 0; i < 100; i++)
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	/* room for a few records and a torn one: the write stops mid-line */
+	lim = (struct rlimit){ 1000, old.rlim_max };
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ct_flush_all(false);
+	size_t kept = 0;
+	bad = bad_lines(path, &ends_nl, &kept);
+	if (cannot_cut) {
+		CHECK(kept > 0 && kept < 100 && bad == 1 && !ends_nl,
+		      "%sa partial write keeps %zu whole records and the torn line it cannot cut", how, kept);
+		kept++; /* the torn one is completed later */
+	} else
+		CHECK(kept > 0 && kept < 100 && bad == 0 && ends_nl,
+		      "a partial write keeps %zu whole records and no torn line (%d bad lines)", kept, bad);
+	for (int i = 0; i < 50; i++) /* still full: all lost */
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_flush_all(false);
+	setrlimit(RLIMIT_FSIZE, &old); /* space again */
+	for (int i = 0; i < 10; i++)
+		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
+	ct_flush_all(false);
+	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL); /* brings the report */
+	struct ct_totals tot;
+	ct_sinks_totals(&tot);
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after the seal: not traced */
+	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
+		json_pack("{s:{s:I,s:I}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
+			  (json_int_t)tot.dropped));
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
+	ct_sinks_close();
+	if (cannot_cut)
+		append_only(path, false);
+
+	bad = bad_lines(path, &ends_nl, NULL);
+	all = load(path);
+	for (size_t i = 0; i < json_array_size(all); i++) {
+		json_t *r = json_array_get(all, i);
+
+		if (strcmp(gets_(r, "event"), "trace.dropped") == 0)
+			d = r;
+		if (strcmp(gets_(r, "event"), "runtime.shutdown") == 0)
+			sh = r;
+		if (i > 0)
+			gap += geti(r, "seq") - prev - 1;
+		prev = geti(r, "seq");
+	}
+	json_int_t lost = 150 - (json_int_t)kept;
+	CHECK(bad == 0 && ends_nl, "%severy line is a record after space came back", how);
+	CHECK(d && geti(d, "count") == lost && gap == lost && strcmp(gets_(d, "reason"), "file size limit exceeded") == 0,
+	      "%strace.dropped counts each lost record once: %lld, the seq gap is %lld, %lld lost", how,
+	      d ? (long long)geti(d, "count") : -1LL, (long long)gap, (long long)lost);
+	CHECK(sh && sh == json_array_get(all, json_array_size(all) - 1) &&
+		      geti(sh, "seq") == geti(json_object_get(sh, "totals"), "records") &&
+		      geti(json_object_get(sh, "totals"), "dropped") == lost,
+	      "%sruntime.shutdown is the last record, its totals final (records = its seq, dropped = the gap)", how);
+	CHECK(strstr(said, "being lost: file size limit exceeded") && strstr(said, "records could not be written"),
+	      "%sthe loss is said on stderr at the time and at exit", how);
+	json_decref(all);
 	unlink(path);
 }
 
@@ -278,6 +412,8 @@ int main(void)
 	test_nesting();
 	test_threads();
 	test_drops();
+	test_partial(false);
+	test_partial(true);
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
