@@ -88,7 +88,7 @@ check_trace() {
 # source holds only some versions and can fail a first request, so a restore
 # is retried, then pinned to a version the source lists.  The version found
 # for each major is kept in $RT_DIR/netV.version for every later test.
-RT_DIR="$top_builddir/tests/out/runtimes"
+RT_DIR="$top_builddir/tests/out/packs"
 RT_MAJORS="10 8 9"
 
 # _rt_note MESSAGE: a note on stderr (test_runtimes and program_cmd run in $(...)).
