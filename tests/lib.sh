@@ -208,8 +208,9 @@ program_cmd() {
 	mkdir -p "$src"
 	(
 		flock 9
+		# $bin/.pack (the pack version) is written last: the build's stamp
 		if [ ! -x "$bin/$name" ] || [ "$(cat "$bin/.pack" 2>/dev/null)" != "$pack" ] ||
-			[ -n "$(find "$top_srcdir/tests/programs/$name" "$top_srcdir/tests/programs"/Directory.Build.* -newer "$bin/$name" 2>/dev/null)" ]; then
+			[ -n "$(find "$top_srcdir/tests/programs/$name" "$top_srcdir/tests/programs"/Directory.Build.* -newer "$bin/.pack" 2>/dev/null)" ]; then
 			rm -rf "$src/$name" "$bin"
 			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
 			cp "$top_srcdir/tests/programs"/Directory.Build.* "$src/"
