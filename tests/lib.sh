@@ -191,6 +191,9 @@ test_runtimes() {
 	echo "${list# }"
 }
 
+# pack_version V: the runtime pack version the .NET V (8, 9) builds use.
+pack_version() { cut -d' ' -f1 "$RT_DIR/net$1.version" 2>/dev/null; }
+
 # program_cmd NAME V: build tests/programs/NAME for .NET V once and print the
 # words that run it (use them unquoted): "dotnet /abs/NAME.dll" for 10, the
 # self-contained "/abs/NAME" for 8 and 9.
@@ -200,7 +203,7 @@ program_cmd() {
 		echo "dotnet $(build_program "$name")"
 		return
 	fi
-	pack=$(cut -d' ' -f1 "$RT_DIR/net$v.version" 2>/dev/null)
+	pack=$(pack_version "$v")
 	if [ -z "$pack" ]; then
 		_rt_fail "program_cmd $name $v: no .NET $v runtime pack (call test_runtimes first)"
 		echo "$bin/$name"; return

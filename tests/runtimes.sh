@@ -48,7 +48,7 @@ for v in $runtimes; do
 		expect "$n: the installed runtime ran" "$(echo "$init" | jq -r .runtime.version)" "$installed10"
 	else
 		expect "$n: the runtime pack it was built with ran (self-contained)" \
-			"$(echo "$init" | jq -r .runtime.version)" "$(cut -d' ' -f1 "$RT_DIR/net$v.version")"
+			"$(echo "$init" | jq -r .runtime.version)" "$(pack_version "$v")"
 	fi
 	# .NET 8 has the legacy (C++) exception handling; 9 and 10 the managed one
 	expect "$n: legacy exception handling detected" "$(echo "$init" | jq .runtime.legacy_eh)" \
