@@ -17,7 +17,7 @@ FAILED=0
 FAILMARK="$OUT/.failed"
 
 fail() { echo "FAIL: $*"; FAILED=1; echo "$*" >>"$FAILMARK"; }
-die() { echo "FAIL: $*"; exit 1; }
+die() { echo "FAIL: $*"; echo "$*" >>"$FAILMARK"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 ok() { echo "ok: $*"; }
 finish() {
@@ -128,10 +128,10 @@ _rt_candidates() {
 # _rt_resolve V: find a runtime pack for .NET V (called under the lock);
 # writes $RT_DIR/netV.version ("VERSION TRIES") or $RT_DIR/netV.failed.
 _rt_resolve() {
-	local v=$1 log="$RT_DIR/net$1.log" got="" tries=0 pin
+	local v=$1 log="$RT_DIR/net$1.log" got="" tries=0 var="CLRTRACE_TEST_PACK_$1" pin
 	: >"$log"
 	# the SDK's own choice (or CLRTRACE_TEST_PACK_V), twice: a first request can fail
-	pin=$(eval echo "\${CLRTRACE_TEST_PACK_$v:-}")
+	pin=${!var:-}
 	for pin in "$pin" "$pin"; do
 		tries=$((tries + 1))
 		echo "== try $tries: ${pin:-the SDK default}" >>"$log"
@@ -198,9 +198,10 @@ pack_version() { cut -d' ' -f1 "$RT_DIR/net$1.version" 2>/dev/null; }
 # words that run it (use them unquoted): "dotnet /abs/NAME.dll" for 10, the
 # self-contained "/abs/NAME" for 8 and 9.
 program_cmd() {
-	local name=$1 v=$2 pack bin="$top_builddir/tests/out/bin/$1-net$2" src="$top_builddir/tests/out/src/net$2"
+	local name=$1 v=$2 dll pack bin="$top_builddir/tests/out/bin/$1-net$2" src="$top_builddir/tests/out/src/net$2"
 	if [ "$v" = 10 ]; then
-		echo "dotnet $(build_program "$name")"
+		dll=$(build_program "$name") || { _rt_fail "could not build $name"; dll="$top_builddir/tests/out/bin/$name/$name.dll"; }
+		echo "dotnet $dll"
 		return
 	fi
 	pack=$(pack_version "$v")

@@ -44,6 +44,7 @@ for v in $runtimes; do
 	# the runtime that ran is the one built for
 	init=$(head -1 "$f")
 	expect "$n: runtime.init names the major version" "$(echo "$init" | jq .runtime.major)" "$v"
+	[ "$v" != 10 ] && echo "$n: runtime pack $(pack_version "$v") from the NuGet source ($(cut -d' ' -f2 "$RT_DIR/net$v.version") tries; log in $RT_DIR/net$v.log)"
 	if [ "$v" = 10 ]; then
 		expect "$n: the installed runtime ran" "$(echo "$init" | jq -r .runtime.version)" "$installed10"
 	else
