@@ -131,7 +131,7 @@ _rt_resolve() {
 	local v=$1 log="$RT_DIR/net$1.log" got="" tries=0 var="CLRTRACE_TEST_PACK_$1" pin
 	: >"$log"
 	# the SDK's own choice (or CLRTRACE_TEST_PACK_V), twice: a first request can fail
-	pin=${!var:-}
+	eval "pin=\${$var:-}"
 	for pin in "$pin" "$pin"; do
 		tries=$((tries + 1))
 		echo "== try $tries: ${pin:-the SDK default}" >>"$log"
