@@ -68,4 +68,25 @@ for v in $runtimes; do
 	echo "$n ($(echo "$init" | jq -r .runtime.version)): $(outcomes "$OUT/net$v-all.jsonl") | $(outcomes "$OUT/net$v-unhandled-main.jsonl") | $(outcomes "$OUT/net$v-unhandled-thread.jsonl")"
 done
 
+# the fallback itself (it runs only when the NuGet source misbehaves): a
+# first choice the source does not hold, tried twice, then a version it
+# lists; in a scratch directory, not the build tree's choice
+if echo " $runtimes " | grep -q ' 8 '; then
+	(
+		RT_DIR="$OUT/fallback"
+		mkdir -p "$RT_DIR"
+		CLRTRACE_TEST_PACK_8=8.0.999 _rt_resolve 8
+	)
+	got=$(cat "$OUT/fallback/net8.version" 2>/dev/null)
+	echo "fallback: $got ($(grep '^== try' "$OUT/fallback/net8.log" | tr '\n' ' '))"
+	case $got in
+	8.0.999*) fail "fallback: kept the version the source lacks" ;;
+	8.0.*) ok "fallback: a .NET 8 pack the source holds (${got% *})" ;;
+	*) fail "fallback: no .NET 8 pack: $(cat "$OUT/fallback/net8.failed" 2>/dev/null)" ;;
+	esac
+	expect "fallback: the pinned version was tried twice first" "$(grep -c '^== try [12]: 8.0.999$' "$OUT/fallback/net8.log")" 2
+	grep -q 'error NU1102' "$OUT/fallback/net8.log" && ok "fallback: the source said NU1102 for 8.0.999" ||
+		fail "fallback: no NU1102 in $OUT/fallback/net8.log"
+fi
+
 finish
