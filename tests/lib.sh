@@ -13,12 +13,18 @@ OUT="$top_builddir/tests/out/$TEST_NAME"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 FAILED=0
+# a failure noted inside $(...) or a pipeline (a subshell) lands here too
+FAILMARK="$OUT/.failed"
 
-fail() { echo "FAIL: $*"; FAILED=1; }
-die() { echo "FAIL: $*"; exit 1; }
+fail() { echo "FAIL: $*"; FAILED=1; echo "$*" >>"$FAILMARK"; }
+die() { echo "FAIL: $*"; echo "$*" >>"$FAILMARK"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 ok() { echo "ok: $*"; }
-finish() { [ "$FAILED" = 0 ] && { echo "PASS: $TEST_NAME"; exit 0; }; exit 1; }
+finish() {
+	[ -s "$FAILMARK" ] && [ "$FAILED" = 0 ] && { echo "FAIL: (noted in a subshell) $(tr '\n' ';' <"$FAILMARK")"; FAILED=1; }
+	[ "$FAILED" = 0 ] && { echo "PASS: $TEST_NAME"; exit 0; }
+	exit 1
+}
 
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK"
 command -v jq >/dev/null 2>&1 || die "jq is needed (run setup.sh)"
@@ -74,4 +80,155 @@ check_trace() {
 	else
 		fail "$(basename "$f"): $(echo "$msg" | tr '\n' ' ')"
 	fi
+}
+
+# --- .NET 8, 9 and 10 ---------------------------------------------------------
+# .NET 10 is the installed SDK's runtime (framework-dependent builds).  .NET 8
+# and 9 run self-contained, from the runtime packs of the NuGet source.  That
+# source holds only some versions and can fail a first request, so a restore
+# is retried, then pinned to a version the source lists.  The version found
+# for each major is kept in $RT_DIR/netV.version for every later test.
+RT_DIR="$top_builddir/tests/out/packs"
+RT_MAJORS="10 8 9"
+
+# _rt_note MESSAGE: a note on stderr (test_runtimes and program_cmd run in $(...)).
+_rt_note() { echo "note: $*" >&2; }
+
+# _rt_fail MESSAGE: fail the calling test from inside $(...): finish() sees the mark.
+_rt_fail() { echo "FAIL: $*" >&2; echo "$*" >>"$FAILMARK"; }
+
+# _rt_restore V PIN LOG: restore an empty self-contained program for .NET V
+# with the packs pinned to PIN (empty: the SDK's choice); print the runtime
+# pack version it got.
+_rt_restore() {
+	local v=$1 pin=$2 log=$3 d="$RT_DIR/net$1.probe"
+	rm -rf "$d" && mkdir -p "$d/p" || return 1
+	cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/Directory.Build.targets" "$d/"
+	chmod u+w "$d"/*
+	echo '<Project Sdk="Microsoft.NET.Sdk"/>' >"$d/p/p.csproj"
+	dotnet restore -r linux-x64 -p:SelfContained=true -p:TestTargetFramework="net$v.0" ${pin:+-p:TestPackVersion=$pin} \
+		"$d/p/p.csproj" >>"$log" 2>&1 || return 1
+	jq -r '.project.frameworks[].downloadDependencies[] | select(.name == "Microsoft.NETCore.App.Runtime.linux-x64")
+	  | .version | ltrimstr("[") | sub(",.*"; "")' "$d/p/obj/project.assets.json"
+}
+
+# _rt_candidates V LOG: pack versions of .NET V to fall back to, newest first:
+# the ones the NuGet source lists, those its NU1102 errors name, then a few
+# known ones (when the source cannot be searched).
+_rt_candidates() {
+	local v=$1 log=$2
+	{
+		timeout 120 dotnet package search Microsoft.NETCore.App.Runtime.linux-x64 --exact-match --format json 2>>"$log" |
+			jq -r '.searchResult[]?.packages[]?.version' 2>/dev/null
+		grep -o 'Nearest version: [0-9.]*' "$log" | sed 's/.* //'
+		case $v in 8) echo 8.0.33 8.0.31 8.0.29 ;; 9) echo 9.0.22 9.0.20 9.0.18 ;; esac | tr ' ' '\n'
+	} | grep -E "^$v\\.0\\.[0-9]+\$" | sort -t. -k3,3nr -u | awk '!seen[$0]++' | head -4
+}
+
+# _rt_resolve V: find a runtime pack for .NET V (called under the lock);
+# writes $RT_DIR/netV.version ("VERSION TRIES") or $RT_DIR/netV.failed.
+_rt_resolve() {
+	local v=$1 log="$RT_DIR/net$1.log" got="" tries=0 var="CLRTRACE_TEST_PACK_$1" pin
+	: >"$log"
+	# the SDK's own choice (or CLRTRACE_TEST_PACK_V), twice: a first request can fail
+	eval "pin=\${$var:-}"
+	for pin in "$pin" "$pin"; do
+		tries=$((tries + 1))
+		echo "== try $tries: ${pin:-the SDK default}" >>"$log"
+		got=$(_rt_restore "$v" "$pin" "$log") && [ -n "$got" ] && break
+		got=""; sleep 2
+	done
+	if [ -z "$got" ]; then
+		for pin in $(_rt_candidates "$v" "$log"); do
+			tries=$((tries + 1))
+			echo "== try $tries: $pin" >>"$log"
+			got=$(_rt_restore "$v" "$pin" "$log") && [ -n "$got" ] && break
+			got=""
+		done
+	fi
+	if [ -n "$got" ]; then
+		echo "$got $tries" >"$RT_DIR/net$v.version"
+		rm -f "$RT_DIR/net$v.failed"
+	else
+		echo "no .NET $v runtime pack from the NuGet source after $tries tries ($(grep -m1 -o 'error NU[0-9]*:.*' "$log" | cut -c1-160); see $log)" >"$RT_DIR/net$v.failed"
+	fi
+}
+
+# test_runtimes: the major versions to test, e.g. "10 8 9".  A .NET 8 or 9
+# that cannot be had fails the test under CI=true, else is left out with a
+# note.  CLRTRACE_TEST_RUNTIMES (e.g. "10") narrows the list outside CI.
+test_runtimes() {
+	local v list=""
+	mkdir -p "$RT_DIR"
+	for v in $RT_MAJORS; do
+		if [ "$v" != 10 ] && [ -n "${CLRTRACE_TEST_RUNTIMES:-}" ] && ! echo " $CLRTRACE_TEST_RUNTIMES " | grep -q " $v "; then
+			if [ "${CI:-}" = true ]; then
+				_rt_note "CLRTRACE_TEST_RUNTIMES is ignored under CI=true"
+			else
+				_rt_note ".NET $v left out (CLRTRACE_TEST_RUNTIMES=$CLRTRACE_TEST_RUNTIMES)"; continue
+			fi
+		fi
+		if [ "$v" != 10 ]; then
+			(
+				flock 9
+				# a failure is tried again after 10 minutes, not by every test
+				if [ ! -s "$RT_DIR/net$v.version" ] &&
+					{ [ ! -f "$RT_DIR/net$v.failed" ] || [ -n "$(find "$RT_DIR/net$v.failed" -mmin +10)" ]; }; then
+					_rt_resolve "$v"
+				fi
+			) 9>"$RT_DIR/.net$v.lock"
+			if [ ! -s "$RT_DIR/net$v.version" ]; then
+				if [ "${CI:-}" = true ]; then
+					_rt_fail ".NET $v: $(cat "$RT_DIR/net$v.failed" 2>/dev/null) (CI=true: every runtime must be tested)"
+				else
+					_rt_note ".NET $v left out: $(cat "$RT_DIR/net$v.failed" 2>/dev/null)"
+				fi
+				continue
+			fi
+		fi
+		list="$list $v"
+	done
+	echo "${list# }"
+}
+
+# pack_version V: the runtime pack version the .NET V (8, 9) builds use.
+pack_version() { cut -d' ' -f1 "$RT_DIR/net$1.version" 2>/dev/null; }
+
+# program_cmd NAME V: build tests/programs/NAME for .NET V once and print the
+# words that run it (use them unquoted): "dotnet /abs/NAME.dll" for 10, the
+# self-contained "/abs/NAME" for 8 and 9.
+program_cmd() {
+	local name=$1 v=$2 dll pack bin="$top_builddir/tests/out/bin/$1-net$2" src="$top_builddir/tests/out/src/net$2"
+	if [ "$v" = 10 ]; then
+		dll=$(build_program "$name") || { _rt_fail "could not build $name"; dll="$top_builddir/tests/out/bin/$name/$name.dll"; }
+		echo "dotnet $dll"
+		return
+	fi
+	pack=$(pack_version "$v")
+	if [ -z "$pack" ]; then
+		_rt_fail "program_cmd $name $v: no .NET $v runtime pack (call test_runtimes first)"
+		echo "$bin/$name"; return
+	fi
+	mkdir -p "$src"
+	(
+		flock 9
+		# $bin/.pack (the pack version) is written last: the build's stamp
+		if [ ! -x "$bin/$name" ] || [ "$(cat "$bin/.pack" 2>/dev/null)" != "$pack" ] ||
+			[ -n "$(find "$top_srcdir/tests/programs/$name" "$top_srcdir/tests/programs"/Directory.Build.* -newer "$bin/.pack" 2>/dev/null)" ]; then
+			rm -rf "$src/$name" "$bin"
+			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
+			cp "$top_srcdir/tests/programs"/Directory.Build.* "$src/"
+			chmod -R u+w "$src"
+			# no NuGet.config: the packs come from the machine's NuGet source
+			# (already restored by test_runtimes); a failed request is retried once
+			for try in 1 2; do
+				dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework="net$v.0" -p:TestPackVersion="$pack" \
+					-o "$bin" "$src/$name/$name.csproj" >"$src/$name.build.log" 2>&1 && break
+				[ "$try" = 2 ] && { cat "$src/$name.build.log" >&2; exit 1; }
+				sleep 2
+			done
+			echo "$pack" >"$bin/.pack"
+		fi
+	) 9>"$top_builddir/tests/out/.build-$name-net$v.lock" || _rt_fail "could not build $name for .NET $v ($pack)"
+	echo "$bin/$name"
 }

@@ -1,10 +1,16 @@
-#!/bin/sh
-# The same exception scenarios on .NET 8 (legacy exception handling: no
-# second pass for an unhandled exception) and .NET 9, built self-contained
-# from the runtime packs of the NuGet feed; skipped when the feed lacks them.
-. "${top_srcdir:-.}/tests/lib.sh"
+#!/bin/bash
+# The three runtimes: each test program runs on the runtime it was built
+# for (.NET 10 from the SDK, 8 and 9 self-contained from the NuGet runtime
+# packs, see test_runtimes in lib.sh), runtime.init says which one, and the
+# exception scenarios, all in one process and then each fatal one, end with
+# the same outcomes on every runtime.
+. "$(dirname "$0")/lib.sh"
 
-# expected outcomes of each scenario's exceptions, in order (as on .NET 10)
+# every non-fatal scenario of tests/programs/Scenarios, run in one process:
+# what one scenario leaves behind (a stale nesting) shows in the next
+NONFATAL="same up3 filters finally in-filter in-finally in-catch caught-in-catch rethrow throw-ex async nullref divzero"
+
+# expected SCENARIO: its outcomes in order (the same on .NET 8, 9 and 10)
 expected() {
 	case $1 in
 	same | up3 | filters | finally | nullref | divzero) echo "caught," ;;
@@ -15,37 +21,72 @@ expected() {
 	esac
 }
 
-ran=0
-for v in 8 9; do
-	dir="$top_builddir/tests/out/bin/Scenarios-net$v"
-	src="$top_builddir/tests/out/src/net$v"
-	if [ ! -x "$dir/Scenarios" ]; then
-		rm -rf "$src" && mkdir -p "$src"
-		cp -r "$top_srcdir/tests/programs/Scenarios" "$top_srcdir/tests/programs/Directory.Build.props" "$src/"
-		chmod -R u+w "$src"
-		# no NuGet.config: the runtime pack comes from the machine's feed
-		if ! dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework=net$v.0 \
-			-o "$dir" "$src/Scenarios/Scenarios.csproj" >"$src/publish.log" 2>&1; then
-			echo "note: no .NET $v runtime pack from the NuGet feed ($(grep -m1 -o 'error [A-Z0-9]*:.*' "$src/publish.log" | cut -c1-120))"
-			continue
-		fi
+# outcomes FILE: the outcomes of the summaries, in record order
+outcomes() { jq -r 'select(.event == "exception.summary") | .outcome' "$1" | tr '\n' ','; }
+
+runtimes=$(test_runtimes)
+[ "${CI:-}" = true ] && expect "CI: all three runtimes are tested" "$(echo "$runtimes" | tr ' ' '\n' | sort -n | tr '\n' ' ')" "8 9 10 "
+installed10=$(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \(10\.[^ ]*\) .*/\1/p' | sort -V | tail -1)
+
+for v in $runtimes; do
+	n=".NET $v"
+	prog=$(program_cmd Scenarios "$v")
+	want=""
+	for s in $NONFATAL; do want="$want$(expected "$s")"; done
+	f="$OUT/net$v-all.jsonl"
+	trace "$f" -- $prog $NONFATAL
+	expect "$n all non-fatal scenarios in one process: exit status" "$?" 0
+	expect "$n all non-fatal scenarios: every one finished" "$(grep -c '^done ' "$f.stdout")" "$(echo $NONFATAL | wc -w)"
+	expect "$n all non-fatal scenarios: outcomes in order" "$(outcomes "$f")" "$want"
+	expect "$n all non-fatal scenarios: no exception.unhandled" "$(jqf "$f" 'select(.event == "exception.unhandled") | .exception.type')" ""
+	check_trace "$f"
+
+	# the runtime that ran is the one built for
+	init=$(head -1 "$f")
+	expect "$n: runtime.init names the major version" "$(echo "$init" | jq .runtime.major)" "$v"
+	[ "$v" != 10 ] && echo "$n: runtime pack $(pack_version "$v") from the NuGet source ($(cut -d' ' -f2 "$RT_DIR/net$v.version") tries; log in $RT_DIR/net$v.log)"
+	if [ "$v" = 10 ]; then
+		expect "$n: the installed runtime ran" "$(echo "$init" | jq -r .runtime.version)" "$installed10"
+	else
+		expect "$n: the runtime pack it was built with ran (self-contained)" \
+			"$(echo "$init" | jq -r .runtime.version)" "$(pack_version "$v")"
 	fi
-	ran=$((ran + 1))
-	for s in same up3 filters finally in-filter in-finally in-catch caught-in-catch rethrow throw-ex async nullref divzero unhandled-main unhandled-thread; do
-		t="$OUT/net$v-$s.jsonl"
-		trace "$t" -- "$dir/Scenarios" "$s"
-		st=$?
-		want_st=0
-		case $s in unhandled-*) want_st=134 ;; esac
-		expect ".NET $v $s: exit status" "$st" "$want_st"
-		expect ".NET $v $s: outcomes" "$(jqf "$t" 'select(.event=="exception.summary") | .outcome' | tr -d '"' | tr '\n' ',')" "$(expected "$s")"
-		check_trace "$t"
-	done
-	expect ".NET $v: runtime.init names the major version" "$(head -1 "$OUT/net$v-same.jsonl" | jq .runtime.major)" "$v"
-	expect ".NET $v: legacy exception handling detected" "$(head -1 "$OUT/net$v-same.jsonl" | jq .runtime.legacy_eh)" \
+	# .NET 8 has the legacy (C++) exception handling; 9 and 10 the managed one
+	expect "$n: legacy exception handling detected" "$(echo "$init" | jq .runtime.legacy_eh)" \
 		"$([ "$v" = 8 ] && echo true || echo false)"
-	expect ".NET $v unhandled-thread: exception.unhandled names the throwing method" \
-		"$(jqf "$OUT/net$v-unhandled-thread.jsonl" 'select(.event=="exception.unhandled") | .thrown_in')" '"Scenarios.Program.Doomed"'
+
+	for s in unhandled-main unhandled-thread; do
+		f="$OUT/net$v-$s.jsonl"
+		trace "$f" -- $prog "$s"
+		# SIGABRT: the runtime aborts on an unhandled exception
+		expect "$n $s: exit status" "$?" 134
+		expect "$n $s: outcomes" "$(outcomes "$f")" "$(expected "$s")"
+		expect "$n $s: exception.unhandled names the throwing method" \
+			"$(jqf "$f" 'select(.event == "exception.unhandled") | .thrown_in')" '"Scenarios.Program.Doomed"'
+		check_trace "$f"
+	done
+	echo "$n ($(echo "$init" | jq -r .runtime.version)): $(outcomes "$OUT/net$v-all.jsonl") | $(outcomes "$OUT/net$v-unhandled-main.jsonl") | $(outcomes "$OUT/net$v-unhandled-thread.jsonl")"
 done
-[ "$ran" -gt 0 ] || skip "neither .NET 8 nor .NET 9 could be built here"
+
+# the fallback itself (it runs only when the NuGet source misbehaves): a
+# first choice the source does not hold, tried twice, then a version it
+# lists; in a scratch directory, not the build tree's choice
+if echo " $runtimes " | grep -q ' 8 '; then
+	(
+		RT_DIR="$OUT/fallback"
+		mkdir -p "$RT_DIR"
+		CLRTRACE_TEST_PACK_8=8.0.999 _rt_resolve 8
+	)
+	got=$(cat "$OUT/fallback/net8.version" 2>/dev/null)
+	echo "fallback: $got ($(grep '^== try' "$OUT/fallback/net8.log" | tr '\n' ' '))"
+	case $got in
+	8.0.999*) fail "fallback: kept the version the source lacks" ;;
+	8.0.*) ok "fallback: a .NET 8 pack the source holds (${got% *})" ;;
+	*) fail "fallback: no .NET 8 pack: $(cat "$OUT/fallback/net8.failed" 2>/dev/null)" ;;
+	esac
+	expect "fallback: the pinned version was tried twice first" "$(grep -c '^== try [12]: 8.0.999$' "$OUT/fallback/net8.log")" 2
+	grep -q 'error NU1102' "$OUT/fallback/net8.log" && ok "fallback: the source said NU1102 for 8.0.999" ||
+		fail "fallback: no NU1102 in $OUT/fallback/net8.log"
+fi
+
 finish
