@@ -262,9 +262,10 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 			low |= ct_categories[i].mask_low;
 			high |= ct_categories[i].mask_high;
 		}
-	/* legacy EH: the depth of the stack at a throw tells when an
-	 * unhandled exception's search is over (see exm_input.stack_depth) */
-	if (ct.legacy_eh && (low & COR_PRF_MONITOR_EXCEPTIONS))
+	/* a stack snapshot tells a native boundary from an unhandled
+	 * exception (legacy EH: at every throw; new EH: only when a search
+	 * found no catcher; see exm_input.verdict) */
+	if (low & COR_PRF_MONITOR_EXCEPTIONS)
 		low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
 		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);

@@ -75,3 +75,33 @@ check_trace() {
 		fail "$(basename "$f"): $(echo "$msg" | tr '\n' ' ')"
 	fi
 }
+
+# TEMPORARY (the "runtimes" helper owns the real ones): the runtimes to
+# test, and the words that run tests/programs/NAME on runtime V (10: the
+# SDK's; 8, 9: self-contained from the runtime packs in the NuGet cache).
+test_runtimes() {
+	local v out="$top_builddir/tests/out/bin"
+	printf 10
+	for v in 8 9; do
+		if program_cmd Verdicts "$v" >/dev/null 2>&1; then printf ' %s' "$v"
+		elif [ "${CI:-}" = true ]; then echo "FAIL: no .NET $v runtime" >&2; exit 1
+		else echo "note: no .NET $v runtime, not tested" >&2; fi
+	done
+	echo
+}
+program_cmd() {
+	local name=$1 v=$2 dir="$top_builddir/tests/out/bin/$1-net$2" src="$top_builddir/tests/out/src/$1-net$2"
+	if [ "$v" = 10 ]; then echo "dotnet $(build_program "$name")"; return; fi
+	mkdir -p "$top_builddir/tests/out"
+	(
+		flock 9
+		if [ ! -x "$dir/$name" ] || [ -n "$(find "$top_srcdir/tests/programs/$name" -newer "$dir/$name" -name '*.cs' 2>/dev/null)" ]; then
+			rm -rf "$src" && mkdir -p "$src"
+			cp -r "$top_srcdir/tests/programs/$name" "$top_srcdir/tests/programs/Directory.Build.props" "$src/"
+			chmod -R u+w "$src"
+			dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework=net$v.0 \
+				-o "$dir" "$src/$name/$name.csproj" >"$src/publish.log" 2>&1 || { cat "$src/publish.log" >&2; exit 1; }
+		fi
+	) 9>"$top_builddir/tests/out/.build.lock" || return 1
+	echo "$dir/$name"
+}
