@@ -473,3 +473,12 @@ void ct_exceptions_thread_end(struct ct_thread *t)
 	if (t && t->exm && exm_depth(t->exm))
 		feed(t, &in);
 }
+
+/* Called by Shutdown and at exit() (src/profiler.c) on the exiting thread. */
+void ct_exceptions_exit(struct ct_thread *t)
+{
+	struct exm_input in = { .kind = EXM_EXIT };
+
+	if (t && t->exm && exm_depth(t->exm))
+		feed(t, &in);
+}
