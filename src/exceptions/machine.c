@@ -635,8 +635,10 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = EXM_RETHROWN;
 	}
-	if (o == EXM_RETHROWN)
+	if (o == EXM_RETHROWN) {
+		b->superseded_by = r->id;
 		r->origin = b->origin ? b->origin : b->id;
+	}
 	c->m->n--;
 	finish(c, b, o, NULL);
 }
