@@ -928,9 +928,12 @@ bool exm_search_failed(const struct exm *m, uint64_t *last)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	if (!r || r->state != S_SEARCH || r->has_catcher || !r->frames_entered || r->legacy)
+	if (!r || r->has_catcher || !r->frames_entered || r->legacy)
 		return false;
-	for (size_t k = m->n; k > 0; k--)
+	/* a filter of its own that has just returned counts as searched */
+	if (r->state != S_SEARCH && !(r->state == S_FILTER && r->filter_pending))
+		return false;
+	for (size_t k = m->n - 1; k > 0; k--)
 		if (m->live[k - 1]->state == S_FILTER)
 			return false; /* it escapes a filter */
 	*last = r->sframe_fn;
