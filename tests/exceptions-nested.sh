@@ -44,14 +44,14 @@ expect "caught-in-catch: Beta's throw is inside Alpha's catch span" \
 	"exception.catch 1"
 
 run rethrow
-expect "rethrow: throw; is a rethrow of 1, which it supersedes" "$(sigs "$OUT/rethrow.jsonl")" \
-	"1 AlphaException superseded RethrowInner>RethrowInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught RethrowInner>Rethrow f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
+expect "rethrow: throw; is a rethrow of 1, whose story ends rethrown" "$(sigs "$OUT/rethrow.jsonl")" \
+	"1 AlphaException rethrown RethrowInner>RethrowInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught RethrowInner>Rethrow f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
 expect "rethrow: throw record says rethrow" \
 	"$(jq -r 'select(.event == "exception.throw") | "\(.exception.id):\(.rethrow):\(.rethrow_of)"' "$OUT/rethrow.jsonl" | tr '\n' ' ')" "1:false:null 2:true:1 "
 
 run throw-ex
 expect "throw-ex: throw ex; of the same object" "$(sigs "$OUT/throw-ex.jsonl")" \
-	"1 AlphaException superseded ThrowExInner>ThrowExInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught ThrowExInner>ThrowEx f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
+	"1 AlphaException rethrown ThrowExInner>ThrowExInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught ThrowExInner>ThrowEx f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
 
 run async
 f="$OUT/async.jsonl"
