@@ -16,6 +16,8 @@
  *   rethrow    boolean: the same object is already in flight or was caught
  *              recently (throw;, throw ex;, ExceptionDispatchInfo.Throw)
  *   rethrow_of integer|null: id of the exception it re-throws
+ *   origin     integer, only on rethrows: id of the object's first throw
+ *              (where the rethrow chain began)
  *   nested_in  {id, context}|null: thrown while exception `id` was in
  *              `context`: "filter" | "finally" | "catch" | "search" | "unwind"
  * exception.search (span), exception.unwind (span):
@@ -29,12 +31,18 @@
  *   was left by another exception, the thread ended, or the tracer reset)
  * exception.catcher_found (instant): exception {id}, function
  * exception.unhandled (instant): exception {id, type, message, hresult},
- *   thrown_in (string|null)
+ *   thrown_in (string|null).  Written (and flushed) when the first pass
+ *   ended with no catcher and not at a native boundary (see
+ *   exm_input.verdict); on .NET 9/10 a finally may still replace the
+ *   exception, and its summary then says superseded, reported_unhandled.
  * exception.summary (instant):
  *   exception {id, type, message, hresult}
  *   outcome    "caught" | "unhandled" | "swallowed" (escaped a filter) |
  *              "superseded" (another exception escaped its finally/catch) |
- *              "unknown" (the thread ended or the tracer lost track)
+ *              "rethrown" (the same object was thrown again: throw;,
+ *              throw ex;, or raised again after a native boundary) |
+ *              "unknown" (the thread or process ended mid-story, or the
+ *              tracer lost track)
  *   thrown_in  string|null: first frame searched
  *   caught_in  string|null: function whose catch ran
  *   searched   [string]: frames of the first pass, in order
@@ -45,8 +53,22 @@
  *   nested_in  {id, context}|null
  *   nested     [integer]: ids of exceptions thrown inside its filters,
  *              finally and catch blocks
- *   superseded_by integer|null: the exception that replaced it
- *   dur_ns     integer: throw to end of story
+ *   superseded_by integer|null: the exception that replaced it (for
+ *              "rethrown": the next throw of the same object)
+ *   origin     integer, only on rethrows: as in exception.throw
+ *   boundary   true, only when so: the first pass stopped at the runtime's
+ *              own native code (reflection, a type initializer), which
+ *              raised it again or wrapped it: no exception.unhandled
+ *   wrapped    true, only when so: superseded by a wrapper whose
+ *              InnerException it is
+ *   reported_unhandled true, only when the outcome is not "unhandled":
+ *              exception.unhandled was written, then a finally replaced it
+ *   interrupted "exit" | "thread_end", only when so: the story was cut
+ *              short; the outcome is the one reached (a catch entered:
+ *              "caught")
+ *   dur_ns     integer: throw to end of story.  The summary of an
+ *              unhandled exception is written when the second pass
+ *              reaches its last frame (.NET 9/10), at once on .NET 8.
  */
 #pragma once
 
