@@ -6,7 +6,7 @@
  * which logs every resolved input as JSON Lines (the fixture format of
  * tests/unit/test-machine).
  */
-#include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -248,6 +248,7 @@ struct walk {
 	bool managed_below;  /* a managed frame follows that run */
 };
 
+/* DoStackSnapshot's callback: one frame, innermost first. */
 static HRESULT walk_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n, uint8_t *ctx, void *data)
 {
 	struct walk *w = data;
@@ -275,16 +276,40 @@ static bool walk_stack(struct walk *w)
 	return SUCCEEDED(COM_CALL(ct.info, INFO_DoStackSnapshot, do_stack_snapshot_fn, 0, walk_frame, 0, w, NULL, 0));
 }
 
-/* Is IP inside the runtime's own native code (libcoreclr.so)? */
+/* The address range of libcoreclr.so's loaded segments, found once. */
+static pthread_once_t coreclr_once = PTHREAD_ONCE_INIT;
+static uintptr_t coreclr_lo, coreclr_hi;
+
+static int coreclr_segments(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	if (strcmp(base ? base + 1 : info->dlpi_name ? info->dlpi_name : "", "libcoreclr.so") != 0)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+
+		if (info->dlpi_phdr[i].p_type != PT_LOAD)
+			continue;
+		if (!coreclr_lo || lo < coreclr_lo)
+			coreclr_lo = lo;
+		if (lo + info->dlpi_phdr[i].p_memsz > coreclr_hi)
+			coreclr_hi = lo + info->dlpi_phdr[i].p_memsz;
+	}
+	return 1;
+}
+
+static void coreclr_find(void)
+{
+	dl_iterate_phdr(coreclr_segments, NULL);
+}
+
+/* Is IP inside the runtime's own native code (libcoreclr.so)?  No lock
+ * and no dladdr per call: .NET 8 asks at every throw. */
 static bool runtime_code(UINT_PTR ip)
 {
-	Dl_info di;
-	const char *base;
-
-	if (!ip || !dladdr((void *)ip, &di) || !di.dli_fname)
-		return false;
-	base = strrchr(di.dli_fname, '/');
-	return strcmp(base ? base + 1 : di.dli_fname, "libcoreclr.so") == 0;
+	pthread_once(&coreclr_once, coreclr_find);
+	return ip >= coreclr_lo && ip < coreclr_hi;
 }
 
 /* A search that found no catcher ended at the native caller of LAST (the
