@@ -131,8 +131,9 @@ struct exm {
 static atomic_uint_fast64_t next_id = 1;
 static atomic_uint_fast64_t totals[_EXM_OUTCOME_MAX];
 
-/* Recently caught exceptions (any thread), for ExceptionDispatchInfo-style
- * rethrows of an object whose first story already ended. */
+/* Recently caught exceptions (any thread, from their catch's start), for
+ * ExceptionDispatchInfo-style rethrows of an object whose first story may
+ * already have ended. */
 static struct {
 	pthread_mutex_t lock;
 	struct { uint64_t object, id, origin; size_t type_hash; } v[RECENT];
@@ -166,11 +167,14 @@ static uint64_t recent_find(uint64_t object, size_t type_hash, uint64_t *origin)
 	uint64_t id = 0;
 
 	pthread_mutex_lock(&recent.lock);
-	for (size_t i = 0; i < RECENT && !id; i++)
+	for (size_t k = 1; k <= RECENT && !id; k++) { /* newest first */
+		size_t i = (recent.next + RECENT - k) % RECENT;
+
 		if (recent.v[i].object == object && recent.v[i].type_hash == type_hash) {
 			id = recent.v[i].id;
 			*origin = recent.v[i].origin;
 		}
+	}
 	pthread_mutex_unlock(&recent.lock);
 	return id;
 }
@@ -398,9 +402,6 @@ static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char 
 {
 	close_all(c, r, flag);
 	summarize(c, r, o);
-	if (o == EXM_CAUGHT && r->exc)
-		recent_add(r->object, r->id, r->origin ? r->origin : r->id,
-			   hash_str(json_string_value(json_object_get(r->exc, "type"))));
 	exr_free(r);
 }
 
@@ -829,6 +830,11 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 	supersede_below(c, r, in->frame, in->fn);
 	if (in->object)
 		r->object = in->object; /* a GC may have moved it */
+	/* caught: another thread may throw it again before this catch ends
+	 * (an await's continuation) */
+	if (r->exc)
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id,
+			   hash_str(json_string_value(json_object_get(r->exc, "type"))));
 	if (!r->muted)
 		set_str(&r->caught_in, in->function);
 	enter_handler(c, r, S_CATCH, in);
