@@ -631,7 +631,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		b->wrapped = true;
 		o = EXM_SUPERSEDED;
 	}
-	if (!r->rethrow_of && !b->muted && in->traced && b->exc && in->type &&
+	if (o == EXM_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
 	    strcmp(json_string_value(json_object_get(b->exc, "type")), in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = EXM_RETHROWN;
