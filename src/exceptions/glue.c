@@ -2,7 +2,8 @@
 /*
  * The runtime's exception callbacks → the pure state machine → ct_emit.
  * Also: CLRTRACE_EXCEPTIONS filtering decided once at the throw, per-type
- * rate limits, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
+ * rate limits, the stack snapshot that tells a native boundary from an
+ * unhandled exception, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
  * which logs every resolved input as JSON Lines (the fixture format of
  * tests/unit/test-machine).
  */

@@ -10,6 +10,11 @@
  * no callback says "no handler": a search that reaches the end of the stack
  * is followed by a stray UnwindFunctionLeave and the second pass; an
  * exception escaping a filter looks the same and ends at the FilterLeave.
+ * A search that stops at a native boundary (reflection, a type initializer)
+ * looks the same too: the glue tells them apart with a stack snapshot and
+ * hands the answer in (exm_input.verdict; on .NET 8 the snapshot at the
+ * throw, exm_input.native_depth); a boundary's story ends at the thread's
+ * next throw, which raises the same object again or wraps it.
  */
 #include <pthread.h>
 #include <stdarg.h>

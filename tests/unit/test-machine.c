@@ -438,6 +438,32 @@ static const struct quirk quirks[] = {
 	  OUT("search_leave") IN("unwind_enter", "H") INF("catch_enter", "H", "0x50") OUTF("catch_leave", "0x50")
 	  OUTF("catch_leave", "0x100"),
 	  "caught H>H f= fin=0" },
+	/* a boundary, then a throw the tracer cannot relate to it: its story
+	 * ends unknown, and the new exception is not nested in it */
+	{ "boundary, then something else",
+	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
+	  IN("unwind_enter", "M") OUT("unwind_leave")
+	  T("0xb0", "B") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "unknown M>- f= fin=0; caught Z>Z f= fin=0" },
+	/* a boundary, then the same exception moved by a GC (another address,
+	 * the same type, thrown before): one journey */
+	{ "boundary, then the object moved",
+	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
+	  IN("unwind_enter", "M") OUT("unwind_leave")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"A\",\"traced\":true}\n"
+	  IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "rethrown M>- f= fin=0; caught Z>Z f= fin=0 rethrow" },
+	/* a boundary, and the thread ends before any other throw */
+	{ "boundary, then thread end",
+	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
+	  IN("unwind_enter", "M") OUT("unwind_leave") OUT("thread_end"),
+	  "unknown M>- f= fin=0" },
+	/* no verdict (the snapshot failed): unhandled, as before */
+	{ "search failed, no verdict",
+	  T("0xa0", "A") IN("search_enter", "M") OUT("unwind_leave") IN("unwind_enter", "M"),
+	  "unhandled M>- f= fin=0", 0, 1 },
 };
 
 static json_t *parse_lines(const char *s)
