@@ -18,12 +18,14 @@ want() {
 	dispose-uncaught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,unhandled 134" ;;
 	exit-in-catch) echo "caught 3" ;;
 	exit-in-finally) echo "unknown 4" ;;
+	exit-other-thread) echo " 5" ;;
 	rethrow) echo "rethrown,caught 0" ;;
 	edi | await | catch-in-finally) echo "caught,caught 0" ;;
 	esac
 }
 scenarios="invoke dynamic-invoke activator type-init reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
-	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally rethrow edi await catch-in-finally"
+	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally exit-other-thread rethrow edi await
+	catch-in-finally"
 
 runtimes=$(test_runtimes) || die "runtimes missing"
 for v in $runtimes; do
@@ -73,6 +75,8 @@ for v in $runtimes; do
 		'[["exit","Verdicts.Program.ExitInCatch"]]'
 	expect ".NET $v exit-in-finally: the story ends, cut short by the exit" \
 		"$(j exit-in-finally '[.[] | select(.event=="exception.summary") | .interrupted]')" '["exit"]'
+	expect ".NET $v exit-other-thread: the story left open on another thread is counted at shutdown" \
+		"$(j exit-other-thread '[.[] | select(.event=="runtime.shutdown") | .totals.exceptions.open]')" '[1]'
 	expect ".NET $v rethrow: one journey (#1 thrown again as #2)" \
 		"$(j rethrow '[.[] | select(.event=="exception.summary") | [.exception.id, .superseded_by, .rethrow_of, .origin]]')" \
 		'[[1,2,null,null],[2,null,1,1]]'

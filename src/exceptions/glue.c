@@ -201,7 +201,7 @@ static bool type_wanted(const char *type)
 	return limit == 0 || rate_ok(type, limit);
 }
 
-/* Totals for runtime.shutdown: outcomes, excluded, suppressed per type. */
+/* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per type. */
 json_t *ct_exceptions_totals(void)
 {
 	uint64_t tot[_EXM_OUTCOME_MAX];
@@ -211,6 +211,8 @@ json_t *ct_exceptions_totals(void)
 	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
 		json_object_set_new(o, exm_outcome_names[i], json_integer((json_int_t)tot[i]));
 	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
+	/* stories still open on other threads: said, not silently lost */
+	json_object_set_new(o, "open", json_integer((json_int_t)exm_open()));
 	pthread_mutex_lock(&counts_lock);
 	for (size_t i = 0; i < n_counts; i++)
 		if (counts[i].suppressed)

@@ -135,6 +135,7 @@ struct exm {
 
 static atomic_uint_fast64_t next_id = 1;
 static atomic_uint_fast64_t totals[_EXM_OUTCOME_MAX];
+static atomic_uint_fast64_t thrown_total; /* not muted */
 
 /* Recently caught exceptions (any thread, from their catch's start), for
  * ExceptionDispatchInfo-style rethrows of an object whose first story may
@@ -694,6 +695,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	m->live[m->n++] = r;
 	if (r->muted)
 		return;
+	atomic_fetch_add(&thrown_total, 1);
 	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
 	if (r->exc && !in->no_message)
 		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
@@ -960,6 +962,15 @@ void exm_totals(uint64_t o[_EXM_OUTCOME_MAX])
 {
 	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
 		o[i] = atomic_load(&totals[i]);
+}
+
+uint64_t exm_open(void)
+{
+	uint64_t ended = 0, thrown = atomic_load(&thrown_total);
+
+	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+		ended += atomic_load(&totals[i]);
+	return thrown > ended ? thrown - ended : 0;
 }
 
 /* Feed one input (see machine.h). */

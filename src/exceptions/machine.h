@@ -198,3 +198,5 @@ size_t exm_depth(const struct exm *m);
 
 /* Process-wide outcome counts (muted exceptions excluded). */
 void exm_totals(uint64_t out[_EXM_OUTCOME_MAX]);
+/* Exceptions thrown whose story has no summary yet (muted excluded). */
+uint64_t exm_open(void);

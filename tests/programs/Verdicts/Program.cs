@@ -221,6 +221,22 @@ namespace Verdicts
             catch (AlphaException) { counter++; }
         }
 
+        // another thread sits in a catch block when the process exits
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ExitOtherThread()
+        {
+            var inCatch = new ManualResetEventSlim();
+            var t = new Thread(() =>
+            {
+                try { Boom("other"); }
+                catch (AlphaException) { inCatch.Set(); Thread.Sleep(Timeout.Infinite); }
+            });
+            t.IsBackground = true;
+            t.Start();
+            inCatch.Wait();
+            Environment.Exit(5);
+        }
+
         public static int Main(string[] args)
         {
             switch (args.Length > 0 ? args[0] : "")
@@ -238,6 +254,7 @@ namespace Verdicts
                 case "dispose-uncaught": DisposeUncaught(); break;
                 case "exit-in-catch": ExitInCatch(); break;
                 case "exit-in-finally": ExitInFinally(); break;
+                case "exit-other-thread": ExitOtherThread(); break;
                 case "rethrow": Rethrow(); break;
                 case "edi": Edi(); break;
                 case "await": Await(); break;
