@@ -21,11 +21,12 @@ want() {
 	exit-other-thread) echo " 5" ;;
 	rethrow) echo "rethrown,caught 0" ;;
 	edi | await | catch-in-finally) echo "caught,caught 0" ;;
+	finally-left) echo "superseded,caught 0" ;;
 	esac
 }
 scenarios="invoke dynamic-invoke activator type-init reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
 	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally exit-other-thread rethrow edi await
-	catch-in-finally"
+	catch-in-finally finally-left"
 
 runtimes=$(test_runtimes) || die "runtimes missing"
 for v in $runtimes; do

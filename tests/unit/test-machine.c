@@ -310,6 +310,11 @@ static const struct fixture verdict_fixtures[] = {
 	ALL3("await", "caught; caught unhandled=0", 0),
 	/* .NET 8 reports a catch in a finally at the finally's frame */
 	ALL3("catch-in-finally", "caught; caught unhandled=0", 0),
+	/* ... and one thrown in a finally, caught past it in the same method:
+	 * .NET 8 knows Alpha was left only after Beta's catch */
+	{ "verdicts-net10-finally-left", "superseded; caught unhandled=0" },
+	{ "verdicts-net9-finally-left", "superseded; caught unhandled=0" },
+	{ "verdicts-net8-finally-left", "caught; superseded unhandled=0" },
 #undef ALL3
 };
 
@@ -429,6 +434,19 @@ static const struct quirk quirks[] = {
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
 	  "caught M>M f= fin=0; superseded M>M f= fin=0; caught Z>Z f= fin=0" },
+	/* .NET 8: B, thrown in A's finally, is caught past that finally in
+	 * the same method; its catch reports the finally's frame, and what
+	 * follows B's CatcherLeave is not A's FinallyLeave: A was left */
+	{ "legacy finally left in its own method",
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("finally_enter", "M", "0x100")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100") OUTF("catch_leave", "0x100")
+	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; superseded M>- f= fin=1; caught Z>Z f= fin=0" },
 	/* a muted (filtered-out) exception is followed but leaves no record,
 	 * and does not steal the callbacks of the one it is nested in */
 	{ "muted",

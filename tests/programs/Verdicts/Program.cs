@@ -237,6 +237,25 @@ namespace Verdicts
             Environment.Exit(5);
         }
 
+        // Beta, thrown in Alpha's finally, is caught past it in the same
+        // method: Alpha (whose catch is in the caller) is superseded
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void FinallyLeftSameMethod()
+        {
+            try
+            {
+                try { Boom("left"); }
+                finally { throw new BetaException("from finally"); }
+            }
+            catch (BetaException) { counter++; }
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void FinallyLeft()
+        {
+            try { FinallyLeftSameMethod(); }
+            catch (AlphaException) { counter += 100; }
+        }
+
         public static int Main(string[] args)
         {
             switch (args.Length > 0 ? args[0] : "")
@@ -259,6 +278,7 @@ namespace Verdicts
                 case "edi": Edi(); break;
                 case "await": Await(); break;
                 case "catch-in-finally": CatchInFinally(); break;
+                case "finally-left": FinallyLeft(); break;
                 default: Console.Error.WriteLine("unknown scenario"); return 2;
             }
             Console.WriteLine("done " + counter);
