@@ -64,8 +64,8 @@ for v in $runtimes; do
 		expect ".NET $v dispose-caught: stats counts no crash" \
 			"$("$CLRTRACE" stats --json "$OUT/net$v-dispose-caught.jsonl" | jq -c '.exceptions.by_outcome')" '{"superseded":1,"caught":1}'
 		"$CLRTRACE" view --color=never "$OUT/net$v-dispose-caught.jsonl" >"$OUT/net$v-dispose-caught.view"
-		expect ".NET $v dispose-caught: view says it survived" \
-			"$(grep -c 'reported unhandled by the runtime, then survived' "$OUT/net$v-dispose-caught.view")" 1
+		expect ".NET $v dispose-caught: view says it was replaced, no crash" \
+			"$(grep -c 'the runtime reported it unhandled, then a finally replaced it' "$OUT/net$v-dispose-caught.view")" 1
 	fi
 	expect ".NET $v reverse-pinvoke: unhandled in the callback" \
 		"$(j reverse-pinvoke '[.[] | select(.event=="exception.unhandled") | .thrown_in]')" '["Verdicts.Program.Compare"]'

@@ -224,7 +224,7 @@ static void d_summary(struct sbuf *b, const struct rec *r)
 	if (json_is_true(json_object_get(r->j, "boundary")))
 		sb_printf(b, "; crossed a native boundary");
 	if (json_is_true(json_object_get(r->j, "reported_unhandled")))
-		sb_printf(b, "; reported unhandled by the runtime, then survived: no crash");
+		sb_printf(b, "; the runtime reported it unhandled, then a finally replaced it (no crash of its own)");
 	if (jstr(r->j, "interrupted"))
 		sb_printf(b, "; cut short by %s", strcmp(jstr(r->j, "interrupted"), "exit") == 0 ? "the process exit" : "the thread's end");
 }
