@@ -21,6 +21,7 @@ struct ct_global ct;
 
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
+__attribute__((weak)) void ct_exceptions_exit(struct ct_thread *t);
 
 /* One line on stderr, once per KEY. */
 void ct_say_once(const char *key, const char *fmt, ...)
@@ -204,11 +205,15 @@ static bool legacy_exception_handling(void)
 	return false;
 }
 
-/* exit() without Shutdown (Environment.Exit from some paths): flush. */
+/* exit() without Shutdown (Environment.Exit from some paths): end the
+ * exiting thread's exception stories, flush. */
 static void on_exit_flush(void)
 {
-	if (atomic_load(&ct.active))
-		ct_flush_all(false);
+	if (!atomic_load(&ct.active))
+		return;
+	if (ct_exceptions_exit)
+		ct_exceptions_exit(ct_thread_get());
+	ct_flush_all(false);
 }
 
 typedef HRESULT (*set_event_mask2_fn)(com_object *, DWORD, DWORD);
@@ -262,9 +267,10 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 			low |= ct_categories[i].mask_low;
 			high |= ct_categories[i].mask_high;
 		}
-	/* legacy EH: the depth of the stack at a throw tells when an
-	 * unhandled exception's search is over (see exm_input.stack_depth) */
-	if (ct.legacy_eh && (low & COR_PRF_MONITOR_EXCEPTIONS))
+	/* a stack snapshot tells a native boundary from an unhandled
+	 * exception (legacy EH: at every throw; new EH: only when a search
+	 * found no catcher; see exm_input.verdict) */
+	if (low & COR_PRF_MONITOR_EXCEPTIONS)
 		low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
 		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);
@@ -297,10 +303,14 @@ fail:
 HRESULT on_Shutdown(struct ct_thread *t)
 {
 	struct ct_totals tot;
-	json_t *exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
+	json_t *exc;
 
 	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
 		return S_OK;
+	/* Environment.Exit inside a catch or finally: those stories end now */
+	if (ct_exceptions_exit)
+		ct_exceptions_exit(t);
+	exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
 	ct_sinks_totals(&tot);
 	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",

@@ -48,14 +48,14 @@ for v in $(test_runtimes); do
 		"exception.catch 1"
 
 	run rethrow
-	expect "$n rethrow: throw; is a rethrow of 1, which it supersedes" "$(sigs "$OUT/net$v-rethrow.jsonl")" \
-		"1 AlphaException superseded RethrowInner>RethrowInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught RethrowInner>Rethrow f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
+	expect "$n rethrow: throw; is a rethrow of 1, whose story ends rethrown" "$(sigs "$OUT/net$v-rethrow.jsonl")" \
+		"1 AlphaException rethrown RethrowInner>RethrowInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught RethrowInner>Rethrow f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
 	expect "$n rethrow: throw record says rethrow" \
 		"$(jq -r 'select(.event == "exception.throw") | "\(.exception.id):\(.rethrow):\(.rethrow_of)"' "$OUT/net$v-rethrow.jsonl" | tr '\n' ' ')" "1:false:null 2:true:1 "
 
 	run throw-ex
 	expect "$n throw-ex: throw ex; of the same object" "$(sigs "$OUT/net$v-throw-ex.jsonl")" \
-		"1 AlphaException superseded ThrowExInner>ThrowExInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught ThrowExInner>ThrowEx f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
+		"1 AlphaException rethrown ThrowExInner>ThrowExInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught ThrowExInner>ThrowEx f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
 
 	run async
 	f="$OUT/net$v-async.jsonl"

@@ -47,7 +47,7 @@ grep -q 'exception.filter Sample.Program.Load -> true' "$OUT/worker.view" && ok 
 # exception type and outcome filters
 "$CLRTRACE" view --color=never -x 'System.IO.*' -o caught "$t" >"$OUT/x.view"
 expect "-x System.IO.* -o caught: caught summaries" "$(grep -c 'exception.summary #[0-9]* [^ ]* caught' "$OUT/x.view")" 2
-expect "-x System.IO.* -o caught: superseded ones nested in those stories" "$(grep -c 'exception.summary #[0-9]* [^ ]* superseded' "$OUT/x.view")" 2
+expect "-x System.IO.* -o caught: rethrown ones nested in those stories" "$(grep -c 'exception.summary #[0-9]* [^ ]* rethrown' "$OUT/x.view")" 2
 "$CLRTRACE" view --color=never -o superseded,caught -x 'System.IO.DirectoryNotFoundException' "$t" | grep -c 'exception.throw' >"$OUT/x2.n"
 expect "-o with a list" "$(cat "$OUT/x2.n")" 4
 "$CLRTRACE" view --color=never -x 'System.Nothing*' "$t" >"$OUT/none.view"

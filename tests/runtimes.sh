@@ -15,7 +15,8 @@ expected() {
 	case $1 in
 	same | up3 | filters | finally | nullref | divzero) echo "caught," ;;
 	in-filter) echo "swallowed,caught," ;;
-	in-finally | in-catch | rethrow | throw-ex) echo "superseded,caught," ;;
+	in-finally | in-catch) echo "superseded,caught," ;;
+	rethrow | throw-ex) echo "rethrown,caught," ;;
 	caught-in-catch | async) echo "caught,caught," ;;
 	unhandled-main | unhandled-thread) echo "caught,unhandled," ;;
 	esac

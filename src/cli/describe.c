@@ -166,8 +166,12 @@ static void d_throw(struct sbuf *b, const struct rec *r)
 	json_t *n = json_object_get(r->j, "nested_in");
 
 	exception_text(b, json_object_get(r->j, "exception"));
-	if (json_is_true(json_object_get(r->j, "rethrow")))
-		sb_printf(b, " (rethrow)");
+	if (json_is_true(json_object_get(r->j, "rethrow"))) {
+		sb_printf(b, " (rethrow of #%" PRId64, jint(r->j, "rethrow_of"));
+		if (jint(r->j, "origin") > 0 && jint(r->j, "origin") != jint(r->j, "rethrow_of"))
+			sb_printf(b, ", first thrown as #%" PRId64, jint(r->j, "origin"));
+		sb_printf(b, ")");
+	}
 	if (json_is_object(n))
 		sb_printf(b, " (inside the %s of #%" PRId64 ")", jstr(n, "context") ?: "?", jint(n, "id"));
 }
@@ -210,6 +214,19 @@ static void d_summary(struct sbuf *b, const struct rec *r)
 		sb_printf(b, ", caught in %s", jstr(r->j, "caught_in"));
 	sb_printf(b, "; %zu frames searched, %zu filters, %zu finally, %zu unwound", alen(r, "searched"),
 		  alen(r, "filters"), alen(r, "finally"), alen(r, "unwound"));
+	if (jint(r->j, "superseded_by") > 0)
+		sb_printf(b, "; %s #%" PRId64,
+			  strcmp(jstr(r->j, "outcome") ?: "", "rethrown") == 0 ? "thrown again as"
+			  : json_is_true(json_object_get(r->j, "wrapped")) ? "wrapped by" : "replaced by",
+			  jint(r->j, "superseded_by"));
+	if (jint(r->j, "origin") > 0)
+		sb_printf(b, "; rethrow chain began with #%" PRId64, jint(r->j, "origin"));
+	if (json_is_true(json_object_get(r->j, "boundary")))
+		sb_printf(b, "; crossed a native boundary");
+	if (json_is_true(json_object_get(r->j, "reported_unhandled")))
+		sb_printf(b, "; the runtime reported it unhandled, then a finally replaced it (no crash of its own)");
+	if (jstr(r->j, "interrupted"))
+		sb_printf(b, "; cut short by %s", strcmp(jstr(r->j, "interrupted"), "exit") == 0 ? "the process exit" : "the thread's end");
 }
 
 static void d_dropped(struct sbuf *b, const struct rec *r)

@@ -16,7 +16,7 @@
 #include "describe.h"
 #include "reader.h"
 
-static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "unknown" };
+static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown" };
 #define N_OUTCOMES (sizeof(outcome_names) / sizeof(outcome_names[0]))
 
 struct stats {
@@ -26,6 +26,7 @@ struct stats {
 	json_t *types;       /* type -> {count, outcomes{}} */
 	json_t *outcomes;    /* outcome -> count */
 	json_t *throw_sites; /* function -> count */
+	uint64_t throws, objects; /* exception.throw records; those that are no rethrow */
 	json_t *catch_sites; /* function -> count */
 	json_t *loads;       /* [{kind, name, path, at_ns, dur_ns, hr}] in begin order */
 	struct u64map load_spans; /* span -> index+1 in loads */
@@ -82,6 +83,9 @@ static void on_exception(struct stats *s, const struct rec *r)
 	if (r->ev == EV_EXCEPTION_THROW && id >= 0) {
 		void **slot = u64map_slot(&s->in_flight, key);
 
+		s->throws++;
+		if (!json_is_true(json_object_get(r->j, "rethrow")))
+			s->objects++;
 		if (slot) {
 			free(*slot);
 			*slot = strdup(type ? type : "?");
@@ -317,10 +321,10 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 		json_object_set_new(o, "id", json_string(key));
 		json_array_append_new(threads, o);
 	}
-	return json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:o},s:o,s:{s:I,s:o},s:o}",
+	return json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:o},s:o,s:{s:I,s:o},s:o}",
 			 "records", (json_int_t)s->records, "bad_lines", (json_int_t)bad_lines, "duration_ns",
 			 (json_int_t)(s->t0 >= 0 ? s->t_last - s->t0 : 0), "events", ranked(s->events, "event", 0),
-			 "exceptions", "total", total,
+			 "exceptions", "total", total, "throws", (json_int_t)s->throws, "objects", (json_int_t)s->objects,
 			 "by_outcome", s->outcomes, "by_type", ranked(s->types, "type", 0),
 			 "throw_sites", ranked(s->throw_sites, "function", top), "catch_sites",
 			 ranked(s->catch_sites, "function", top), "loads", s->loads, "threads", "created",
@@ -349,6 +353,8 @@ static void print_text(json_t *j)
 	if (json_integer_value(json_object_get(j, "bad_lines")))
 		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
 	printf("\n\nExceptions: %" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(e, "total")));
+	printf(" (%" JSON_INTEGER_FORMAT " throws of %" JSON_INTEGER_FORMAT " objects)",
+	       json_integer_value(json_object_get(e, "throws")), json_integer_value(json_object_get(e, "objects")));
 	json_object_foreach(json_object_get(e, "by_outcome"), key, v)
 		printf(", %" JSON_INTEGER_FORMAT " %s", json_integer_value(v), key);
 	printf("\n");

@@ -357,7 +357,7 @@ static const char view_help[] =
 	"  -t, --tid LIST          only these OS thread ids\n"
 	"  -x, --exception GLOB    only exception stories whose type matches (System.IO.*)\n"
 	"  -o, --outcome LIST      only exception stories with these outcomes\n"
-	"                          (caught,unhandled,swallowed,superseded,unknown)\n"
+	"                          (caught,unhandled,swallowed,superseded,rethrown,unknown)\n"
 	"  -S, --since SECONDS     skip records earlier than SECONDS after the first\n"
 	"  -U, --until SECONDS     skip records later than SECONDS after the first\n"
 	"  -f, --follow            keep reading as the file grows (like tail -f)\n"

@@ -8,5 +8,8 @@ struct ct_thread;
 
 /* Counts by outcome, excluded and suppressed per type, for runtime.shutdown. */
 json_t *ct_exceptions_totals(void);
+/* The process exits on the calling thread (Shutdown, exit()): end the
+ * stories still open on it. */
+void ct_exceptions_exit(struct ct_thread *t);
 /* The calling thread is going away: end the stories still open on it. */
 void ct_exceptions_thread_end(struct ct_thread *t);

@@ -2,10 +2,12 @@
 /*
  * The runtime's exception callbacks → the pure state machine → ct_emit.
  * Also: CLRTRACE_EXCEPTIONS filtering decided once at the throw, per-type
- * rate limits, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
+ * rate limits, the stack snapshot that tells a native boundary from an
+ * unhandled exception, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
  * which logs every resolved input as JSON Lines (the fixture format of
  * tests/unit/test-machine).
  */
+#include <link.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -108,7 +110,19 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 			json_object_set_new(o, "muted", json_true());
 		if (in->traced)
 			json_object_set_new(o, "traced", json_true());
+		if (in->inner)
+			json_object_set_new(o, "inner", ct_json_id(in->inner));
+		if (in->stack_depth)
+			json_object_set_new(o, "stack_depth", json_integer(in->stack_depth));
+		if (in->native_depth)
+			json_object_set_new(o, "native_depth", json_integer(in->native_depth));
+		if (in->native_boundary)
+			json_object_set_new(o, "native_boundary", json_true());
+		if (in->legacy)
+			json_object_set_new(o, "legacy", json_true());
 	}
+	if (in->verdict)
+		json_object_set_new(o, "verdict", json_string(exm_verdict_names[in->verdict]));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
@@ -187,7 +201,7 @@ static bool type_wanted(const char *type)
 	return limit == 0 || rate_ok(type, limit);
 }
 
-/* Totals for runtime.shutdown: outcomes, excluded, suppressed per type. */
+/* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per type. */
 json_t *ct_exceptions_totals(void)
 {
 	uint64_t tot[_EXM_OUTCOME_MAX];
@@ -197,6 +211,8 @@ json_t *ct_exceptions_totals(void)
 	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
 		json_object_set_new(o, exm_outcome_names[i], json_integer((json_int_t)tot[i]));
 	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
+	/* stories still open on other threads: said, not silently lost */
+	json_object_set_new(o, "open", json_integer((json_int_t)exm_open()));
 	pthread_mutex_lock(&counts_lock);
 	for (size_t i = 0; i < n_counts; i++)
 		if (counts[i].suppressed)
@@ -218,6 +234,100 @@ static uint64_t clause_frame(void)
 	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
 		return 0;
 	return ci.framePointer;
+}
+
+typedef HRESULT (*stack_snapshot_cb)(FunctionID, UINT_PTR, UINT_PTR, uint32_t, uint8_t *, void *);
+typedef HRESULT (*do_stack_snapshot_fn)(com_object *, ThreadID, stack_snapshot_cb, uint32_t, void *, uint8_t *,
+					uint32_t);
+
+/* What a walk of this thread's stack found (FunctionID 0 in a snapshot
+ * marks a run of native frames, with the IP of its first frame). */
+struct walk {
+	FunctionID after;    /* start counting below this frame (0: at the top) */
+	bool found;          /* ... and it was seen */
+	unsigned managed;    /* managed frames counted */
+	unsigned before_native; /* managed frames before the first native run */
+	UINT_PTR native_ip;  /* that run's first IP, 0: none yet */
+	bool managed_below;  /* a managed frame follows that run */
+};
+
+/* DoStackSnapshot's callback: one frame, innermost first. */
+static HRESULT walk_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n, uint8_t *ctx, void *data)
+{
+	struct walk *w = data;
+
+	if (!w->found) {
+		if (w->after && f != w->after)
+			return S_OK;
+		w->found = true;
+	}
+	if (f) {
+		w->managed++;
+		if (w->native_ip)
+			w->managed_below = true;
+		else
+			w->before_native++;
+	} else if (!w->native_ip && w->managed) {
+		w->native_ip = ip ? ip : 1;
+	}
+	return S_OK;
+}
+
+/* Walk this thread's stack; false if the runtime won't. */
+static bool walk_stack(struct walk *w)
+{
+	return SUCCEEDED(COM_CALL(ct.info, INFO_DoStackSnapshot, do_stack_snapshot_fn, 0, walk_frame, 0, w, NULL, 0));
+}
+
+/* The address range of libcoreclr.so's loaded segments, found once. */
+static pthread_once_t coreclr_once = PTHREAD_ONCE_INIT;
+static uintptr_t coreclr_lo, coreclr_hi;
+
+static int coreclr_segments(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	if (strcmp(base ? base + 1 : info->dlpi_name ? info->dlpi_name : "", "libcoreclr.so") != 0)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+
+		if (info->dlpi_phdr[i].p_type != PT_LOAD)
+			continue;
+		if (!coreclr_lo || lo < coreclr_lo)
+			coreclr_lo = lo;
+		if (lo + info->dlpi_phdr[i].p_memsz > coreclr_hi)
+			coreclr_hi = lo + info->dlpi_phdr[i].p_memsz;
+	}
+	return 1;
+}
+
+static void coreclr_find(void)
+{
+	dl_iterate_phdr(coreclr_segments, NULL);
+}
+
+/* Is IP inside the runtime's own native code (libcoreclr.so)?  No lock
+ * and no dladdr per call: .NET 8 asks at every throw. */
+static bool runtime_code(UINT_PTR ip)
+{
+	pthread_once(&coreclr_once, coreclr_find);
+	return ip >= coreclr_lo && ip < coreclr_hi;
+}
+
+/* A search that found no catcher ended at the native caller of LAST (the
+ * last frame searched): is that the runtime's own code, which catches the
+ * exception and raises it again or wraps it (a boundary), or the end of the
+ * managed stack or a reverse P/Invoke, which is fatal on Linux? */
+static enum exm_verdict search_end_verdict(FunctionID last)
+{
+	struct walk w = { .after = last };
+
+	if (!last || !walk_stack(&w) || !w.found)
+		return EXM_VERDICT_UNKNOWN;
+	if (w.native_ip && w.managed_below && runtime_code(w.native_ip))
+		return EXM_VERDICT_BOUNDARY;
+	return EXM_VERDICT_UNHANDLED;
 }
 
 static const struct exm_emitter emitter_proto = {
@@ -250,6 +360,14 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 			return S_OK;
 	}
 	e.userdata = t;
+	/* new exception handling: the first unwind input after a search that
+	 * found no catcher; decide here, while the stack is still intact */
+	if (!ct.legacy_eh && (in->kind == EXM_UNWIND_ENTER || in->kind == EXM_UNWIND_LEAVE)) {
+		uint64_t last;
+
+		if (exm_search_failed(t->exm, &last))
+			in->verdict = search_end_verdict(last);
+	}
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);
 	if (exm_dying(t->exm))
@@ -282,28 +400,6 @@ static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool wi
 	return feed(t, &in);
 }
 
-typedef HRESULT (*stack_snapshot_cb)(FunctionID, UINT_PTR, UINT_PTR, uint32_t, uint8_t *, void *);
-typedef HRESULT (*do_stack_snapshot_fn)(com_object *, ThreadID, stack_snapshot_cb, uint32_t, void *, uint8_t *,
-					uint32_t);
-
-/* Count one managed frame (FunctionID 0 marks a run of native frames). */
-static HRESULT count_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n, uint8_t *ctx, void *data)
-{
-	if (f)
-		++*(unsigned *)data;
-	return S_OK;
-}
-
-/* Managed frames on this thread's stack, or 0 if the runtime won't say. */
-static unsigned stack_depth(void)
-{
-	unsigned n = 0;
-
-	if (FAILED(COM_CALL(ct.info, INFO_DoStackSnapshot, do_stack_snapshot_fn, 0, count_frame, 0, &n, NULL, 0)))
-		return 0;
-	return n;
-}
-
 HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 {
 	struct exm_input in = { .kind = EXM_THROWN, .object = obj };
@@ -318,10 +414,17 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	in.hresult = info.hresult;
 	in.has_hresult = info.has_hresult;
 	in.traced = info.traced;
+	in.inner = info.inner;
 	in.muted = !type_wanted(info.type);
 	if (ct.legacy_eh) {
+		struct walk w = { 0 };
+
 		in.legacy = true;
-		in.stack_depth = stack_depth();
+		if (walk_stack(&w)) {
+			in.stack_depth = w.managed;
+			in.native_depth = w.native_ip ? w.before_native : 0;
+			in.native_boundary = w.managed_below && runtime_code(w.native_ip);
+		}
 	}
 	feed(t, &in);
 	exc_info_done(&info);
@@ -394,6 +497,15 @@ HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
 void ct_exceptions_thread_end(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_THREAD_END };
+
+	if (t && t->exm && exm_depth(t->exm))
+		feed(t, &in);
+}
+
+/* Called by Shutdown and at exit() (src/profiler.c) on the exiting thread. */
+void ct_exceptions_exit(struct ct_thread *t)
+{
+	struct exm_input in = { .kind = EXM_EXIT };
 
 	if (t && t->exm && exm_depth(t->exm))
 		feed(t, &in);

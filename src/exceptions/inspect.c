@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The thrown object's type, System.Exception._message and _HResult.  The
- * two field offsets are looked up once (GetClassLayout of System.Exception
- * + IMetaDataImport::FindField) and then read straight from the object,
- * which is safe only inside ExceptionThrown (cooperative mode).
+ * The thrown object's type, System.Exception._message, _HResult,
+ * _stackTrace and _innerException.  The field offsets are looked up once
+ * (GetClassLayout of System.Exception + IMetaDataImport::FindField) and
+ * then read straight from the object, which is safe only inside
+ * ExceptionThrown (cooperative mode).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static struct {
 	pthread_mutex_t lock;
 	bool tried;
 	bool done; /* offsets below are final (atomic, release) */
-	ULONG message_off, hresult_off, trace_off, str_len_off, str_buf_off;
+	ULONG message_off, hresult_off, trace_off, inner_off, str_len_off, str_buf_off;
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 #define MAX_FIELDS 64
@@ -88,6 +89,7 @@ static void layout_init(ClassID c)
 	L.message_off = field_offset(mdi, td, exc, u"_message");
 	L.hresult_off = field_offset(mdi, td, exc, u"_HResult");
 	L.trace_off = field_offset(mdi, td, exc, u"_stackTrace");
+	L.inner_off = field_offset(mdi, td, exc, u"_innerException");
 	if (FAILED(COM_CALL(ct.info, INFO_GetStringLayout2, get_string_layout2_fn, &L.str_len_off, &L.str_buf_off)))
 		L.message_off = 0;
 	COM_CALL(mdi, MDI_Release, release_fn);
@@ -133,6 +135,8 @@ void exc_inspect(ObjectID obj, bool with_message, struct exc_info *out)
 		memcpy(&st, (const char *)obj + L.trace_off, sizeof(st));
 		out->traced = st != 0;
 	}
+	if (L.inner_off)
+		memcpy(&out->inner, (const char *)obj + L.inner_off, sizeof(out->inner));
 	if (with_message && L.message_off) {
 		ObjectID str;
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading a thrown exception object: type, _message, _HResult. */
+/* Reading a thrown exception object: type, _message, _HResult,
+ * _innerException. */
 #pragma once
 
 #include <stdbool.h>
@@ -14,6 +15,7 @@ struct exc_info {
 	int32_t hresult;
 	bool has_hresult;
 	bool traced;        /* _stackTrace is set: it was thrown before */
+	ObjectID inner;     /* _innerException, 0: none */
 };
 
 /* Fill *out from OBJ; only valid inside the callback that received OBJ. */

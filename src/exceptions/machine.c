@@ -10,6 +10,11 @@
  * no callback says "no handler": a search that reaches the end of the stack
  * is followed by a stray UnwindFunctionLeave and the second pass; an
  * exception escaping a filter looks the same and ends at the FilterLeave.
+ * A search that stops at a native boundary (reflection, a type initializer)
+ * looks the same too: the glue tells them apart with a stack snapshot and
+ * hands the answer in (exm_input.verdict; on .NET 8 the snapshot at the
+ * throw, exm_input.native_depth); a boundary's story ends at the thread's
+ * next throw, which raises the same object again or wraps it.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -38,6 +43,13 @@ const char *const exm_input_names[_EXM_INPUT_MAX] = {
 	[EXM_CATCH_ENTER] = "catch_enter",
 	[EXM_CATCH_LEAVE] = "catch_leave",
 	[EXM_THREAD_END] = "thread_end",
+	[EXM_EXIT] = "exit",
+};
+
+const char *const exm_verdict_names[_EXM_VERDICT_MAX] = {
+	[EXM_VERDICT_UNKNOWN] = "unknown",
+	[EXM_VERDICT_UNHANDLED] = "unhandled",
+	[EXM_VERDICT_BOUNDARY] = "boundary",
 };
 
 const char *const exm_event_names[_EXM_EV_MAX] = {
@@ -59,6 +71,7 @@ const char *const exm_outcome_names[_EXM_OUTCOME_MAX] = {
 	[EXM_UNHANDLED] = "unhandled",
 	[EXM_SWALLOWED] = "swallowed",
 	[EXM_SUPERSEDED] = "superseded",
+	[EXM_RETHROWN] = "rethrown",
 	[EXM_UNKNOWN] = "unknown",
 };
 
@@ -101,8 +114,17 @@ struct exr {
 	json_t *exc;              /* {id,type,message,hresult} */
 	json_t *searched, *filters, *finally, *unwound, *nested;
 	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
-	bool legacy;
+	unsigned native_depth;
+	bool native_boundary, legacy;
 	uint64_t maybe_superseded_by; /* legacy EH: decided by what comes next */
+	bool maybe_rethrown;      /* ... by the same object */
+	uint64_t inner, origin;   /* InnerException's object; first throw of the object */
+	unsigned frames_entered, frames_unwound;
+	bool boundary_pending;    /* legacy EH: the search stopped at a boundary */
+	bool boundary;            /* the search ended at a native boundary */
+	bool reported_unhandled;  /* exception.unhandled was written */
+	bool wrapped;             /* superseded by a wrapper of it */
+	const char *interrupted;  /* static: what ended the story early */
 };
 
 struct exm {
@@ -113,12 +135,14 @@ struct exm {
 
 static atomic_uint_fast64_t next_id = 1;
 static atomic_uint_fast64_t totals[_EXM_OUTCOME_MAX];
+static atomic_uint_fast64_t thrown_total; /* not muted */
 
-/* Recently caught exceptions (any thread), for ExceptionDispatchInfo-style
- * rethrows of an object whose first story already ended. */
+/* Recently caught exceptions (any thread, from their catch's start), for
+ * ExceptionDispatchInfo-style rethrows of an object whose first story may
+ * already have ended. */
 static struct {
 	pthread_mutex_t lock;
-	struct { uint64_t object, id; size_t type_hash; } v[RECENT];
+	struct { uint64_t object, id, origin; size_t type_hash; } v[RECENT];
 	size_t next;
 } recent = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -131,25 +155,32 @@ static size_t hash_str(const char *s)
 	return h;
 }
 
-static void recent_add(uint64_t object, uint64_t id, size_t type_hash)
+static void recent_add(uint64_t object, uint64_t id, uint64_t origin, size_t type_hash)
 {
 	pthread_mutex_lock(&recent.lock);
 	recent.v[recent.next].object = object;
 	recent.v[recent.next].id = id;
+	recent.v[recent.next].origin = origin;
 	recent.v[recent.next].type_hash = type_hash;
 	recent.next = (recent.next + 1) % RECENT;
 	pthread_mutex_unlock(&recent.lock);
 }
 
-/* The id of a recent exception with this object and type, or 0. */
-static uint64_t recent_find(uint64_t object, size_t type_hash)
+/* The id of a recent exception with this object and type (and in *ORIGIN
+ * the first throw of its object), or 0. */
+static uint64_t recent_find(uint64_t object, size_t type_hash, uint64_t *origin)
 {
 	uint64_t id = 0;
 
 	pthread_mutex_lock(&recent.lock);
-	for (size_t i = 0; i < RECENT && !id; i++)
-		if (recent.v[i].object == object && recent.v[i].type_hash == type_hash)
+	for (size_t k = 1; k <= RECENT && !id; k++) { /* newest first */
+		size_t i = (recent.next + RECENT - k) % RECENT;
+
+		if (recent.v[i].object == object && recent.v[i].type_hash == type_hash) {
 			id = recent.v[i].id;
+			*origin = recent.v[i].origin;
+		}
+	}
 	pthread_mutex_unlock(&recent.lock);
 	return id;
 }
@@ -357,6 +388,16 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 		      "nested", json_copy(r->nested), "superseded_by",
 		      r->superseded_by ? json_integer((json_int_t)r->superseded_by) : json_null(), "dur_ns",
 		      (json_int_t)(now(c) - r->t0));
+	if (p && r->origin)
+		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
+	if (p && r->boundary)
+		json_object_set_new(p, "boundary", json_true());
+	if (p && r->wrapped)
+		json_object_set_new(p, "wrapped", json_true());
+	if (p && r->reported_unhandled && o != EXM_UNHANDLED)
+		json_object_set_new(p, "reported_unhandled", json_true());
+	if (p && r->interrupted)
+		json_object_set_new(p, "interrupted", json_string(r->interrupted));
 	if (p)
 		out(c, r, EXM_EV_SUMMARY, EXM_INSTANT, p);
 }
@@ -367,8 +408,6 @@ static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char 
 {
 	close_all(c, r, flag);
 	summarize(c, r, o);
-	if (o == EXM_CAUGHT && r->exc)
-		recent_add(r->object, r->id, hash_str(json_string_value(json_object_get(r->exc, "type"))));
 	exr_free(r);
 }
 
@@ -434,7 +473,22 @@ static void settle_filter(struct ctx *c, struct exr *r, const struct exm_input *
 	close_filter(c, r, in->kind == EXM_CATCHER_FOUND && in->fn == r->handler_fn ? "true" : "false", NULL);
 }
 
-/* exception.unhandled: R's search found nothing; the process dies next. */
+/* B's story ends because R replaced it: rethrown when R is the same object. */
+static enum exm_outcome replaced(struct exr *b, struct exr *r)
+{
+	b->superseded_by = r->id;
+	if (r->rethrow_of == b->id)
+		return EXM_RETHROWN;
+	if (r->inner && r->inner == b->object)
+		b->wrapped = true;
+	return EXM_SUPERSEDED;
+}
+
+/* exception.unhandled: R's search found nothing; the process dies next.
+ * Legacy EH has no second pass: the story ends here.  New EH runs the
+ * finally blocks first, and one of them may replace R with an exception
+ * that is caught (the runtime has already said "Unhandled exception"):
+ * the summary waits for the unwind of the last frame searched. */
 static void unhandled(struct ctx *c, struct exr *r)
 {
 	struct exm *m = c->m;
@@ -444,13 +498,14 @@ static void unhandled(struct ctx *c, struct exr *r)
 
 		out(c, r, EXM_EV_UNHANDLED, EXM_INSTANT, p);
 	}
-	summarize(c, r, EXM_UNHANDLED);
+	r->reported_unhandled = true;
+	if (r->legacy || !r->frames_entered)
+		summarize(c, r, EXM_UNHANDLED);
 	/* whatever handler it escaped from is lost with it */
 	for (size_t k = m->n - 1; k > 0; k--) {
 		struct exr *below = m->live[k - 1];
 
-		below->superseded_by = r->id;
-		summarize(c, below, EXM_SUPERSEDED);
+		summarize(c, below, replaced(below, r));
 	}
 	m->dying = true;
 	if (c->e->dying)
@@ -458,13 +513,15 @@ static void unhandled(struct ctx *c, struct exr *r)
 }
 
 /* First input of the second pass (UE/UL, or a handler without them). */
-static void start_unwind(struct ctx *c, struct exr *r)
+static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	close_search(c, r, NULL);
 	r->state = S_UNWIND;
 	if (!r->has_catcher) {
 		if (filter_below(c->m, c->m->n - 1) >= 0)
 			r->escaping_filter = true; /* ends at that filter's Leave */
+		else if (r->legacy ? r->boundary_pending : in->verdict == EXM_VERDICT_BOUNDARY)
+			r->boundary = true; /* ends at the next throw */
 		else
 			unhandled(c, r);
 	}
@@ -477,10 +534,11 @@ static bool escapes(const struct exr *r, struct exr *b, uint64_t fp, uint64_t fn
 {
 	if (b->state != S_FINALLY && b->state != S_CATCH)
 		return false;
-	if (r->legacy && b->state == S_CATCH && fp && fp == b->handler_fp) {
-		/* legacy EH: inside B's catch block, or past it in the same
-		 * method?  B's own CatcherLeave, or its absence, will tell */
+	if (r->legacy && fp && fp == b->handler_fp) {
+		/* legacy EH: inside B's catch or finally block, or past it in
+		 * the same method?  B's own Leave, or its absence, will tell */
 		b->maybe_superseded_by = r->id;
+		b->maybe_rethrown = r->rethrow_of == b->id;
 		return false;
 	}
 	if (fp && b->handler_fp)
@@ -509,8 +567,7 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 	for (size_t j = 0; j < k; j++) {
 		struct exr *b = m->live[m->n - 2 - j];
 
-		b->superseded_by = r->id;
-		finish(c, b, EXM_SUPERSEDED, "abandoned");
+		finish(c, b, replaced(b, r), "abandoned");
 	}
 	m->live[m->n - 1 - k] = r;
 	m->n -= k;
@@ -564,23 +621,57 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
 	out_fn(c, r, handler_event[s], EXM_BEGIN, in->function, NULL);
 }
 
+/* B's search ended at a native boundary, and R is the next throw on the
+ * thread: the same object raised again (its journey goes on as R), a
+ * wrapper of it (TargetInvocationException, TypeInitializationException),
+ * or something the tracer cannot relate to it. */
+static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const struct exm_input *in)
+{
+	enum exm_outcome o = EXM_UNKNOWN;
+
+	if (in->object && in->object == b->object) {
+		r->rethrow_of = b->muted ? 0 : b->id;
+		o = EXM_RETHROWN;
+	} else if (in->inner && in->inner == b->object) {
+		b->superseded_by = r->id;
+		b->wrapped = true;
+		o = EXM_SUPERSEDED;
+	}
+	if (o == EXM_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
+	    strcmp(json_string_value(json_object_get(b->exc, "type")), in->type) == 0) {
+		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
+		o = EXM_RETHROWN;
+	}
+	if (o == EXM_RETHROWN) {
+		b->superseded_by = r->id;
+		r->origin = b->origin ? b->origin : b->id;
+	}
+	c->m->n--;
+	finish(c, b, o, NULL);
+}
+
 static void on_thrown(struct ctx *c, const struct exm_input *in)
 {
 	struct exm *m = c->m;
-	struct exr *parent = top(m), *r;
+	struct exr *parent, *r;
 	json_t *p;
 
-	if (m->n >= MAX_LIVE) {
+	if (m->n >= MAX_LIVE)
 		reset(c, "too many nested exceptions", in);
-		parent = NULL;
-	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		report(c, "out of memory tracking an exception");
 		return;
 	}
 	r->id = atomic_fetch_add(&next_id, 1);
+	/* a story stopped at a native boundary: this throw decides its end,
+	 * and R is not nested in it */
+	while ((parent = top(m)) && parent->boundary && parent->state == S_UNWIND)
+		settle_boundary(c, parent, r, in);
 	r->object = in->object;
+	r->inner = in->inner;
+	r->native_depth = in->native_depth;
+	r->native_boundary = in->native_boundary;
 	r->stack_depth = in->stack_depth;
 	r->legacy = in->legacy;
 	r->t0 = now(c);
@@ -595,13 +686,16 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	}
 	/* the same object in flight here, or caught recently anywhere */
 	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
-		if (m->live[k - 1]->object == in->object && in->object)
-			r->rethrow_of = m->live[k - 1]->muted ? 0 : m->live[k - 1]->id;
+		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
+			r->rethrow_of = m->live[k - 1]->id;
+			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
+		}
 	if (!r->rethrow_of && in->traced && in->object)
-		r->rethrow_of = recent_find(in->object, hash_str(in->type));
+		r->rethrow_of = recent_find(in->object, hash_str(in->type), &r->origin);
 	m->live[m->n++] = r;
 	if (r->muted)
 		return;
+	atomic_fetch_add(&thrown_total, 1);
 	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
 	if (r->exc && !in->no_message)
 		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
@@ -620,6 +714,8 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
 		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
 				   : json_null());
+	if (p && r->origin)
+		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
 	out(c, r, EXM_EV_THROW, EXM_INSTANT, p);
 	out(c, r, EXM_EV_SEARCH, EXM_BEGIN, NULL);
 	r->search_open = true;
@@ -632,6 +728,8 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 		return;
 	}
 	close_sframe(c, r, NULL); /* its Leave never came */
+	r->boundary_pending = false; /* legacy EH: the search went past it */
+	r->frames_entered++;
 	r->sframe_fn = in->fn;
 	set_str(&r->sframe_name, in->function);
 	if (!r->muted) {
@@ -653,10 +751,16 @@ static void on_search_leave(struct ctx *c, struct exr *r)
 		r->pending = P_SEARCH;
 	else
 		close_sframe(c, r, NULL);
-	/* legacy EH: the outermost frame searched without a catcher is the
-	 * last callback before the process dies */
-	if (r->stack_depth && ++r->frames_searched >= r->stack_depth && !r->has_catcher &&
-	    filter_below(c->m, c->m->n - 1) < 0) {
+	/* legacy EH: the outermost frame searched without a catcher, or the
+	 * last before a reverse P/Invoke, is the last callback before the
+	 * process dies; the last before the runtime's own native code may be
+	 * a boundary, known when the second pass starts */
+	if (!r->stack_depth || r->has_catcher || filter_below(c->m, c->m->n - 1) >= 0)
+		return;
+	r->frames_searched++;
+	if (r->frames_searched == r->native_depth && r->native_boundary) {
+		r->boundary_pending = true;
+	} else if (r->frames_searched >= r->stack_depth || r->frames_searched == r->native_depth) {
 		close_sframe(c, r, NULL);
 		close_search(c, r, NULL);
 		unhandled(c, r);
@@ -667,7 +771,7 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 {
 	switch (r->state) {
 	case S_SEARCH:
-		start_unwind(c, r);
+		start_unwind(c, r, in);
 		break;
 	case S_FILTER:
 		reset(c, "a frame unwind inside a filter", in);
@@ -684,12 +788,16 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 	set_str(&r->uframe_name, in->function);
 	out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_BEGIN, in->function, NULL);
 	r->uframe_open = true;
+	/* an unhandled exception unwinds its last frame: the process dies
+	 * after that frame's finally blocks, with no further callback */
+	if (r->reported_unhandled && ++r->frames_unwound >= r->frames_entered)
+		summarize(c, r, EXM_UNHANDLED);
 }
 
-static void on_unwind_leave(struct ctx *c, struct exr *r)
+static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	if (r->state == S_SEARCH) {
-		start_unwind(c, r); /* the stray Leave that follows a failed search */
+		start_unwind(c, r, in); /* the stray Leave that follows a failed search */
 		return;
 	}
 	if (r->state != S_UNWIND || !r->uframe_open)
@@ -703,7 +811,7 @@ static void on_unwind_leave(struct ctx *c, struct exr *r)
 static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	if (r->state == S_SEARCH)
-		start_unwind(c, r);
+		start_unwind(c, r, in);
 	else if (r->state == S_FINALLY || r->state == S_CATCH)
 		close_handler(c, r, "abandoned");
 	else if (r->state == S_FILTER) {
@@ -719,7 +827,7 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	if (r->state == S_SEARCH)
-		start_unwind(c, r);
+		start_unwind(c, r, in);
 	else if (r->state == S_FINALLY || r->state == S_CATCH)
 		close_handler(c, r, "abandoned");
 	else if (r->state == S_FILTER) {
@@ -729,6 +837,11 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 	supersede_below(c, r, in->frame, in->fn);
 	if (in->object)
 		r->object = in->object; /* a GC may have moved it */
+	/* caught: another thread may throw it again before this catch ends
+	 * (an await's continuation) */
+	if (r->exc)
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id,
+			   hash_str(json_string_value(json_object_get(r->exc, "type"))));
 	if (!r->muted)
 		set_str(&r->caught_in, in->function);
 	enter_handler(c, r, S_CATCH, in);
@@ -772,6 +885,32 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 	pop(c, EXM_CAUGHT, NULL);
 }
 
+/* The thread or the process ends: every open story ends with the outcome
+ * it had reached (a catch that was entered is caught), saying WHY. */
+static void end_all(struct ctx *c, const char *why)
+{
+	struct exm *m = c->m;
+
+	while (m->n) {
+		struct exr *r = top(m);
+		enum exm_outcome o = r->state == S_CATCH ? EXM_CAUGHT : r->reported_unhandled ? EXM_UNHANDLED : EXM_UNKNOWN;
+
+		r->interrupted = why;
+		pop(c, o, r->state == S_CATCH ? NULL : "abandoned");
+	}
+	m->dying = false;
+}
+
+/* Is an exception that the runtime reported unhandled still live, and not
+ * replaced by another? */
+static bool still_dying(const struct exm *m)
+{
+	for (size_t k = 0; k < m->n; k++)
+		if (m->live[k]->reported_unhandled && !m->live[k]->superseded_by)
+			return true;
+	return false;
+}
+
 /* --- public ----------------------------------------------------------------- */
 
 struct exm *exm_new(void)
@@ -798,6 +937,22 @@ bool exm_dying(const struct exm *m)
 	return m && m->dying;
 }
 
+bool exm_search_failed(const struct exm *m, uint64_t *last)
+{
+	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
+
+	if (!r || r->has_catcher || !r->frames_entered || r->legacy)
+		return false;
+	/* a filter of its own that has just returned counts as searched */
+	if (r->state != S_SEARCH && !(r->state == S_FILTER && r->filter_pending))
+		return false;
+	for (size_t k = m->n - 1; k > 0; k--)
+		if (m->live[k - 1]->state == S_FILTER)
+			return false; /* it escapes a filter */
+	*last = r->sframe_fn;
+	return true;
+}
+
 size_t exm_depth(const struct exm *m)
 {
 	return m ? m->n : 0;
@@ -809,6 +964,15 @@ void exm_totals(uint64_t o[_EXM_OUTCOME_MAX])
 		o[i] = atomic_load(&totals[i]);
 }
 
+uint64_t exm_open(void)
+{
+	uint64_t ended = 0, thrown = atomic_load(&thrown_total);
+
+	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+		ended += atomic_load(&totals[i]);
+	return thrown > ended ? thrown - ended : 0;
+}
+
 /* Feed one input (see machine.h). */
 void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitter *e)
 {
@@ -818,13 +982,18 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	if (!m || !in || !e)
 		return;
 	r = top(m);
-	/* legacy EH: a catch that an inner exception may have left ends with
-	 * its own CatcherLeave; anything else first means it was left */
-	if (r && r->maybe_superseded_by && r->state == S_CATCH &&
-	    !(in->kind == EXM_CATCH_LEAVE && (!in->frame || in->frame == r->handler_fp))) {
-		r->superseded_by = r->maybe_superseded_by;
-		pop(&c, EXM_SUPERSEDED, "abandoned");
-		r = top(m);
+	/* legacy EH: a catch or finally that an inner exception may have left
+	 * ends with its own Leave; anything else first means it was left */
+	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY)) {
+		enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
+
+		if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
+			r->maybe_superseded_by = 0;
+		} else {
+			r->superseded_by = r->maybe_superseded_by;
+			pop(&c, r->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+			r = top(m);
+		}
 	}
 	if (r && settle_pending(&c, r, in))
 		return;
@@ -835,9 +1004,8 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 		on_thrown(&c, in);
 		return;
 	}
-	if (in->kind == EXM_THREAD_END) {
-		if (m->n && !m->dying)
-			reset(&c, "the thread ended", in);
+	if (in->kind == EXM_THREAD_END || in->kind == EXM_EXIT) {
+		end_all(&c, in->kind == EXM_EXIT ? "exit" : "thread_end");
 		return;
 	}
 	if (!r)
@@ -869,7 +1037,7 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 		on_unwind_enter(&c, r, in);
 		break;
 	case EXM_UNWIND_LEAVE:
-		on_unwind_leave(&c, r);
+		on_unwind_leave(&c, r, in);
 		break;
 	case EXM_FINALLY_ENTER:
 		on_finally_enter(&c, r, in);
@@ -886,4 +1054,6 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	default:
 		break;
 	}
+	if (m->dying)
+		m->dying = still_dying(m);
 }

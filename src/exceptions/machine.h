@@ -16,6 +16,8 @@
  *   rethrow    boolean: the same object is already in flight or was caught
  *              recently (throw;, throw ex;, ExceptionDispatchInfo.Throw)
  *   rethrow_of integer|null: id of the exception it re-throws
+ *   origin     integer, only on rethrows: id of the object's first throw
+ *              (where the rethrow chain began)
  *   nested_in  {id, context}|null: thrown while exception `id` was in
  *              `context`: "filter" | "finally" | "catch" | "search" | "unwind"
  * exception.search (span), exception.unwind (span):
@@ -29,12 +31,18 @@
  *   was left by another exception, the thread ended, or the tracer reset)
  * exception.catcher_found (instant): exception {id}, function
  * exception.unhandled (instant): exception {id, type, message, hresult},
- *   thrown_in (string|null)
+ *   thrown_in (string|null).  Written (and flushed) when the first pass
+ *   ended with no catcher and not at a native boundary (see
+ *   exm_input.verdict); on .NET 9/10 a finally may still replace the
+ *   exception, and its summary then says superseded, reported_unhandled.
  * exception.summary (instant):
  *   exception {id, type, message, hresult}
  *   outcome    "caught" | "unhandled" | "swallowed" (escaped a filter) |
  *              "superseded" (another exception escaped its finally/catch) |
- *              "unknown" (the thread ended or the tracer lost track)
+ *              "rethrown" (the same object was thrown again: throw;,
+ *              throw ex;, or raised again after a native boundary) |
+ *              "unknown" (the thread or process ended mid-story, or the
+ *              tracer lost track)
  *   thrown_in  string|null: first frame searched
  *   caught_in  string|null: function whose catch ran
  *   searched   [string]: frames of the first pass, in order
@@ -45,8 +53,22 @@
  *   nested_in  {id, context}|null
  *   nested     [integer]: ids of exceptions thrown inside its filters,
  *              finally and catch blocks
- *   superseded_by integer|null: the exception that replaced it
- *   dur_ns     integer: throw to end of story
+ *   superseded_by integer|null: the exception that replaced it (for
+ *              "rethrown": the next throw of the same object)
+ *   origin     integer, only on rethrows: as in exception.throw
+ *   boundary   true, only when so: the first pass stopped at the runtime's
+ *              own native code (reflection, a type initializer), which
+ *              raised it again or wrapped it: no exception.unhandled
+ *   wrapped    true, only when so: superseded by a wrapper whose
+ *              InnerException it is
+ *   reported_unhandled true, only when the outcome is not "unhandled":
+ *              exception.unhandled was written, then a finally replaced it
+ *   interrupted "exit" | "thread_end", only when so: the story was cut
+ *              short; the outcome is the one reached (a catch entered:
+ *              "caught")
+ *   dur_ns     integer: throw to end of story.  The summary of an
+ *              unhandled exception is written when the second pass
+ *              reaches its last frame (.NET 9/10), at once on .NET 8.
  */
 #pragma once
 
@@ -68,6 +90,7 @@ enum exm_input_kind {
 	EXM_CATCH_ENTER,
 	EXM_CATCH_LEAVE,
 	EXM_THREAD_END,
+	EXM_EXIT,             /* the process exits (Shutdown, exit()) */
 	_EXM_INPUT_MAX,
 	_EXM_INPUT_INVALID = -1,
 };
@@ -75,6 +98,12 @@ enum exm_input_kind {
 /* "thrown", "search_enter", … (the fixture vocabulary) */
 extern const char *const exm_input_names[_EXM_INPUT_MAX];
 enum exm_input_kind exm_input_from_string(const char *s);
+
+/* Where a search that found no catcher ended (new exception handling),
+ * decided by the glue from a stack snapshot before the first unwind input:
+ * unknown is taken as unhandled. */
+enum exm_verdict { EXM_VERDICT_UNKNOWN, EXM_VERDICT_UNHANDLED, EXM_VERDICT_BOUNDARY, _EXM_VERDICT_MAX };
+extern const char *const exm_verdict_names[_EXM_VERDICT_MAX];
 
 /* One callback, resolved. */
 struct exm_input {
@@ -91,16 +120,26 @@ struct exm_input {
 	bool no_message;      /* leave the message field out entirely */
 	bool traced;          /* the object already holds a stack trace */
 	bool muted;           /* filtered out: follow it, emit nothing */
+	uint64_t inner;       /* its InnerException's object identity, 0: none */
 	/* THROWN, legacy exception handling only (.NET 8): managed frames on
 	 * the stack at the throw.  There the search pass of an unhandled
 	 * exception is the last thing the runtime reports (no second pass):
 	 * once it has left that many frames without a catcher, the verdict is
 	 * unhandled.  0: unknown, or new exception handling. */
 	unsigned stack_depth;
+	/* ... and how many of them come before the first run of native frames
+	 * (0: none), and whether that run is a boundary (the runtime's own
+	 * code, with managed frames below it) rather than fatal (the end of
+	 * the managed stack, or a reverse P/Invoke). */
+	unsigned native_depth;
+	bool native_boundary;
 	/* THROWN: legacy exception handling, where a handler's frame is its
 	 * method's, so a catch inside a catch block reports the outer catch's
 	 * frame: whether the outer catch was left is only known later. */
 	bool legacy;
+	/* UNWIND_ENTER, UNWIND_LEAVE, new exception handling: the first
+	 * unwind input after a search that found no catcher (exm_search_failed) */
+	enum exm_verdict verdict;
 };
 
 enum exm_event {
@@ -121,7 +160,7 @@ extern const char *const exm_event_names[_EXM_EV_MAX];
 
 enum exm_phase { EXM_INSTANT, EXM_BEGIN, EXM_END };
 
-enum exm_outcome { EXM_CAUGHT, EXM_UNHANDLED, EXM_SWALLOWED, EXM_SUPERSEDED, EXM_UNKNOWN, _EXM_OUTCOME_MAX };
+enum exm_outcome { EXM_CAUGHT, EXM_UNHANDLED, EXM_SWALLOWED, EXM_SUPERSEDED, EXM_RETHROWN, EXM_UNKNOWN, _EXM_OUTCOME_MAX };
 extern const char *const exm_outcome_names[_EXM_OUTCOME_MAX];
 
 /* Where the machine's output goes.  Spans pair by (event, key). */
@@ -150,8 +189,14 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 bool exm_top_muted(const struct exm *m);
 /* Is an unhandled exception unwinding on this thread (flush after each)? */
 bool exm_dying(const struct exm *m);
+/* Did the innermost exception's search end with no catcher, so that the
+ * next unwind input needs a verdict (exm_input.verdict)?  *LAST: the
+ * function of the last frame searched. */
+bool exm_search_failed(const struct exm *m, uint64_t *last);
 /* How many live exceptions the thread has. */
 size_t exm_depth(const struct exm *m);
 
 /* Process-wide outcome counts (muted exceptions excluded). */
 void exm_totals(uint64_t out[_EXM_OUTCOME_MAX]);
+/* Exceptions thrown whose story has no summary yet (muted excluded). */
+uint64_t exm_open(void);

@@ -122,7 +122,14 @@ static int parse_input(json_t *o, struct exm_input *in)
 	in->traced = json_is_true(json_object_get(o, "traced"));
 	in->muted = json_is_true(json_object_get(o, "muted"));
 	in->stack_depth = (unsigned)json_integer_value(json_object_get(o, "stack_depth"));
+	in->native_depth = (unsigned)json_integer_value(json_object_get(o, "native_depth"));
+	in->native_boundary = json_is_true(json_object_get(o, "native_boundary"));
 	in->legacy = json_is_true(json_object_get(o, "legacy"));
+	if ((s = json_string_value(json_object_get(o, "inner"))))
+		in->inner = strtoull(s, NULL, 16);
+	for (int v = 0; v < _EXM_VERDICT_MAX; v++)
+		if ((s = json_string_value(json_object_get(o, "verdict"))) && strcmp(s, exm_verdict_names[v]) == 0)
+			in->verdict = v;
 	return 0;
 }
 
@@ -218,16 +225,97 @@ static const struct fixture fixtures[] = {
 	{ "in-finally", "superseded InFinallyInner>- f= fin=1; caught InFinallyInner>InFinally f= fin=0" },
 	{ "in-catch", "superseded InCatchInner>InCatchInner f= fin=0; caught InCatchInner>InCatch f= fin=0" },
 	{ "caught-in-catch", "caught Helper>CaughtInCatch f= fin=0; caught CaughtInCatch>CaughtInCatch f= fin=0" },
-	{ "rethrow", "superseded RethrowInner>RethrowInner f= fin=0; caught RethrowInner>Rethrow f= fin=0 rethrow" },
-	{ "throw-ex", "superseded ThrowExInner>ThrowExInner f= fin=0; caught ThrowExInner>ThrowEx f= fin=0 rethrow" },
+	{ "rethrow", "rethrown RethrowInner>RethrowInner f= fin=0; caught RethrowInner>Rethrow f= fin=0 rethrow" },
+	{ "throw-ex", "rethrown ThrowExInner>ThrowExInner f= fin=0; caught ThrowExInner>ThrowEx f= fin=0 rethrow" },
 	{ "async", "caught System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw>Scenarios.Program+<AwaitIt>d__27.MoveNext f= fin=0 rethrow; "
 		   "caught Scenarios.Program+<FailLaterAsync>d__26.MoveNext>Scenarios.Program+<FailLaterAsync>d__26.MoveNext f= fin=0" },
 	{ "nullref", "caught Deref>NullRef f= fin=0" },
 	{ "divzero", "caught Divide>DivZero f= fin=0" },
-	{ "unhandled-main", "caught Same>Same f= fin=0; unhandled Doomed>- f= fin=0", 1 },
-	{ "unhandled-thread", "caught Same>Same f= fin=0; unhandled Doomed>- f=false fin=0", 1 },
+	/* the summary of an unhandled exception waits for its last frame's
+	 * unwind, after the finally blocks the runtime still runs */
+	{ "unhandled-main", "caught Same>Same f= fin=0; unhandled Doomed>- f= fin=1", 1 },
+	{ "unhandled-thread", "caught Same>Same f= fin=0; unhandled Doomed>- f=false fin=1", 1 },
 	{ "failfast", "caught Same>Same f= fin=0; caught Same>Same f= fin=0; caught Same>Same f= fin=0; "
 		      "caught Same>Same f= fin=0; caught Same>Same f= fin=0" },
+};
+
+/* "outcome[+boundary][+wrapped][+reported_unhandled][+interrupted]" of
+ * every summary, "; "-joined, then " unhandled=N" (exception.unhandled). */
+static char *verdicts(const struct capture *c)
+{
+	static char all[2048];
+	static const char *const flags[] = { "boundary", "wrapped", "reported_unhandled" };
+	size_t len = 0, i, n = 0;
+	json_t *r;
+
+	all[0] = 0;
+	json_array_foreach(c->records, i, r) {
+		const char *ev = json_string_value(json_object_get(r, "event"));
+		json_t *p = json_object_get(r, "p");
+
+		if (strcmp(ev, "exception.unhandled") == 0)
+			n++;
+		if (strcmp(ev, "exception.summary") != 0 || len >= sizeof(all))
+			continue;
+		len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", len ? "; " : "",
+					json_string_value(json_object_get(p, "outcome")));
+		for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]) && len < sizeof(all); k++)
+			if (json_is_true(json_object_get(p, flags[k])))
+				len += (size_t)snprintf(all + len, sizeof(all) - len, "+%s", flags[k]);
+		if (json_object_get(p, "interrupted") && len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, "+%s",
+						json_string_value(json_object_get(p, "interrupted")));
+	}
+	if (len < sizeof(all))
+		snprintf(all + len, sizeof(all) - len, " unhandled=%zu", n);
+	return all;
+}
+
+/* tests/programs/Verdicts on each runtime (verdicts-netV-SCENARIO.jsonl):
+ * the outcomes of every story and the exception.unhandled records. */
+static const struct fixture verdict_fixtures[] = {
+#define ALL3(s, want, dying) { "verdicts-net10-" s, want, dying }, { "verdicts-net9-" s, want, dying }, \
+			     { "verdicts-net8-" s, want, dying }
+	/* .NET 9/10: the first call goes through native code, a boundary; the
+	 * same object is raised again, caught, and wrapped */
+	{ "verdicts-net10-invoke", "rethrown+boundary; superseded+wrapped; caught; superseded+wrapped; caught; "
+				   "superseded+wrapped; caught unhandled=0" },
+	{ "verdicts-net9-invoke", "rethrown+boundary; superseded+wrapped; caught; superseded+wrapped; caught; "
+				  "superseded+wrapped; caught unhandled=0" },
+	/* .NET 8: the search goes on through the runtime's native frames */
+	{ "verdicts-net8-invoke", "superseded+wrapped; caught; superseded+wrapped; caught; superseded+wrapped; "
+				  "caught unhandled=0" },
+	{ "verdicts-net10-dynamic-invoke", "rethrown+boundary; superseded+wrapped; caught unhandled=0" },
+	{ "verdicts-net9-dynamic-invoke", "rethrown+boundary; superseded+wrapped; caught unhandled=0" },
+	{ "verdicts-net8-dynamic-invoke", "superseded+wrapped; caught unhandled=0" },
+	ALL3("activator", "superseded+wrapped; caught unhandled=0", 0),
+	ALL3("type-init", "superseded+boundary+wrapped; caught unhandled=0", 0),
+	ALL3("reverse-pinvoke", "unhandled unhandled=1", 1),
+	ALL3("reverse-delegate", "unhandled unhandled=1", 1),
+	ALL3("unhandled-main", "unhandled unhandled=1", 1),
+	ALL3("unhandled-pool", "unhandled unhandled=1", 1),
+	ALL3("unhandled-handler", "unhandled unhandled=1", 1),
+	/* .NET 9/10 run the finally of an unhandled exception, and Dispose
+	 * replaces it; .NET 8 dies at once */
+	{ "verdicts-net10-dispose-caught", "superseded+reported_unhandled; caught unhandled=1", 1 },
+	{ "verdicts-net9-dispose-caught", "superseded+reported_unhandled; caught unhandled=1", 1 },
+	{ "verdicts-net8-dispose-caught", "unhandled unhandled=1", 1 },
+	{ "verdicts-net10-dispose-uncaught", "superseded+reported_unhandled; unhandled unhandled=2", 2 },
+	{ "verdicts-net9-dispose-uncaught", "superseded+reported_unhandled; unhandled unhandled=2", 2 },
+	{ "verdicts-net8-dispose-uncaught", "unhandled unhandled=1", 1 },
+	ALL3("exit-in-catch", "caught+exit unhandled=0", 0),
+	ALL3("exit-in-finally", "unknown+exit unhandled=0", 0),
+	ALL3("rethrow", "rethrown; caught unhandled=0", 0),
+	ALL3("edi", "caught; caught unhandled=0", 0),
+	ALL3("await", "caught; caught unhandled=0", 0),
+	/* .NET 8 reports a catch in a finally at the finally's frame */
+	ALL3("catch-in-finally", "caught; caught unhandled=0", 0),
+	/* ... and one thrown in a finally, caught past it in the same method:
+	 * .NET 8 knows Alpha was left only after Beta's catch */
+	{ "verdicts-net10-finally-left", "superseded; caught unhandled=0" },
+	{ "verdicts-net9-finally-left", "superseded; caught unhandled=0" },
+	{ "verdicts-net8-finally-left", "caught; superseded unhandled=0" },
+#undef ALL3
 };
 
 /* Load a fixture file as an array of objects. */
@@ -295,14 +383,15 @@ static const struct quirk quirks[] = {
 	  INF("catch_enter", "N", "0x200") T("0xb0", "B") IN("search_enter", "H") IN("catcher_found", "H")
 	  IN("unwind_enter", "H") INF("catch_enter", "H", "0x50") OUTF("catch_leave", "0x200"),
 	  "caught H>H f= fin=0; caught M>N f= fin=1" },
-	/* the thread dies with two exceptions in flight: both end "unknown" */
+	/* the thread dies with two exceptions in flight: the one in a filter
+	 * ends "unknown", the one whose catch was entered "caught" */
 	{ "thread death",
 	  T("0xa0", "A") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
 	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x100") T("0xb0", "B") IN("search_enter", "H")
 	  INF("filter_enter", "H", "0x80") OUT("thread_end")
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
-	  "unknown H>- f=threw fin=0; unknown M>M f= fin=0; caught Z>Z f= fin=0", 1 },
+	  "unknown H>- f=threw fin=0; caught M>M f= fin=0; caught Z>Z f= fin=0", 0 },
 	/* nonsense (an unwind frame inside a filter): error, reset, carry on */
 	{ "unexplainable",
 	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") IN("unwind_enter", "M")
@@ -314,11 +403,11 @@ static const struct quirk quirks[] = {
 	 * the throw known, the verdict comes at the outermost frame's Leave.
 	 * The caught one before it, at the same depth, is not mistaken. */
 	{ "legacy unhandled",
-	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"stack_depth\":2}\n"
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"stack_depth\":2,\"legacy\":true}\n"
 	  IN("search_enter", "M") OUT("search_leave") IN("search_enter", "Main") IN("catcher_found", "Main")
 	  OUT("search_leave") IN("unwind_enter", "M") OUT("unwind_leave") IN("unwind_enter", "Main")
 	  INF("catch_enter", "Main", "0x100") OUTF("catch_leave", "0x100")
-	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"stack_depth\":3}\n"
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"stack_depth\":3,\"legacy\":true}\n"
 	  IN("search_enter", "D") OUT("search_leave") IN("search_enter", "U") OUT("search_leave")
 	  IN("search_enter", "Main") OUT("search_leave"),
 	  "caught M>Main f= fin=0; unhandled D>- f= fin=0", 0, 1 },
@@ -345,6 +434,19 @@ static const struct quirk quirks[] = {
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
 	  "caught M>M f= fin=0; superseded M>M f= fin=0; caught Z>Z f= fin=0" },
+	/* .NET 8: B, thrown in A's finally, is caught past that finally in
+	 * the same method; its catch reports the finally's frame, and what
+	 * follows B's CatcherLeave is not A's FinallyLeave: A was left */
+	{ "legacy finally left in its own method",
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xa0\",\"type\":\"A\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("finally_enter", "M", "0x100")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"B\",\"legacy\":true}\n"
+	  IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100") OUTF("catch_leave", "0x100")
+	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; superseded M>- f= fin=1; caught Z>Z f= fin=0" },
 	/* a muted (filtered-out) exception is followed but leaves no record,
 	 * and does not steal the callbacks of the one it is nested in */
 	{ "muted",
@@ -354,6 +456,32 @@ static const struct quirk quirks[] = {
 	  OUT("search_leave") IN("unwind_enter", "H") INF("catch_enter", "H", "0x50") OUTF("catch_leave", "0x50")
 	  OUTF("catch_leave", "0x100"),
 	  "caught H>H f= fin=0" },
+	/* a boundary, then a throw the tracer cannot relate to it: its story
+	 * ends unknown, and the new exception is not nested in it */
+	{ "boundary, then something else",
+	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
+	  IN("unwind_enter", "M") OUT("unwind_leave")
+	  T("0xb0", "B") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "unknown M>- f= fin=0; caught Z>Z f= fin=0" },
+	/* a boundary, then the same exception moved by a GC (another address,
+	 * the same type, thrown before): one journey */
+	{ "boundary, then the object moved",
+	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
+	  IN("unwind_enter", "M") OUT("unwind_leave")
+	  "{\"tid\":1,\"in\":\"thrown\",\"object\":\"0xb0\",\"type\":\"A\",\"traced\":true}\n"
+	  IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
+	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
+	  "rethrown M>- f= fin=0; caught Z>Z f= fin=0 rethrow" },
+	/* a boundary, and the thread ends before any other throw */
+	{ "boundary, then thread end",
+	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
+	  IN("unwind_enter", "M") OUT("unwind_leave") OUT("thread_end"),
+	  "unknown M>- f= fin=0" },
+	/* no verdict (the snapshot failed): unhandled, as before */
+	{ "search failed, no verdict",
+	  T("0xa0", "A") IN("search_enter", "M") OUT("unwind_leave") IN("unwind_enter", "M"),
+	  "unhandled M>- f= fin=0", 0, 1 },
 };
 
 static json_t *parse_lines(const char *s)
@@ -390,6 +518,22 @@ int main(int argc, char **argv)
 		}
 		replay(lines, &c);
 		verify(fixtures[i].name, &c, fixtures[i].want, 0, fixtures[i].dying);
+		json_decref(lines);
+	}
+	for (size_t i = 0; i < sizeof(verdict_fixtures) / sizeof(verdict_fixtures[0]); i++) {
+		const struct fixture *f = &verdict_fixtures[i];
+		json_t *lines = load(dir, f->name);
+		const char *got;
+
+		if (!lines) {
+			CHECK(0, "fixture %s/%s.jsonl readable", dir, f->name);
+			continue;
+		}
+		replay(lines, &c);
+		got = verdicts(&c);
+		CHECK(strcmp(got, f->want) == 0, "%s: '%s'%s%s", f->name, got, strcmp(got, f->want) ? " want " : "",
+		      strcmp(got, f->want) ? f->want : "");
+		verify(f->name, &c, summaries(&c), 0, f->dying);
 		json_decref(lines);
 	}
 	for (size_t i = 0; i < sizeof(quirks) / sizeof(quirks[0]); i++) {

@@ -1,0 +1,93 @@
+#!/bin/sh
+# Truthful verdicts on .NET 10, 9 and 8 (tests/programs/Verdicts): native
+# boundaries (reflection, type initializers) are no unhandled exception, a
+# reverse P/Invoke is; an exception the runtime reported unhandled and a
+# finally then replaced is no crash; Environment.Exit ends every story; a
+# rethrow reads as one journey.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+# the outcomes of the stories, in id order, and the exit status, per runtime
+want() {
+	case $2 in
+	invoke) [ "$1" = 8 ] && echo "superseded,caught,superseded,caught,superseded,caught 0" ||
+		echo "rethrown,superseded,caught,superseded,caught,superseded,caught 0" ;;
+	dynamic-invoke) [ "$1" = 8 ] && echo "superseded,caught 0" || echo "rethrown,superseded,caught 0" ;;
+	activator | type-init) echo "superseded,caught 0" ;;
+	reverse-pinvoke | reverse-delegate | unhandled-main | unhandled-pool | unhandled-handler) echo "unhandled 134" ;;
+	dispose-caught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,caught 0" ;;
+	dispose-uncaught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,unhandled 134" ;;
+	exit-in-catch) echo "caught 3" ;;
+	exit-in-finally) echo "unknown 4" ;;
+	exit-other-thread) echo " 5" ;;
+	rethrow) echo "rethrown,caught 0" ;;
+	edi | await | catch-in-finally) echo "caught,caught 0" ;;
+	finally-left) echo "superseded,caught 0" ;;
+	esac
+}
+scenarios="invoke dynamic-invoke activator type-init reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
+	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally exit-other-thread rethrow edi await
+	catch-in-finally finally-left"
+
+runtimes=$(test_runtimes) || die "runtimes missing"
+for v in $runtimes; do
+	cmd=$(program_cmd Verdicts "$v") || die "could not build Verdicts for .NET $v"
+	for s in $scenarios; do
+		t="$OUT/net$v-$s.jsonl"
+		trace "$t" -- $cmd "$s"
+		st=$?
+		got=$(jq -s -r '[.[] | select(.event=="exception.summary")] | sort_by(.exception.id) | map(.outcome) | join(",")' "$t")
+		expect ".NET $v $s: outcomes and exit status" "$got $st" "$(want "$v" "$s")"
+		check_trace "$t"
+	done
+	j() { jq -s -c "$2" "$OUT/net$v-$1.jsonl"; }
+	# boundaries: no exception.unhandled, and no later exception nested in
+	# the one that crossed it
+	for s in invoke dynamic-invoke activator type-init; do
+		expect ".NET $v $s: no exception.unhandled" "$(j $s '[.[] | select(.event=="exception.unhandled")] | length')" 0
+	done
+	expect ".NET $v type-init: wrapped by the TypeInitializationException" \
+		"$(j type-init '[.[] | select(.event=="exception.summary" and .exception.id==1) | [.wrapped, .superseded_by]]')" '[[true,2]]'
+	expect ".NET $v type-init: the wrapper is not nested in it" \
+		"$(j type-init '[.[] | select(.event=="exception.throw" and .exception.id==2) | .nested_in]')" '[null]'
+	if [ "$v" != 8 ]; then
+		expect ".NET $v invoke: the first call's exception crossed a boundary, raised again as #2" \
+			"$(j invoke '[.[] | select(.event=="exception.summary" and .exception.id==1) | [.boundary, .superseded_by]]')" '[[true,2]]'
+		expect ".NET $v invoke: #2 is the same object (rethrow of #1)" \
+			"$(j invoke '[.[] | select(.event=="exception.throw" and .exception.id==2) | [.rethrow_of, .origin, .nested_in]]')" '[[1,1,null]]'
+		expect ".NET $v invoke: nothing later nested in #1" \
+			"$(j invoke '[.[] | select(.event=="exception.throw" and .nested_in.id==1)] | length')" 0
+		expect ".NET $v dispose-caught: the runtime's early exception.unhandled stays" \
+			"$(j dispose-caught '[.[] | select(.event=="exception.unhandled") | .exception.id]')" '[1]'
+		expect ".NET $v dispose-caught: then the story says superseded after a reported unhandled" \
+			"$(j dispose-caught '[.[] | select(.event=="exception.summary" and .exception.id==1) | [.reported_unhandled, .superseded_by]]')" '[[true,2]]'
+		expect ".NET $v dispose-caught: the runtime said so" "$(grep -c 'Unhandled exception' "$OUT/net$v-dispose-caught.jsonl.stderr")" 1
+		expect ".NET $v dispose-caught: stats counts no crash" \
+			"$("$CLRTRACE" stats --json "$OUT/net$v-dispose-caught.jsonl" | jq -c '.exceptions.by_outcome')" '{"superseded":1,"caught":1}'
+		"$CLRTRACE" view --color=never "$OUT/net$v-dispose-caught.jsonl" >"$OUT/net$v-dispose-caught.view"
+		expect ".NET $v dispose-caught: view says it was replaced, no crash" \
+			"$(grep -c 'the runtime reported it unhandled, then a finally replaced it' "$OUT/net$v-dispose-caught.view")" 1
+	fi
+	expect ".NET $v reverse-pinvoke: unhandled in the callback" \
+		"$(j reverse-pinvoke '[.[] | select(.event=="exception.unhandled") | .thrown_in]')" '["Verdicts.Program.Compare"]'
+	expect ".NET $v unhandled-handler: the handler ran" \
+		"$(grep -c 'handler saw AlphaException' "$OUT/net$v-unhandled-handler.jsonl.stderr")" 1
+	expect ".NET $v exit-in-catch: the story ends, cut short by the exit" \
+		"$(j exit-in-catch '[.[] | select(.event=="exception.summary") | [.interrupted, .caught_in]]')" \
+		'[["exit","Verdicts.Program.ExitInCatch"]]'
+	expect ".NET $v exit-in-finally: the story ends, cut short by the exit" \
+		"$(j exit-in-finally '[.[] | select(.event=="exception.summary") | .interrupted]')" '["exit"]'
+	expect ".NET $v exit-other-thread: the story left open on another thread is counted at shutdown" \
+		"$(j exit-other-thread '[.[] | select(.event=="runtime.shutdown") | .totals.exceptions.open]')" '[1]'
+	expect ".NET $v rethrow: one journey (#1 thrown again as #2)" \
+		"$(j rethrow '[.[] | select(.event=="exception.summary") | [.exception.id, .superseded_by, .rethrow_of, .origin]]')" \
+		'[[1,2,null,null],[2,null,1,1]]'
+	for s in edi await; do
+		expect ".NET $v $s: the rethrow names where the chain began" \
+			"$(j $s '[.[] | select(.event=="exception.throw" and .rethrow) | [.rethrow_of, .origin]]')" '[[1,1]]'
+	done
+	expect ".NET $v rethrow: stats counts 2 throws of 1 object" \
+		"$("$CLRTRACE" stats --json "$OUT/net$v-rethrow.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[2,1]'
+	"$CLRTRACE" view --color=never "$OUT/net$v-rethrow.jsonl" >"$OUT/net$v-rethrow.view"
+	expect ".NET $v rethrow: view shows the rethrow of #1" "$(grep -c 'exception.throw #2 .*(rethrow of #1)' "$OUT/net$v-rethrow.view")" 1
+done
+finish
