@@ -75,3 +75,37 @@ check_trace() {
 		fail "$(basename "$f"): $(echo "$msg" | tr '\n' ' ')"
 	fi
 }
+
+# TEMPORARY (wip/filters): a minimal stand-in for the "runtimes" helper's
+# test_runtimes/program_cmd; the real ones replace these at merge.
+# test_runtimes: the major versions to test (10, and 8/9 when they build).
+test_runtimes() {
+	local v out=10
+	for v in 8 9; do
+		program_cmd Scenarios "$v" >/dev/null 2>&1 && out="$out $v"
+	done
+	echo "$out"
+}
+
+# program_cmd NAME V: the words that run tests/programs/NAME on .NET V.
+program_cmd() {
+	local name=$1 v=$2 bin src
+	if [ "$v" = 10 ]; then
+		echo "dotnet $(build_program "$name")" && return 0
+		return 1
+	fi
+	bin="$top_builddir/tests/out/bin/$name-net$v" src="$top_builddir/tests/out/src/$name-net$v"
+	(
+		flock 9
+		if [ ! -x "$bin/$name" ] || [ -n "$(find "$top_srcdir/tests/programs/$name" -newer "$bin/$name" -name '*.cs' 2>/dev/null)" ]; then
+			rm -rf "$src" && mkdir -p "$src"
+			cp -r "$top_srcdir/tests/programs/$name" "$top_srcdir/tests/programs/Directory.Build.props" "$src/"
+			chmod -R u+w "$src"
+			dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework=net$v.0 \
+				-o "$bin" "$src/$name/$name.csproj" >"$src/publish.log" 2>&1 ||
+				dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework=net$v.0 \
+					-o "$bin" "$src/$name/$name.csproj" >"$src/publish.log" 2>&1 || exit 1
+		fi
+	) 9>"$top_builddir/tests/out/.build.lock" || return 1
+	echo "$bin/$name"
+}

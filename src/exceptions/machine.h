@@ -76,6 +76,9 @@ enum exm_input_kind {
 extern const char *const exm_input_names[_EXM_INPUT_MAX];
 enum exm_input_kind exm_input_from_string(const char *s);
 
+/* What the glue could learn from a method's clause table. */
+enum exm_know { EXM_KNOW_UNKNOWN = 0, EXM_KNOW_NO, EXM_KNOW_YES };
+
 /* One callback, resolved. */
 struct exm_input {
 	enum exm_input_kind kind;
@@ -101,6 +104,15 @@ struct exm_input {
 	 * method's, so a catch inside a catch block reports the outer catch's
 	 * frame: whether the outer catch was left is only known later. */
 	bool legacy;
+	/* CATCHER_FOUND, only when a filter of the same function is waiting
+	 * for its result (exm_filter_waits): can a plain catch of that method
+	 * take an exception one of its filters declined?  NO: a catcher found
+	 * right after the filter means it returned true. */
+	enum exm_know catch_after_filter;
+	/* CATCH_LEAVE, only when exm_catch_decides: is the handler that ran a
+	 * filter clause's (the last filter of that frame returned true) or a
+	 * plain catch's (it returned false)? */
+	enum exm_know ran_filter_handler;
 };
 
 enum exm_event {
@@ -150,6 +162,12 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 bool exm_top_muted(const struct exm *m);
 /* Is an unhandled exception unwinding on this thread (flush after each)? */
 bool exm_dying(const struct exm *m);
+/* Is a filter of function FN waiting for its result, which a catcher found
+ * in FN decides (the glue then fills catch_after_filter)? */
+bool exm_filter_waits(const struct exm *m, uint64_t fn);
+/* Does the next catch leave decide a filter's result (the glue then fills
+ * ran_filter_handler)? */
+bool exm_catch_decides(const struct exm *m);
 /* How many live exceptions the thread has. */
 size_t exm_depth(const struct exm *m);
 
