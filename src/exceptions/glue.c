@@ -109,6 +109,10 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 			json_object_set_new(o, "muted", json_true());
 		if (in->traced)
 			json_object_set_new(o, "traced", json_true());
+		if (in->stack_depth)
+			json_object_set_new(o, "stack_depth", json_integer(in->stack_depth));
+		if (in->legacy)
+			json_object_set_new(o, "legacy", json_true());
 	}
 	if (in->catch_after_filter)
 		json_object_set_new(o, "catch_after_filter", json_boolean(in->catch_after_filter == EXM_KNOW_YES));
