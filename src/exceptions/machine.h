@@ -24,7 +24,10 @@
  * exception.search.frame, exception.unwind.frame,
  * exception.filter, exception.finally, exception.catch (spans):
  *   exception {id}, function (string, "Namespace.Type.Method")
- *   exception.filter end: result "true" | "false" | "threw"
+ *   exception.filter end: result "true" | "false" | "threw" (an exception
+ *   escaped it: taken as false) | "unknown" (not known yet: a plain catch
+ *   of the same method could also take it, and the catch that runs tells;
+ *   or never known)
  *   any end: "abandoned": true when the runtime never closed it (the handler
  *   was left by another exception, the thread ended, or the tracer reset)
  * exception.catcher_found (instant): exception {id}, function
@@ -38,7 +41,8 @@
  *   thrown_in  string|null: first frame searched
  *   caught_in  string|null: function whose catch ran
  *   searched   [string]: frames of the first pass, in order
- *   filters    [{function, result}]: result "true" | "false" | "threw"
+ *   filters    [{function, result}]: result "true" | "false" | "threw" |
+ *              "unknown", decided by the catch that ran where needed
  *   finally    [string]: functions whose finally/fault ran for it
  *   unwound    [string]: frames the second pass left (not the catching one)
  *   rethrow    boolean; rethrow_of integer|null

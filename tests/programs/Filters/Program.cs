@@ -203,11 +203,25 @@ namespace Filters
             ("direct-nested-false", DirectNestedFalse),
         };
 
+        // Filters [--repeat N] [SHAPE…]: every shape (or those named), N
+        // times over (so tiered compilation replaces their code meanwhile)
         public static int Main(string[] args)
         {
-            foreach (var (name, run) in shapes)
-                if (args.Length == 0 || Array.IndexOf(args, name) >= 0)
-                    run();
+            int repeat = 1, first = 0;
+            if (args.Length >= 2 && args[0] == "--repeat")
+            {
+                repeat = int.Parse(args[1]);
+                first = 2;
+            }
+            for (int i = 0; i < repeat; i++)
+            {
+                foreach (var (name, run) in shapes)
+                    if (args.Length == first || Array.IndexOf(args, name, first) >= 0)
+                        run();
+                // let the background compiler install tier-1 code
+                if (repeat > 1 && i % 10 == 9)
+                    System.Threading.Thread.Sleep(20);
+            }
             Console.WriteLine($"done {counter}");
             return 0;
         }
