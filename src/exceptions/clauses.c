@@ -7,6 +7,7 @@
  * Never called from FilterEnter or CatcherEnter (dotnet/runtime#132462).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -18,6 +19,13 @@
 
 /* FunctionID | enum exm_know (FunctionIDs are 8-aligned pointers). */
 static _Atomic uint64_t cache[CACHE];
+
+/* Handler address and its function -> is it a filter clause's handler.
+ * The same address in another function (code freed and reused) misses. */
+static struct {
+	pthread_mutex_t lock;
+	struct { UINT_PTR pc; FunctionID f; enum exm_know k; } v[CACHE];
+} handlers = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 typedef HRESULT (*get_function_info_fn)(com_object *, FunctionID, ClassID *, ModuleID *, mdToken *);
 typedef HRESULT (*get_il_body_fn)(com_object *, ModuleID, mdMethodDef, const uint8_t **, ULONG *);
@@ -125,6 +133,7 @@ enum exm_know ct_catch_is_filter_handler(void)
 	size_t n;
 	uint32_t il;
 	ssize_t i;
+	size_t slot;
 	enum exm_know k = EXM_KNOW_UNKNOWN;
 
 	if (ct.info_version < 9 ||
@@ -134,11 +143,25 @@ enum exm_know ct_catch_is_filter_handler(void)
 			    &f, &rejit)) ||
 	    !f)
 		return EXM_KNOW_UNKNOWN;
+	slot = (ci.programCounter >> 2) % CACHE;
+	pthread_mutex_lock(&handlers.lock);
+	if (handlers.v[slot].pc == ci.programCounter && handlers.v[slot].f == f)
+		k = handlers.v[slot].k;
+	pthread_mutex_unlock(&handlers.lock);
+	if (k != EXM_KNOW_UNKNOWN)
+		return k;
 	if (il_offset_of(f, rejit, ci.programCounter, &il) < 0 || load_clauses(f, &c, &n) < 0)
 		return EXM_KNOW_UNKNOWN;
 	i = eh_handler_at(c, n, il);
 	if (i >= 0)
 		k = c[i].flags & EH_CLAUSE_FILTER ? EXM_KNOW_YES : EXM_KNOW_NO;
 	free(c);
+	if (k != EXM_KNOW_UNKNOWN) {
+		pthread_mutex_lock(&handlers.lock);
+		handlers.v[slot].pc = ci.programCounter;
+		handlers.v[slot].f = f;
+		handlers.v[slot].k = k;
+		pthread_mutex_unlock(&handlers.lock);
+	}
 	return k;
 }
