@@ -66,11 +66,26 @@ for v in $(test_runtimes); do
 		tiered) want="Tier0 Tier1 " ;;
 		esac
 		expect ".NET $v $mode: NestedFalse compiled as $want" "$(tier "$f.jit" NestedFalse)" "$want"
-		expect ".NET $v $mode: each shape's filter results (summary)" "$(results "$f")" "$expected"
+		# an empty handler has no code of its own in optimized code (only
+		# a prolog and an epilog), so nothing maps it to its clause: there
+		# the answer may be "unknown", but never the wrong one
+		got=$(results "$f")
+		if [ "$mode" = minopts ]; then
+			expect ".NET $v $mode: empty handlers decided" "$(echo "$got" | grep '^empty-handlers')" \
+				"$(printf 'empty-handlers-false:false\nempty-handlers-true:true')"
+		else
+			expect ".NET $v $mode: empty handlers: right or unknown" \
+				"$(echo "$got" | grep '^empty-handlers' | sed 's/:.*//' | sort -u | tr '\n' ' ')/$(echo "$got" |
+					grep '^empty-handlers' | grep -Ev '^empty-handlers-(true:(true|unknown)|false:(false|unknown))$')" \
+				"empty-handlers-false empty-handlers-true /"
+		fi
+		got=$(echo "$got" | grep -v '^empty-handlers')
+		expect ".NET $v $mode: each shape's filter results (summary)" "$got" "$expected"
 		# a result the tracer could not know at the filter's end is
 		# "unknown" there: only where a plain catch of the method could
 		# also take the exception, and the summary then has the answer
-		expect ".NET $v $mode: each shape's filter results (exception.filter records)" "$(span_results "$f")" \
+		expect ".NET $v $mode: each shape's filter results (exception.filter records)" \
+			"$(span_results "$f" | grep -v '^empty-handlers')" \
 			"$(echo "$expected" | sed -E 's/^(filter-then-catch-true|filter-then-catch|nested-true|nested-false|direct-nested-false|filter-catches-inside):.*/\1:unknown/')"
 		expect ".NET $v $mode: no trace.error" "$(jq -r 'select(.event == "trace.error") | .message' "$f")" ""
 		check_trace "$f"

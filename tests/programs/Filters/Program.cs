@@ -186,6 +186,29 @@ namespace Filters
             catch (AlphaException) { counter++; }
         }
 
+        // nested try blocks with empty handlers (little or no code of
+        // their own in optimized code): [true], then [false]
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void EmptyHandlersTrue()
+        {
+            try
+            {
+                try { Throw("empty-handlers-true"); }
+                catch (AlphaException) when (Yes()) { }
+            }
+            catch (AlphaException) { }
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void EmptyHandlersFalse()
+        {
+            try
+            {
+                try { Throw("empty-handlers-false"); }
+                catch (AlphaException) when (No()) { }
+            }
+            catch (AlphaException) { }
+        }
+
         static readonly (string, Action)[] shapes = {
             ("one-true", OneTrue),
             ("one-false", OneFalse),
@@ -201,6 +224,8 @@ namespace Filters
             ("filter-catches-inside", FilterCatchesInside),
             ("recursive", () => Recursive(1)),
             ("direct-nested-false", DirectNestedFalse),
+            ("empty-handlers-true", EmptyHandlersTrue),
+            ("empty-handlers-false", EmptyHandlersFalse),
         };
 
         // Filters [--repeat N] [SHAPE…]: every shape (or those named), N
