@@ -87,6 +87,10 @@ for v in $(test_runtimes); do
 		expect ".NET $v $mode: each shape's filter results (exception.filter records)" \
 			"$(span_results "$f" | grep -v '^empty-handlers')" \
 			"$(echo "$expected" | sed -E 's/^(filter-then-catch-true|filter-then-catch|nested-true|nested-false|direct-nested-false|filter-catches-inside):.*/\1:unknown/')"
+		# view: the filter's span ended "unknown"; the story line has the answer
+		expect ".NET $v $mode: view tells nested-false's result on its story line" \
+			"$("$CLRTRACE" view --color=never "$f" | grep -o 'caught in Filters.Program.NestedFalse; .*filters ([a-z,]*)' |
+				sed 's/.*filters //' | sort -u)" "(false)"
 		expect ".NET $v $mode: no trace.error" "$(jq -r 'select(.event == "trace.error") | .message' "$f")" ""
 		check_trace "$f"
 	done
