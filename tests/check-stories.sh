@@ -30,13 +30,16 @@ lie() {
 	expect "$name: clrtrace check fails" "$st" 1
 	# ids as A and B, line numbers as L: they vary with the run
 	expect "$name: the problem named" \
-		"$(echo "$got" | sed -n "s/.*stories: //; T; s/#$a\\b/#A/g; s/#$b\\b/#B/g; s/line [0-9]*/line L/g; p")" "$want"
+		"$(echo "$got" | sed -n "s/.*stories: //; T; s/#$a\\b/#A/g; s/#$b\\b/#B/g; s/line [0-9]*/line L/g; s/thread [0-9][0-9]*/thread T/g; p")" "$want"
 	expect "$name: no other problem" "$(echo "$got" | grep -vc 'stories: ')" 0
 }
 
 lie nested-in-ended \
 	'map(if .event == "exception.throw" and .exception.id == $b then .nested_in = {id: $a, context: "catch"} else . end)' \
 	"exception #B nested_in #A, whose story already ended (caught, line L)"
+lie nested-in-other-thread \
+	'map(if .event == "exception.throw" and .exception.id == $b then .nested_in = {id: $a, context: "catch"} | .tid += 1 else . end)' \
+	"exception #B nested_in #A, a story of thread T, not of its own thread T"
 lie unhandled-after-catch \
 	"map(if $summary_of == \$a then .outcome = \"unhandled\" else . end)" \
 	"exception #A unhandled, but its catch block ran (line L)"

@@ -28,10 +28,16 @@ struct story {
 	bool ran_on_said;
 };
 
+/* Ended stories remembered per process: later ones push the oldest out
+ * (a nested_in to a forgotten story is then not checked, never misjudged). */
+#define ENDED_KEPT 65536
+
 struct sproc {
 	struct u64map stories; /* exception id -> struct story */
 	uint64_t *unhandled;   /* ids reported unhandled */
 	size_t n_unhandled;
+	uint64_t *ended;       /* ring of ended ids, ENDED_KEPT long */
+	size_t n_ended;        /* ever pushed */
 };
 
 struct stories {
@@ -69,6 +75,7 @@ static void sproc_free(void *p)
 	if (pr) {
 		u64map_done(&pr->stories, story_free);
 		free(pr->unhandled);
+		free(pr->ended);
 	}
 	free(pr);
 }
@@ -187,6 +194,24 @@ static void check_filters(struct stories *s, const struct rec *r, int64_t id, co
 	}
 }
 
+/* Remember that ID ended; forget the oldest ended story beyond ENDED_KEPT
+ * (unless it was reported unhandled: the run-on check needs those). */
+static void forget_oldest(struct sproc *p, uint64_t id)
+{
+	size_t at = p->n_ended % ENDED_KEPT;
+
+	if (!p->ended && !(p->ended = calloc(ENDED_KEPT, sizeof(*p->ended))))
+		return;
+	if (p->n_ended >= ENDED_KEPT) {
+		struct story *old = u64map_get(&p->stories, p->ended[at]);
+
+		if (old && !old->unhandled_line)
+			story_free(u64map_del(&p->stories, p->ended[at]));
+	}
+	p->ended[at] = id;
+	p->n_ended++;
+}
+
 static void on_summary(struct stories *s, struct sproc *p, const struct rec *r, int64_t id)
 {
 	struct story *st = obtain(&p->stories, (uint64_t)id, sizeof(*st));
@@ -223,6 +248,7 @@ static void on_summary(struct stories *s, struct sproc *p, const struct rec *r, 
 	st->catch_fn = NULL;
 	json_decref(st->filter_results);
 	st->filter_results = NULL;
+	forget_oldest(p, (uint64_t)id);
 }
 
 /* Follow one record (see check-stories.h). */
