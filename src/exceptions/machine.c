@@ -839,9 +839,11 @@ bool exm_filter_waits(const struct exm *m, uint64_t fn)
 
 bool exm_catch_decides(const struct exm *m)
 {
+	/* not tied to the catch state: the glue may feed a CatcherEnter it
+	 * held back only with the Leave */
 	for (size_t k = m ? m->n : 0; k > 0; k--)
-		if (m->live[k - 1]->state == S_CATCH)
-			return m->live[k - 1]->undecided != 0;
+		if (m->live[k - 1]->undecided)
+			return true;
 	return false;
 }
 
