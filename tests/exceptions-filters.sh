@@ -6,7 +6,10 @@
 . "$(dirname "$0")/lib.sh"
 
 # the filter results of each shape, as the program's comments say
-expected="direct-nested-false:false
+expected="catch-block-false:false
+catch-block-outer:
+catch-block-true:true
+direct-nested-false:false
 filter-catches-inside:true
 filter-then-catch-true:true
 filter-then-catch:false
@@ -86,7 +89,7 @@ for v in $(test_runtimes); do
 		# also take the exception, and the summary then has the answer
 		expect ".NET $v $mode: each shape's filter results (exception.filter records)" \
 			"$(span_results "$f" | grep -v '^empty-handlers')" \
-			"$(echo "$expected" | sed -E 's/^(filter-then-catch-true|filter-then-catch|nested-true|nested-false|direct-nested-false|filter-catches-inside):.*/\1:unknown/')"
+			"$(echo "$expected" | sed -E 's/^(filter-then-catch-true|filter-then-catch|nested-true|nested-false|direct-nested-false|filter-catches-inside|catch-block-false|catch-block-true):.*/\1:unknown/')"
 		# view: the filter's span ended "unknown"; the story line has the answer
 		expect ".NET $v $mode: view tells nested-false's result on its story line" \
 			"$("$CLRTRACE" view --color=never "$f" | grep -o 'caught in Filters.Program.NestedFalse; .*filters ([a-z,]*)' |

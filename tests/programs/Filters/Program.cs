@@ -209,6 +209,24 @@ namespace Filters
             catch (AlphaException) { }
         }
 
+        // filters of a try inside a catch block (so in a funclet), a
+        // plain catch after them: [false] and [true]; the outer
+        // exception has no filter: []
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void InCatchBlock()
+        {
+            try { Throw("catch-block-outer"); }
+            catch (AlphaException)
+            {
+                try { Throw("catch-block-false"); }
+                catch (AlphaException) when (No()) { counter += 100; }
+                catch (AlphaException) { counter++; }
+                try { Throw("catch-block-true"); }
+                catch (AlphaException) when (Yes()) { counter++; }
+                catch (AlphaException) { counter += 100; }
+            }
+        }
+
         static readonly (string, Action)[] shapes = {
             ("one-true", OneTrue),
             ("one-false", OneFalse),
@@ -226,6 +244,7 @@ namespace Filters
             ("direct-nested-false", DirectNestedFalse),
             ("empty-handlers-true", EmptyHandlersTrue),
             ("empty-handlers-false", EmptyHandlersFalse),
+            ("in-catch-block", InCatchBlock),
         };
 
         // Filters [--repeat N] [SHAPE…]: every shape (or those named), N
