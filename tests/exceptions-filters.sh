@@ -22,6 +22,8 @@ one-false:false
 one-true:true
 other-catch-first:true
 recursive:false,true
+rethrow-in-handler:
+rethrow-in-handler:unknown
 two-filters:false,true"
 
 # results FILE: "shape:r1,r2" of each AlphaException's summary, distinct

@@ -227,6 +227,24 @@ namespace Filters
             }
         }
 
+        // the catch block of a filter rethrows (throw;), so its catch is
+        // never left: no callback tells which clause ran (a stack snapshot
+        // at the rethrow shows the method's main body, not the funclet):
+        // [unknown]; the rethrow searches no filter: []
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void RethrowInHandlerInner()
+        {
+            try { Throw("rethrow-in-handler"); }
+            catch (AlphaException) when (Yes()) { throw; }
+            catch (AlphaException) { counter += 100; }
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void RethrowInHandler()
+        {
+            try { RethrowInHandlerInner(); }
+            catch (AlphaException) { counter++; }
+        }
+
         static readonly (string, Action)[] shapes = {
             ("one-true", OneTrue),
             ("one-false", OneFalse),
@@ -245,6 +263,7 @@ namespace Filters
             ("empty-handlers-true", EmptyHandlersTrue),
             ("empty-handlers-false", EmptyHandlersFalse),
             ("in-catch-block", InCatchBlock),
+            ("rethrow-in-handler", RethrowInHandler),
         };
 
         // Filters [--repeat N] [SHAPE…]: every shape (or those named), N
