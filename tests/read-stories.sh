@@ -1,7 +1,8 @@
 #!/bin/bash
 # clrtrace check finds the lies an exception story can be seen to tell: a
 # real trace passes; copies of it, each with one lie made by hand, fail with
-# exactly the problem that lie should give.
+# exactly the problem that lie should give.  (A read-* test: schema.sh
+# leaves its broken traces alone.)
 . "$(dirname "$0")/lib.sh"
 
 base="$OUT/base.jsonl"
