@@ -41,6 +41,17 @@ typedef struct {
 	UINT_PTR shadowStackPointer;
 } COR_PRF_EX_CLAUSE_INFO;
 
+typedef struct {
+	UINT_PTR startAddress;
+	size_t size;
+} COR_PRF_CODE_INFO;
+
+typedef struct {
+	uint32_t ilOffset;
+	uint32_t nativeStartOffset;
+	uint32_t nativeEndOffset;
+} COR_DEBUG_IL_TO_NATIVE_MAP;
+
 /* A COM object as C sees it: a pointer to its table of methods. */
 typedef struct com_object {
 	void *const *vtbl;
@@ -103,8 +114,10 @@ enum info_slot {
 	INFO_GetThreadInfo = 12,
 	INFO_GetCurrentThreadID = 13,
 	INFO_GetClassIDInfo = 14,
+	INFO_GetFunctionInfo = 15,
 	INFO_GetTokenAndMetaDataFromFunction = 19,
 	INFO_GetModuleMetaData = 21,
+	INFO_GetILFunctionBody = 22,
 	INFO_GetAppDomainInfo = 25,
 	INFO_GetAssemblyInfo = 26,
 	INFO_DoStackSnapshot = 36,
@@ -117,7 +130,11 @@ enum info_slot {
 	INFO_GetModuleInfo2 = 70,
 	INFO_SetEventMask2 = 82,
 	INFO_IsFunctionDynamic = 87,
+	INFO_GetFunctionFromIP3 = 88,
 	INFO_GetDynamicFunctionInfo = 89,
+	INFO_GetNativeCodeStartAddresses = 90,
+	INFO_GetILToNativeMapping3 = 91,
+	INFO_GetCodeInfo4 = 92,
 };
 
 /* Slots of IMetaDataImport that clrtrace calls. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * clrtrace check: every line against the record schema, seq gaps not
- * explained by trace.dropped, and span nesting per thread (span, parent and
- * depth as DESIGN.md defines them).  One line per problem; exit 1 if there
- * was any.
+ * explained by trace.dropped, span nesting per thread (span, parent and
+ * depth as DESIGN.md defines them), and the exception stories against their
+ * own records (check-stories.c).  One line per problem; exit 1 if there was
+ * any.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-stories.h"
 #include "cli.h"
 #include "jschema.h"
 #include "reader.h"
@@ -67,6 +69,7 @@ struct checker {
 	uint64_t problems, records, max_problems;
 	bool warned_version;
 	const struct rec *cur;
+	struct stories *stories;
 };
 
 /* One problem line: "NAME:LINE: (seq S EVENT PHASE) what". */
@@ -81,6 +84,12 @@ __attribute__((format(printf, 3, 4))) static void problem(struct checker *c, uin
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+}
+
+/* A lie of an exception story (check-stories.c). */
+static void on_story_problem(void *ud, uint64_t line, const char *msg)
+{
+	problem(ud, line, "%s", msg);
 }
 
 /* Schema violation callback. */
@@ -382,8 +391,11 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 	} else {
 		(void)jschema_validate(c->schema, r.j, on_violation, c);
 	}
-	if (find_run(c, &r) && check_seq(c, &r))
-		check_nesting(c, &r);
+	if (find_run(c, &r)) {
+		if (check_seq(c, &r))
+			check_nesting(c, &r);
+		stories_feed(c->stories, &r, proc_key(&r, c->run));
+	}
 	rec_done(&r);
 }
 
@@ -422,7 +434,8 @@ static int load_schema(struct checker *c, const char *path)
 static const char check_help[] =
 	"Usage: clrtrace check [OPTIONS] FILE|-\n\n"
 	"Validate a trace: every record against the schema, seq gaps not explained\n"
-	"by trace.dropped, span nesting per thread.  Prints one line per problem\n"
+	"by trace.dropped, span nesting per thread, and exception stories that\n"
+	"contradict their own records.  Prints one line per problem\n"
 	"(FILE:LINE: what) and exits 1 if there was any.\n\n"
 	"  -s, --schema FILE     validate against FILE instead of the built-in schema\n"
 	"  -m, --max-problems N  print at most N problems (default: all)\n"
@@ -470,6 +483,12 @@ int cmd_check(int argc, char **argv)
 	}
 	if (load_schema(&c, schema) < 0)
 		goto out;
+	c.stories = stories_new(on_story_problem, &c);
+	if (!c.stories) {
+		cli_error("check: out of memory");
+		status = 1;
+		goto out;
+	}
 	r = rd_open(&rd, argv[optind], false);
 	if (r < 0) {
 		cli_error("check: %s: %s", argv[optind], strerror(-r));
@@ -506,5 +525,6 @@ out:
 	u64map_done(&c.procs, proc_free);
 	u64map_done(&c.pids, runs_free);
 	jschema_free(c.schema);
+	stories_free(c.stories);
 	return status;
 }

@@ -203,6 +203,18 @@ static size_t alen(const struct rec *r, const char *key)
 	return json_array_size(json_object_get(r->j, key));
 }
 
+/* " (true,false)": the results of a summary's filters, if it has any. */
+static void filter_results(struct sbuf *b, json_t *filters)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(filters, i, f)
+		sb_printf(b, "%s%s", i ? "," : " (", jstr(f, "result") ?: "?");
+	if (json_array_size(filters))
+		sb_printf(b, ")");
+}
+
 static void d_summary(struct sbuf *b, const struct rec *r)
 {
 	json_t *e = json_object_get(r->j, "exception");
@@ -212,8 +224,11 @@ static void d_summary(struct sbuf *b, const struct rec *r)
 		sb_printf(b, ", thrown in %s", jstr(r->j, "thrown_in"));
 	if (jstr(r->j, "caught_in"))
 		sb_printf(b, ", caught in %s", jstr(r->j, "caught_in"));
-	sb_printf(b, "; %zu frames searched, %zu filters, %zu finally, %zu unwound", alen(r, "searched"),
-		  alen(r, "filters"), alen(r, "finally"), alen(r, "unwound"));
+	sb_printf(b, "; %zu frames searched, %zu filters", alen(r, "searched"), alen(r, "filters"));
+	/* the results: a filter's own record may have ended "unknown" before
+	 * the catch that ran decided it */
+	filter_results(b, json_object_get(r->j, "filters"));
+	sb_printf(b, ", %zu finally, %zu unwound", alen(r, "finally"), alen(r, "unwound"));
 	if (jint(r->j, "superseded_by") > 0)
 		sb_printf(b, "; %s #%" PRId64,
 			  strcmp(jstr(r->j, "outcome") ?: "", "rethrown") == 0 ? "thrown again as"

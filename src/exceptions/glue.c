@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../handlers.h"
+#include "clauses.h"
 #include "exceptions.h"
 #include "inspect.h"
 #include "machine.h"
@@ -123,6 +124,10 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 	}
 	if (in->verdict)
 		json_object_set_new(o, "verdict", json_string(exm_verdict_names[in->verdict]));
+	if (in->catch_after_filter)
+		json_object_set_new(o, "catch_after_filter", json_boolean(in->catch_after_filter == EXM_KNOW_YES));
+	if (in->ran_filter_handler)
+		json_object_set_new(o, "ran_filter_handler", json_boolean(in->ran_filter_handler == EXM_KNOW_YES));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
@@ -453,7 +458,16 @@ HRESULT on_ExceptionSearchFilterLeave(struct ct_thread *t)
 
 HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
 {
-	return feed_fn(t, EXM_CATCHER_FOUND, f, false);
+	struct exm_input in = { .kind = EXM_CATCHER_FOUND, .fn = f };
+
+	if (!exceptions_on() || !t->exm)
+		return S_OK;
+	if (!exm_top_muted(t->exm))
+		in.function = ct_function_name(f);
+	/* a filter of F just said something: its clause table tells what */
+	if (exm_filter_waits(t->exm, f))
+		in.catch_after_filter = ct_catch_after_filter(f);
+	return feed(t, &in);
 }
 
 HRESULT on_ExceptionUnwindFunctionEnter(struct ct_thread *t, FunctionID f)
@@ -490,7 +504,16 @@ HRESULT on_ExceptionCatcherEnter(struct ct_thread *t, FunctionID f, ObjectID obj
 
 HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
 {
-	return feed_leave(t, EXM_CATCH_LEAVE, true);
+	struct exm_input in = { .kind = EXM_CATCH_LEAVE };
+
+	if (!exceptions_on() || !t->exm)
+		return S_OK;
+	in.frame = clause_frame();
+	/* which clause ran decides a filter's result (clause info is valid
+	 * until this Leave returns) */
+	if (exm_catch_decides(t->exm))
+		in.ran_filter_handler = ct_catch_is_filter_handler();
+	return feed(t, &in);
 }
 
 /* Called by on_ThreadDestroyed (src/events/threads.c) for the dying thread. */

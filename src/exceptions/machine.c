@@ -125,6 +125,10 @@ struct exr {
 	bool reported_unhandled;  /* exception.unhandled was written */
 	bool wrapped;             /* superseded by a wrapper of it */
 	const char *interrupted;  /* static: what ended the story early */
+	/* 1 + index in filters of a result "unknown" until the catch that
+	 * runs tells (see settle_filter); 0: none */
+	size_t undecided;
+	uint64_t undecided_fp;
 };
 
 struct exm {
@@ -286,7 +290,7 @@ static void close_uframe(struct ctx *c, struct exr *r, const char *flag, bool le
 	r->pending = P_NONE;
 }
 
-/* End the open filter with RESULT ("true", "false", "threw"). */
+/* End the open filter with RESULT ("true", "false", "threw", "unknown"). */
 static void close_filter(struct ctx *c, struct exr *r, const char *result, const char *flag)
 {
 	json_t *p;
@@ -309,7 +313,8 @@ static void close_handler(struct ctx *c, struct exr *r, const char *flag)
 {
 	switch (r->state) {
 	case S_FILTER:
-		close_filter(c, r, r->filter_pending ? "false" : "threw", flag);
+		/* abandoned before its result was known */
+		close_filter(c, r, "unknown", flag);
 		break;
 	case S_FINALLY:
 	case S_CATCH:
@@ -464,13 +469,39 @@ static bool settle_pending(struct ctx *c, struct exr *r, const struct exm_input 
 	return false;
 }
 
-/* A filter's result is known at the next input: the catcher in its own
- * function means true, anything else false. */
+/* A filter's result shows in the next input.  Another filter or the end of
+ * the frame's search: false.  The catcher found in its own function: true,
+ * unless a plain catch of that method could have taken what the filter
+ * declined; then the catch that runs tells (on_catch_leave), and until then
+ * the result is "unknown". */
 static void settle_filter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	if (!r->filter_pending)
 		return;
-	close_filter(c, r, in->kind == EXM_CATCHER_FOUND && in->fn == r->handler_fn ? "true" : "false", NULL);
+	if (in->kind != EXM_CATCHER_FOUND || in->fn != r->handler_fn) {
+		close_filter(c, r, "false", NULL);
+		return;
+	}
+	if (in->catch_after_filter == EXM_KNOW_NO) {
+		close_filter(c, r, "true", NULL);
+		return;
+	}
+	r->undecided_fp = r->handler_fp;
+	close_filter(c, r, "unknown", NULL);
+	r->undecided = r->filters ? json_array_size(r->filters) : 0;
+}
+
+/* The catch of R is being left: it ran a filter clause's handler (the
+ * undecided filter said true) or a plain catch's (false). */
+static void decide_filter(struct exr *r, const struct exm_input *in)
+{
+	json_t *f = r->undecided ? json_array_get(r->filters, r->undecided - 1) : NULL;
+
+	r->undecided = 0;
+	if (!f || in->ran_filter_handler == EXM_KNOW_UNKNOWN ||
+	    (r->handler_fp && r->undecided_fp && r->handler_fp != r->undecided_fp))
+		return; /* stays "unknown" */
+	json_object_set_new(f, "result", json_string(in->ran_filter_handler == EXM_KNOW_YES ? "true" : "false"));
 }
 
 /* B's story ends because R replaced it: rethrown when R is the same object. */
@@ -881,6 +912,7 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 	if (i < 0)
 		return; /* stray */
 	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	decide_filter(c->m->live[i], in);
 	close_handler(c, c->m->live[i], NULL);
 	pop(c, EXM_CAUGHT, NULL);
 }
@@ -951,6 +983,23 @@ bool exm_search_failed(const struct exm *m, uint64_t *last)
 			return false; /* it escapes a filter */
 	*last = r->sframe_fn;
 	return true;
+}
+
+bool exm_filter_waits(const struct exm *m, uint64_t fn)
+{
+	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
+
+	return r && !r->muted && r->filter_pending && r->handler_fn == fn;
+}
+
+bool exm_catch_decides(const struct exm *m)
+{
+	/* not tied to the catch state: the glue may feed a CatcherEnter it
+	 * held back only with the Leave */
+	for (size_t k = m ? m->n : 0; k > 0; k--)
+		if (m->live[k - 1]->undecided)
+			return true;
+	return false;
 }
 
 size_t exm_depth(const struct exm *m)

@@ -26,7 +26,10 @@
  * exception.search.frame, exception.unwind.frame,
  * exception.filter, exception.finally, exception.catch (spans):
  *   exception {id}, function (string, "Namespace.Type.Method")
- *   exception.filter end: result "true" | "false" | "threw"
+ *   exception.filter end: result "true" | "false" | "threw" (an exception
+ *   escaped it: taken as false) | "unknown" (not known yet: a plain catch
+ *   of the same method could also take it, and the catch that runs tells;
+ *   or never known)
  *   any end: "abandoned": true when the runtime never closed it (the handler
  *   was left by another exception, the thread ended, or the tracer reset)
  * exception.catcher_found (instant): exception {id}, function
@@ -46,7 +49,8 @@
  *   thrown_in  string|null: first frame searched
  *   caught_in  string|null: function whose catch ran
  *   searched   [string]: frames of the first pass, in order
- *   filters    [{function, result}]: result "true" | "false" | "threw"
+ *   filters    [{function, result}]: result "true" | "false" | "threw" |
+ *              "unknown", decided by the catch that ran where needed
  *   finally    [string]: functions whose finally/fault ran for it
  *   unwound    [string]: frames the second pass left (not the catching one)
  *   rethrow    boolean; rethrow_of integer|null
@@ -104,6 +108,8 @@ enum exm_input_kind exm_input_from_string(const char *s);
  * unknown is taken as unhandled. */
 enum exm_verdict { EXM_VERDICT_UNKNOWN, EXM_VERDICT_UNHANDLED, EXM_VERDICT_BOUNDARY, _EXM_VERDICT_MAX };
 extern const char *const exm_verdict_names[_EXM_VERDICT_MAX];
+/* What the glue could learn from a method's clause table. */
+enum exm_know { EXM_KNOW_UNKNOWN = 0, EXM_KNOW_NO, EXM_KNOW_YES };
 
 /* One callback, resolved. */
 struct exm_input {
@@ -140,6 +146,15 @@ struct exm_input {
 	/* UNWIND_ENTER, UNWIND_LEAVE, new exception handling: the first
 	 * unwind input after a search that found no catcher (exm_search_failed) */
 	enum exm_verdict verdict;
+	/* CATCHER_FOUND, only when a filter of the same function is waiting
+	 * for its result (exm_filter_waits): can a plain catch of that method
+	 * take an exception one of its filters declined?  NO: a catcher found
+	 * right after the filter means it returned true. */
+	enum exm_know catch_after_filter;
+	/* CATCH_LEAVE, only when exm_catch_decides: is the handler that ran a
+	 * filter clause's (the last filter of that frame returned true) or a
+	 * plain catch's (it returned false)? */
+	enum exm_know ran_filter_handler;
 };
 
 enum exm_event {
@@ -193,6 +208,12 @@ bool exm_dying(const struct exm *m);
  * next unwind input needs a verdict (exm_input.verdict)?  *LAST: the
  * function of the last frame searched. */
 bool exm_search_failed(const struct exm *m, uint64_t *last);
+/* Is a filter of function FN waiting for its result, which a catcher found
+ * in FN decides (the glue then fills catch_after_filter)? */
+bool exm_filter_waits(const struct exm *m, uint64_t fn);
+/* Does the next catch leave decide a filter's result (the glue then fills
+ * ran_filter_handler)? */
+bool exm_catch_decides(const struct exm *m);
 /* How many live exceptions the thread has. */
 size_t exm_depth(const struct exm *m);
 

@@ -66,13 +66,15 @@ static uint64_t cap_now(void *ud)
 	return ((struct capture *)ud)->clock += 1000;
 }
 
-/* Strip "Scenarios.Program." for short expectations. */
+/* Strip "Scenarios.Program." or "Filters.Program." for short expectations. */
 static const char *short_fn(const char *s)
 {
 	if (!s)
 		return "-";
 	if (strncmp(s, "Scenarios.Program.", 18) == 0)
 		return s + 18;
+	if (strncmp(s, "Filters.Program.", 16) == 0)
+		return s + 16;
 	return s;
 }
 
@@ -92,6 +94,12 @@ static void signature(json_t *p, char *buf, size_t n)
 	if (len < n)
 		snprintf(buf + len, n - len, " fin=%zu%s", json_array_size(json_object_get(p, "finally")),
 			 json_is_true(json_object_get(p, "rethrow")) ? " rethrow" : "");
+}
+
+/* true/false/absent as the glue's YES/NO/UNKNOWN. */
+static enum exm_know know(json_t *v)
+{
+	return json_is_true(v) ? EXM_KNOW_YES : json_is_false(v) ? EXM_KNOW_NO : EXM_KNOW_UNKNOWN;
 }
 
 /* Parse one fixture line into IN (strings borrowed from O). */
@@ -130,6 +138,8 @@ static int parse_input(json_t *o, struct exm_input *in)
 	for (int v = 0; v < _EXM_VERDICT_MAX; v++)
 		if ((s = json_string_value(json_object_get(o, "verdict"))) && strcmp(s, exm_verdict_names[v]) == 0)
 			in->verdict = v;
+	in->catch_after_filter = know(json_object_get(o, "catch_after_filter"));
+	in->ran_filter_handler = know(json_object_get(o, "ran_filter_handler"));
 	return 0;
 }
 
@@ -197,6 +207,22 @@ static size_t count_event(const struct capture *c, const char *ev)
 	return n;
 }
 
+/* The results of the exception.filter end records, ","-joined. */
+static const char *filter_end_results(const struct capture *c)
+{
+	static char all[256];
+	size_t len = 0, i;
+	json_t *r;
+
+	all[0] = 0;
+	json_array_foreach(c->records, i, r)
+		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.filter") == 0 &&
+		    json_integer_value(json_object_get(r, "phase")) == EXM_END && len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", len ? "," : "",
+						json_string_value(json_object_get(json_object_get(r, "p"), "result")));
+	return all;
+}
+
 /* The common checks, then the expected summary signatures. */
 static void verify(const char *name, struct capture *c, const char *want, int want_errors, int want_dying)
 {
@@ -216,10 +242,27 @@ struct fixture {
 	int dying;
 };
 
+#define FILTER_SHAPES \
+	"caught Throw>OneTrue f=true fin=0; caught Throw>OneFalse f=false fin=0; " \
+	"caught Throw>TwoFilters f=false,true fin=0; caught Throw>FilterThenCatch f=false fin=0; " \
+	"caught Throw>FilterThenCatchTrue f=true fin=0; caught Throw>NestedFalse f=false fin=0; " \
+	"caught Throw>NestedTrue f=true fin=0; caught Throw>NestedFilters f=false,true fin=0; " \
+	"caught Throw>OtherCatchFirst f=true fin=0; swallowed Throws>- f= fin=0; " \
+	"caught Throw>FilterThrows f=threw fin=0; swallowed Throws>- f= fin=0; " \
+	"caught Throw>FilterThrowsNested f=threw fin=0; caught CatchesInside>CatchesInside f= fin=0; " \
+	"caught Throw>FilterCatchesInside f=true fin=0; caught Throw>Recursive f=false,true fin=0; " \
+	"caught DirectNestedFalse>DirectNestedFalse f=false fin=0"
+
 static const struct fixture fixtures[] = {
 	{ "same", "caught Same>Same f= fin=0" },
 	{ "up3", "caught Level3>Up3 f= fin=0" },
 	{ "filters", "caught FilterInner>FilterOuter f=false,true fin=0" },
+	/* tests/programs/Filters on each runtime, optimized and not: the same
+	 * filter results everywhere */
+	{ "filter-shapes-net10", FILTER_SHAPES },
+	{ "filter-shapes-net10-minopts", FILTER_SHAPES },
+	{ "filter-shapes-net9", FILTER_SHAPES },
+	{ "filter-shapes-net8", FILTER_SHAPES },
 	{ "finally", "caught Fin3>FinallyMain f= fin=3" },
 	{ "in-filter", "swallowed BadFilter>- f= fin=0; caught InFilterInner>InFilter f=threw fin=0" },
 	{ "in-finally", "superseded InFinallyInner>- f= fin=1; caught InFinallyInner>InFinally f= fin=0" },
@@ -350,6 +393,8 @@ struct quirk {
 #define IN(kind, fn) "{\"tid\":1,\"in\":\"" kind "\",\"function\":\"" fn "\"}\n"
 #define INF(kind, fn, fp) "{\"tid\":1,\"in\":\"" kind "\",\"function\":\"" fn "\",\"frame\":\"" fp "\"}\n"
 #define OUT(kind) "{\"tid\":1,\"in\":\"" kind "\"}\n"
+#define CF(fn, after) "{\"tid\":1,\"in\":\"catcher_found\",\"function\":\"" fn "\",\"catch_after_filter\":" after "}\n"
+#define CL(fp, ran) "{\"tid\":1,\"in\":\"catch_leave\",\"frame\":\"" fp "\",\"ran_filter_handler\":" ran "}\n"
 #define OUTF(kind, fp) "{\"tid\":1,\"in\":\"" kind "\",\"frame\":\"" fp "\"}\n"
 
 static const struct quirk quirks[] = {
@@ -391,13 +436,13 @@ static const struct quirk quirks[] = {
 	  INF("filter_enter", "H", "0x80") OUT("thread_end")
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
-	  "unknown H>- f=threw fin=0; caught M>M f= fin=0; caught Z>Z f= fin=0", 0 },
+	  "unknown H>- f=unknown fin=0; caught M>M f= fin=0; caught Z>Z f= fin=0", 0 },
 	/* nonsense (an unwind frame inside a filter): error, reset, carry on */
 	{ "unexplainable",
 	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") IN("unwind_enter", "M")
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
-	  "unknown M>- f=threw fin=0; caught Z>Z f= fin=0", 1 },
+	  "unknown M>- f=unknown fin=0; caught Z>Z f= fin=0", 1 },
 	/* .NET 8 (legacy EH): an unhandled exception's search is the last thing
 	 * reported (no CatcherFound, no second pass); with the stack depth of
 	 * the throw known, the verdict comes at the outermost frame's Leave.
@@ -447,6 +492,72 @@ static const struct quirk quirks[] = {
 	  T("0xc0", "C") IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
 	  "caught M>M f= fin=0; superseded M>- f= fin=1; caught Z>Z f= fin=0" },
+	/* a filter, then the catcher found in its own method, which has no
+	 * plain catch after a filter: true at once */
+	{ "filter true",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  CF("M", "false") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  OUTF("catch_leave", "0x100"),
+	  "caught M>M f=true fin=0" },
+	/* another filter or the end of the frame's search after a filter:
+	 * false, whatever the clause table says */
+	{ "filter false",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100") OUT("search_leave")
+	  IN("search_enter", "N") IN("catcher_found", "N") OUT("search_leave") IN("unwind_enter", "M")
+	  OUT("unwind_leave") IN("unwind_enter", "N") INF("catch_enter", "N", "0x200") OUTF("catch_leave", "0x200"),
+	  "caught M>N f=false,false fin=0" },
+	/* a plain catch of the method could also take it: the catch that ran
+	 * decides, at its Leave */
+	{ "filter decided by its handler",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  CF("M", "true") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  CL("0x100", "true"),
+	  "caught M>M f=true fin=0" },
+	{ "filter decided by a plain catch",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  CF("M", "true") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  CL("0x100", "false"),
+	  "caught M>M f=false fin=0" },
+	/* the clause that ran could not be told, or the clause table not read:
+	 * "unknown", never a guess */
+	{ "filter undecidable",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  CF("M", "true") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  OUTF("catch_leave", "0x100")
+	  T("0xb0", "B") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  OUTF("catch_leave", "0x100"),
+	  "caught M>M f=unknown fin=0; caught M>M f=unknown fin=0" },
+	/* the clause table unread, but the handler that ran is a filter's:
+	 * the last filter of that frame said true */
+	{ "filter decided without the clause table",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  CL("0x100", "true"),
+	  "caught M>M f=true fin=0" },
+	/* the catch never ends (the thread does): the result stays unknown; a
+	 * catch that was entered counts as caught */
+	{ "filter undecided at thread end",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  CF("M", "true") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  OUT("thread_end"),
+	  "caught M>M f=unknown fin=0", 0 },
+	/* a catch inside the catch that decides does not take the decision */
+	{ "filter decided past a nested catch",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") OUTF("filter_leave", "0x100")
+	  CF("M", "true") OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x100")
+	  T("0xb0", "B") IN("search_enter", "H") IN("catcher_found", "H") OUT("search_leave")
+	  IN("unwind_enter", "H") INF("catch_enter", "H", "0x50") OUTF("catch_leave", "0x50")
+	  CL("0x100", "false"),
+	  "caught H>H f= fin=0; caught M>M f=false fin=0" },
+	/* a filter that throws: "threw" (the runtime takes it as false) */
+	{ "filter threw",
+	  T("0xa0", "A") IN("search_enter", "M") INF("filter_enter", "M", "0x100") T("0xb0", "B")
+	  IN("search_enter", "F") OUT("search_leave") OUT("unwind_leave") IN("unwind_enter", "F") OUT("unwind_leave")
+	  OUTF("filter_leave", "0x100") CF("M", "true") OUT("search_leave") IN("unwind_enter", "M")
+	  INF("catch_enter", "M", "0x100") CL("0x100", "false"),
+	  "swallowed F>- f= fin=0; caught M>M f=threw fin=0" },
 	/* a muted (filtered-out) exception is followed but leaves no record,
 	 * and does not steal the callbacks of the one it is nested in */
 	{ "muted",
@@ -545,6 +656,11 @@ int main(int argc, char **argv)
 			CHECK(count_event(&c, "exception.search.frame") == 8,
 			      "funclet duplicates: 8 search.frame records (4 frames, not 5), got %zu",
 			      count_event(&c, "exception.search.frame"));
+		if (strcmp(quirks[i].name, "filter decided by a plain catch") == 0)
+			/* the span ended before the catch ran: it says so */
+			CHECK(filter_end_results(&c) && strcmp(filter_end_results(&c), "unknown") == 0,
+			      "filter decided by a plain catch: its exception.filter end says unknown (got %s)",
+			      filter_end_results(&c));
 		if (strcmp(quirks[i].name, "muted") == 0)
 			CHECK(count_event(&c, "exception.throw") == 1, "muted: one throw record, got %zu",
 			      count_event(&c, "exception.throw"));
