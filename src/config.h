@@ -39,7 +39,10 @@ struct ct_config {
 #define CT_JOURNAL_BURST 10000u    /* journald's RateLimitBurst= default */
 #define CT_JOURNAL_INTERVAL_S 30u  /* journald's RateLimitIntervalSec= default */
 
-#define CT_DEFAULT_OUTPUT "file:clrtrace-%n-%p.jsonl"
+#define CT_DEFAULT_FILE "clrtrace-%n-%p.jsonl"
+#define CT_DEFAULT_OUTPUT "file:" CT_DEFAULT_FILE
+/* How much of a bad value an error line quotes. */
+#define CT_QUOTE_MAX 120
 
 typedef const char *(*ct_getenv_fn)(const char *name);
 /* Receives one complete stderr line (without "clrtrace: " and newline). */
@@ -65,6 +68,12 @@ bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time);
 
 const char *ct_output_kind_to_string(enum ct_output_kind k);
+
+/* S made safe for one stderr line: control characters, invalid UTF-8 and
+ * (with CT_ESCAPE_BACKSLASH) backslashes become \n, \xHH, \u{HHHH} or \\;
+ * cut after MAX bytes of S with "…" (0: no cut).  malloc'd, NULL on ENOMEM. */
+#define CT_ESCAPE_BACKSLASH 1u
+char *config_escape(const char *s, size_t max, unsigned flags);
 
 /* app for "dotnet [exec] app.dll", else basename(argv[0]); NULL for the
  * dotnet host running a command of its own.  malloc'd. */
