@@ -24,12 +24,14 @@ cp "$dir/Probe" "$dir/ProbeSuid"
 chmod u+s "$dir/ProbeSuid"
 dotnet_root=$(dirname "$(readlink -f "$(command -v dotnet)")")
 
-# as_nobody PROGRAM ARGS: run it as nobody from $dir/cwd with the tracer on
+# as_nobody [VAR=VALUE...]: run $PROG $ARGS as nobody (with $CAPS for
+# setpriv) from $dir/cwd with the tracer on
+CAPS=
 as_nobody() {
 	(cd "$dir/cwd" && env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
 		CORECLR_PROFILER_PATH="$dir/libclrtrace.so" DOTNET_ROOT="$dotnet_root" \
 		CLRTRACE_OUTPUT="file:$dir/out/t-%p.jsonl" CLRTRACE_MESSAGES=0 CLRTRACE_EVENTS=exceptions \
-		"$@" setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/$PROG" $ARGS)
+		"$@" setpriv --reuid=nobody --regid=nogroup --clear-groups $CAPS "$dir/$PROG" $ARGS)
 }
 
 # the unprivileged run is traced where CLRTRACE_OUTPUT says: the setup works
@@ -63,6 +65,18 @@ PROG=ProbeSuid ARGS="status 5"
 as_nobody >"$dir/p.out" 2>"$dir/p.err"
 st=$?
 check_refused "setuid apphost"
+
+# the README's way to trace a service that needs a capability: an ambient
+# one (systemd's AmbientCapabilities=) raises no AT_SECURE, so it is traced
+PROG=Probe ARGS="status 5"
+CAPS="--inh-caps=+net_bind_service --ambient-caps=+net_bind_service"
+as_nobody >"$dir/p.out" 2>"$dir/p.err"
+expect "ambient capability: exit 5" "$?" 5
+CAPS=
+expect "ambient capability: no line" "$(grep -c '^clrtrace: ' "$dir/p.err")" 0
+ls "$dir"/out/t-*.jsonl >/dev/null 2>&1 && ok "ambient capability: traced into CLRTRACE_OUTPUT" ||
+	fail "ambient capability: not traced: $(cat "$dir/p.err")"
+rm -rf "$dir"/cwd/* "$dir"/out/*
 
 # clrtrace run names the program it traces: a privileged child it did not
 # ask for is left out without a word
