@@ -22,6 +22,14 @@ static inline void freep(void *p)
 #define _public_ __attribute__((visibility("default")))
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Free a NULL-terminated vector of malloc'd strings (cleanup attribute). */
+static inline void strv_freep(char ***p)
+{
+	for (char **s = *p; s && *s; s++)
+		free(*s);
+	free(*p);
+}
+
 /* Hand ownership out of a cleanup variable. */
 #define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
 

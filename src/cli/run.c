@@ -161,9 +161,10 @@ out:
 
 int cmd_run(int argc, char **argv)
 {
-	struct trace_opts o = { 0 };
+	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
+	_cleanup_(strv_freep) char **env = NULL;
+	_cleanup_free_ char *name = NULL;
 	int i, status, quiet = 0;
-	char **env, *name;
 	pid_t pid;
 	time_t start = time(NULL);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
@@ -240,8 +241,6 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	summarise(o.outputs, name, pid, start, quiet);
-	free(name);
-	trace_opts_done(&o);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

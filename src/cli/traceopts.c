@@ -95,8 +95,9 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 	else if (is_opt(a, NULL, "--library")) {
 		if (!(v = opt_value("--library", argc, argv, i)))
 			return -1;
-		o->library = v;
-		return 1;
+		free(o->library);
+		o->library = strdup(v);
+		return o->library ? 1 : -1;
 	} else
 		return 0;
 	if (!(v = opt_value(a, argc, argv, i)))
@@ -172,6 +173,7 @@ int trace_opts_finish(struct trace_opts *o)
 			cli_error("--library '%s': %s", o->library, strerror(errno));
 			return -1;
 		}
+		free(o->library);
 		o->library = p;
 	} else if (!(o->library = find_library())) {
 		cli_error("cannot find libclrtrace.so (looked next to clrtrace and in %s); "
@@ -237,5 +239,6 @@ void trace_opts_done(struct trace_opts *o)
 	free(o->processes);
 	free(o->ident);
 	free(o->ratelimit);
+	free(o->library);
 	*o = (struct trace_opts){ 0 };
 }
