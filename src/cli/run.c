@@ -108,41 +108,47 @@ static char *template_glob(const char *tmpl, const char *name)
  * of the template written since START. */
 static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet)
 {
-	_cleanup_free_ char *copy = strdup(outputs);
-	char *save = NULL, *where = NULL;
+	char *where = NULL;
 	struct run_counts c = { 0 };
 	int files = 0;
 
-	if (!copy)
-		return;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		tok = strstrip(tok);
-		if (!startswith(tok, "file:"))
-			continue;
-		_cleanup_free_ char *path = config_expand_path(tok + 5, pid, name ? name : "*", 0);
-		struct stat st;
+	/* pass 1: when no trace file it was given could be opened, the
+	 * profiler wrote the default one in the working directory instead */
+	for (int pass = 0; pass < 2 && files == 0; pass++) {
+		_cleanup_free_ char *copy = pass ? absolute_outputs(CT_DEFAULT_OUTPUT) : strdup(outputs);
+		char *save = NULL;
 
-		if (path && !strstr(tok + 5, "%t") && stat(path, &st) == 0) {
-			count_file(path, &c, quiet);
-			files++;
-			if (!where)
-				where = strdup(path);
-			continue;
-		}
-		/* a wrapper script: the traced process had another pid */
-		_cleanup_free_ char *pat = template_glob(tok + 5, name);
-		glob_t g;
+		if (!copy || (pass && !strstr(outputs, "file:")))
+			break;
+		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			tok = strstrip(tok);
+			if (!startswith(tok, "file:"))
+				continue;
+			_cleanup_free_ char *path = config_expand_path(tok + 5, pid, name ? name : "*", 0);
+			struct stat st;
 
-		if (!pat || glob(pat, 0, NULL, &g) != 0)
-			continue;
-		for (size_t k = 0; k < g.gl_pathc; k++)
-			if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start) {
-				count_file(g.gl_pathv[k], &c, quiet);
+			if (path && !strstr(tok + 5, "%t") && stat(path, &st) == 0) {
+				count_file(path, &c, quiet);
 				files++;
 				if (!where)
-					where = strdup(g.gl_pathv[k]);
+					where = strdup(path);
+				continue;
 			}
-		globfree(&g);
+			/* a wrapper script: the traced process had another pid */
+			_cleanup_free_ char *pat = template_glob(tok + 5, name);
+			glob_t g;
+
+			if (!pat || glob(pat, 0, NULL, &g) != 0)
+				continue;
+			for (size_t k = 0; k < g.gl_pathc; k++)
+				if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start) {
+					count_file(g.gl_pathv[k], &c, quiet);
+					files++;
+					if (!where)
+						where = strdup(g.gl_pathv[k]);
+				}
+			globfree(&g);
+		}
 	}
 	if (quiet)
 		goto out;
