@@ -121,4 +121,11 @@ for args in "run --events bogus -- true" "run --frobnicate -- true" "run" "env -
 	expect "clrtrace $args: exit 2" "$st" 2
 	expect "clrtrace $args: one line on stderr" "$(grep -c '^clrtrace: ' "$OUT/cli.err")" 1
 done
+# the CLI quotes a bad value the same way: escaped, cut, one line
+"$CLRTRACE" run -e "$(printf 'x\033[2J\ny')$big" -- true >"$OUT/cli.out" 2>"$OUT/cli.err"
+expect "clrtrace run -e <escape, newline, 100 KB>: exit 2" "$?" 2
+expect "clrtrace run -e <escape, newline, 100 KB>: one line" "$(wc -l <"$OUT/cli.err")" 1
+grep -q "$esc" "$OUT/cli.err" && fail "the CLI echoed an escape character" || ok "the CLI escapes the value"
+len=$(wc -c <"$OUT/cli.err")
+[ "$len" -lt 600 ] && ok "the CLI's line is $len bytes" || fail "the CLI made a $len-byte line"
 finish
