@@ -427,6 +427,25 @@ int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, c
 	return 0;
 }
 
+/* NAME as a glob matching only itself (see config.h). */
+char *config_glob_escape(const char *name)
+{
+	char *out, *o;
+
+	if (!*name || strpbrk(name, ",:") || strlen(name) > (SIZE_MAX - 1) / 2)
+		return NULL;
+	out = o = malloc(strlen(name) * 2 + 1);
+	if (!out)
+		return NULL;
+	for (const char *p = name; *p; p++) {
+		if (strchr("*?[]\\", *p) || (p == name && *p == '!'))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = 0;
+	return out;
+}
+
 /* Excluded if any !glob matches; else included if there are no include
  * globs or one matches (the first such gives the limit). */
 bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit)

@@ -61,6 +61,10 @@ void globs_done(struct ct_globs *g);
 /* "BURST/SECONDS", "BURST" or "off" (CLRTRACE_JOURNAL_RATELIMIT). */
 int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why);
 
+/* NAME as a CLRTRACE_PROCESSES glob that matches only NAME (*?[\\ and a
+ * leading ! escaped); NULL if it cannot be one (a ',' or ':' in it). */
+char *config_glob_escape(const char *name);
+
 /* Does NAME pass the include/exclude list?  *limit gets the rate limit. */
 bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 

@@ -121,6 +121,17 @@ for args in "run --events bogus -- true" "run --frobnicate -- true" "run" "env -
 	expect "clrtrace $args: exit 2" "$st" 2
 	expect "clrtrace $args: one line on stderr" "$(grep -c '^clrtrace: ' "$OUT/cli.err")" 1
 done
+# clrtrace run traces a program whose name holds glob characters (its
+# CLRTRACE_PROCESSES is that name, escaped)
+mkdir -p "$OUT/ren" && cp "$(dirname "$dll")"/Probe* "$OUT/ren/" && mv "$OUT/ren/Probe" "$OUT/ren/Pro[b]e"
+DOTNET_ROOT=$(dirname "$(readlink -f "$(command -v dotnet)")") \
+	"$CLRTRACE" run -o "file:$OUT/ren-%p.jsonl" -- "$OUT/ren/Pro[b]e" status 3 >"$OUT/ren.out" 2>"$OUT/ren.err"
+expect "clrtrace run -- 'Pro[b]e': exit 3" "$?" 3
+grep -q "^clrtrace: [0-9]* records, .*trace in $OUT/ren-[0-9]*.jsonl$" "$OUT/ren.err" &&
+	expect "clrtrace run -- 'Pro[b]e': traced, one line (the summary)" "$(wc -l <"$OUT/ren.err")" 1 ||
+	fail "clrtrace run -- 'Pro[b]e': not traced: $(cat "$OUT/ren.err")"
+rm -rf "$OUT/ren"
+
 # the CLI quotes a bad value the same way: escaped, cut, one line
 "$CLRTRACE" run -e "$(printf 'x\033[2J\ny')$big" -- true >"$OUT/cli.out" 2>"$OUT/cli.err"
 expect "clrtrace run -e <escape, newline, 100 KB>: exit 2" "$?" 2

@@ -211,8 +211,10 @@ int cmd_run(int argc, char **argv)
 	if (trace_opts_finish(&o) < 0)
 		return EXIT_USAGE;
 	name = config_program_name(argv + i);
-	if (!o.processes)
-		o.processes = strdup(name ? name : "!dotnet,!MSBuild,!VBCSCompiler,!csc");
+	if (!o.processes) /* the program's name as a glob that matches only it */
+		o.processes = name ? config_glob_escape(name) : strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc");
+	if (!o.processes && name)
+		o.processes = strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc"); /* a ',' or ':' in the name */
 	{
 		char *abs = absolute_outputs(o.outputs ? o.outputs : CT_DEFAULT_OUTPUT);
 		free(o.outputs);

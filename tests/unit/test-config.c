@@ -272,6 +272,26 @@ static void test_malformed(void)
 	config_done(&c);
 }
 
+/* clrtrace run's CLRTRACE_PROCESSES for a program name matches that name
+ * and nothing else, whatever characters it holds. */
+static void test_glob_escape(void)
+{
+	static const char *const names[] = { "app", "app[1]", "a*b", "why?", "[", "back\\slash", "!bang", "x]" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		_cleanup_free_ char *g = config_glob_escape(names[i]);
+		struct ct_globs gl = { 0 };
+		const char *why = NULL;
+		bool parsed = g && config_parse_globs(g, false, &gl, &why) == 0;
+
+		CHECK(parsed && globs_match(&gl, names[i], NULL) && !globs_match(&gl, "app1", NULL) &&
+			      !globs_match(&gl, "other", NULL),
+		      "'%s' as a glob (%s) is accepted and matches only itself", names[i], g ? g : "NULL");
+		globs_done(&gl);
+	}
+	_cleanup_free_ char *comma = config_glob_escape("a,b");
+	CHECK(!comma, "a name with a comma cannot be a glob list item");
+}
+
 /* Error lines are one line, without terminal controls, and short. */
 static void test_escape(void)
 {
@@ -321,6 +341,7 @@ int main(void)
 	test_expand();
 	test_malformed();
 	test_escape();
+	test_glob_escape();
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
