@@ -123,13 +123,12 @@ for args in "run --events bogus -- true" "run --frobnicate -- true" "run" "env -
 done
 # clrtrace run traces a program whose name holds glob characters (its
 # CLRTRACE_PROCESSES is that name, escaped)
-mkdir -p "$OUT/ren" && cp "$(dirname "$dll")"/Probe* "$OUT/ren/" && mv "$OUT/ren/Probe" "$OUT/ren/Pro[b]e"
-DOTNET_ROOT=$(dirname "$(readlink -f "$(command -v dotnet)")") \
-	"$CLRTRACE" run -o "file:$OUT/ren-%p.jsonl" -- "$OUT/ren/Pro[b]e" status 3 >"$OUT/ren.out" 2>"$OUT/ren.err"
-expect "clrtrace run -- 'Pro[b]e': exit 3" "$?" 3
+mkdir -p "$OUT/ren" && cp "$dll" "$OUT/ren/Pro[b]e.dll" && cp "${dll%.dll}.runtimeconfig.json" "$OUT/ren/Pro[b]e.runtimeconfig.json"
+"$CLRTRACE" run -o "file:$OUT/ren-%p.jsonl" -- dotnet "$OUT/ren/Pro[b]e.dll" status 3 >"$OUT/ren.out" 2>"$OUT/ren.err"
+expect "clrtrace run -- dotnet 'Pro[b]e.dll': exit 3" "$?" 3
 grep -q "^clrtrace: [0-9]* records, .*trace in $OUT/ren-[0-9]*.jsonl$" "$OUT/ren.err" &&
-	expect "clrtrace run -- 'Pro[b]e': traced, one line (the summary)" "$(wc -l <"$OUT/ren.err")" 1 ||
-	fail "clrtrace run -- 'Pro[b]e': not traced: $(cat "$OUT/ren.err")"
+	expect "clrtrace run -- dotnet 'Pro[b]e.dll': traced, one line (the summary)" "$(wc -l <"$OUT/ren.err")" 1 ||
+	fail "clrtrace run -- dotnet 'Pro[b]e.dll': not traced: $(cat "$OUT/ren.err")"
 rm -rf "$OUT/ren"
 
 # the CLI quotes a bad value the same way: escaped, cut, one line
