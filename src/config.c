@@ -2,6 +2,7 @@
 /* Parsing of the CLRTRACE_* variables (see DESIGN.md "Configuration"). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,24 +23,186 @@ const char *ct_output_kind_to_string(enum ct_output_kind k)
 	return (k >= 0 && k < _OUT_MAX) ? output_kind_names[k] : NULL;
 }
 
-/* Split a comma list into trimmed, non-empty items; calls fn on each. */
-static int for_each_item(const char *s, int (*fn)(const char *item, void *ud), void *ud)
+/* What a list accepts, and the reasons it can be refused, as whole
+ * phrases: a parser hands out static text only. */
+struct list_kind {
+	const char *bad, *empty, *empty_item, *glob_bracket, *glob_escape;
+};
+#define LIST_KIND(accepted) {                                                                   \
+		.bad = accepted,                                                                 \
+		.empty = "an empty value; " accepted,                                            \
+		.empty_item = "an empty item in the list; " accepted,                            \
+		.glob_bracket = "a '[' without its ']' (\\[ matches a literal '['); " accepted, \
+		.glob_escape = "a '\\' at the end of a glob; " accepted,                         \
+	}
+
+static const struct list_kind events_kind = LIST_KIND(
+	"accepted: a comma list of exceptions, frames, loader, classes, threads, suspend, "
+	"transitions, gc, jit, all, none, or +cat/-cat against the default");
+#define OUTPUTS_ACCEPTED "accepted: a comma list of file:PATH, journal, stderr"
+static const struct list_kind outputs_kind = LIST_KIND(OUTPUTS_ACCEPTED);
+static const struct list_kind exceptions_kind = LIST_KIND(
+	"accepted: a comma list of type globs, !glob to exclude, glob:N to keep at most N a second");
+static const struct list_kind processes_kind = LIST_KIND(
+	"accepted: a comma list of program-name globs, !glob to exclude");
+
+/* Split a comma list into trimmed items and call fn on each; an empty
+ * value or an empty item ("a,,b", "a,") is refused, not skipped. */
+static int for_each_item(const char *s, const struct list_kind *k, const char **why,
+			 int (*fn)(const char *item, void *ud), void *ud)
 {
 	_cleanup_free_ char *copy = strdup(s);
-	char *save = NULL;
+	char *rest, *tok;
 	int r;
 
 	if (!copy)
 		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (!*strstrip(copy)) {
+		*why = k->empty;
+		return -EINVAL;
+	}
+	rest = copy;
+	while ((tok = strsep(&rest, ","))) {
 		tok = strstrip(tok);
-		if (!*tok)
-			continue;
+		if (!*tok) {
+			*why = k->empty_item;
+			return -EINVAL;
+		}
 		r = fn(tok, ud);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* Is this a glob fnmatch() reads as written: every '[' closed, no '\\' at
+ * the end?  (fnmatch takes an unclosed '[' literally, which silently
+ * matches nothing the user meant.)  0, or -EINVAL with *why set. */
+static int glob_check(const char *p, const struct list_kind *k, const char **why)
+{
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				goto escape;
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		const char *q = p + 1;
+
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']') /* a ']' first in the set is one of its characters */
+			q++;
+		for (; *q && *q != ']'; q++) {
+			if (*q == '\\' && q[1])
+				q++;
+			else if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+				/* [:class:], [.coll.], [=equiv=] */
+				const char *e = strchr(q + 2, q[1]);
+
+				while (e && e[1] != ']')
+					e = strchr(e + 1, q[1]);
+				if (!e)
+					goto bracket;
+				q = e + 1;
+			}
+		}
+		if (!*q)
+			goto bracket;
+		p = q;
+	}
+	return 0;
+bracket:
+	*why = k->glob_bracket;
+	return -EINVAL;
+escape:
+	*why = k->glob_escape;
+	return -EINVAL;
+}
+
+/* Length of the valid UTF-8 sequence at P (NUL-terminated) and its code
+ * point; 0 if P does not start one. */
+static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
+{
+	uint32_t v, min;
+	size_t len;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, v = p[0] & 0x1f, min = 0x80;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, v = p[0] & 0x0f, min = 0x800;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, v = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Code points a terminal acts on: C1 controls and bidi overrides. */
+static bool invisible_control(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x200e && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* S made safe for one line of stderr (see config.h). */
+char *config_escape(const char *s, size_t max, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s, *end;
+	size_t n = strlen(s), lim = max && n > max ? max : n;
+	char *out, *o;
+
+	if (lim > (SIZE_MAX - 8) / 4)
+		return NULL;
+	/* at most 4 bytes out per byte in ("\xHH"; "\u{HHHH}" for 2 or 3) */
+	out = o = malloc(lim * 4 + sizeof("…"));
+	if (!out)
+		return NULL;
+	end = p + lim;
+	while (p < end) {
+		uint32_t cp;
+		size_t len = utf8_seq(p, &cp);
+
+		if (len == 0) {
+			o += sprintf(o, "\\x%02X", *p++);
+			continue;
+		}
+		if (p + len > end)
+			break; /* never cut a character in two */
+		if (cp < 0x20 || cp == 0x7f) {
+			switch (cp) {
+			case '\n': o = stpcpy(o, "\\n"); break;
+			case '\t': o = stpcpy(o, "\\t"); break;
+			case '\r': o = stpcpy(o, "\\r"); break;
+			default: o += sprintf(o, "\\x%02X", (unsigned)cp);
+			}
+		} else if (cp == '\\' && (flags & CT_ESCAPE_BACKSLASH))
+			o = stpcpy(o, "\\\\");
+		else if (invisible_control(cp))
+			o += sprintf(o, "\\u{%04X}", (unsigned)cp);
+		else {
+			memcpy(o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	if (p < (const unsigned char *)s + n)
+		o = stpcpy(o, "…");
+	*o = 0;
+	return out;
 }
 
 struct events_state {
@@ -84,8 +247,7 @@ static int events_item(const char *item, void *ud)
 	}
 	return 0;
 bad:
-	*st->why = "accepted: a comma list of exceptions, frames, loader, classes, threads, suspend, "
-		   "transitions, gc, jit, all, none, or +cat/-cat against the default";
+	*st->why = events_kind.bad;
 	return -EINVAL;
 }
 
@@ -95,7 +257,7 @@ int config_parse_events(const char *s, unsigned *ret, const char **why)
 	struct events_state st = { .set = ct_default_categories(), .why = why };
 	int r;
 
-	r = for_each_item(s, events_item, &st);
+	r = for_each_item(s, &events_kind, why, events_item, &st);
 	if (r < 0)
 		return r;
 	*ret = st.set | (1u << CAT_RUNTIME) | (1u << CAT_TRACE);
@@ -128,11 +290,17 @@ static int outputs_item(const char *item, void *ud)
 		_cleanup_free_ char *test = config_expand_path(o.path, 1, "x", 0);
 		if (!test) {
 			free(o.path);
-			*st->why = "a file template may hold only %p, %n, %t and %%";
+			*st->why = "a file template may hold only %p, %n, %t and %%; " OUTPUTS_ACCEPTED;
 			return -EINVAL;
 		}
+		for (const char *p = o.path; *p; p++)
+			if ((unsigned char)*p < ' ' || *p == 0x7f) {
+				free(o.path);
+				*st->why = "a control character in a file path; " OUTPUTS_ACCEPTED;
+				return -EINVAL;
+			}
 	} else {
-		*st->why = "accepted: a comma list of file:PATH, journal, stderr";
+		*st->why = outputs_kind.bad;
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < st->n; i++)
@@ -164,11 +332,7 @@ int config_parse_outputs(const char *s, struct ct_config *c, const char **why)
 	struct outputs_state st = { .why = why };
 	int r;
 
-	r = for_each_item(s, outputs_item, &st);
-	if (r == 0 && st.n == 0) {
-		*why = "accepted: a comma list of file:PATH, journal, stderr";
-		r = -EINVAL;
-	}
+	r = for_each_item(s, &outputs_kind, why, outputs_item, &st);
 	if (r < 0) {
 		outputs_free(st.v, st.n);
 		return r;
@@ -182,6 +346,7 @@ int config_parse_outputs(const char *s, struct ct_config *c, const char **why)
 struct globs_state {
 	struct ct_globs g;
 	bool allow_limits;
+	const struct list_kind *kind;
 	const char **why;
 };
 
@@ -199,6 +364,8 @@ static int globs_item(const char *item, void *ud)
 		item++;
 	}
 	colon = strrchr(item, ':');
+	if (colon && strchr(colon, ']'))
+		colon = NULL; /* the ':' of a [:class:], not a limit */
 	len = colon ? (size_t)(colon - item) : strlen(item);
 	if (colon) {
 		char *end;
@@ -217,6 +384,10 @@ static int globs_item(const char *item, void *ud)
 	gl.pattern = strndup(item, len);
 	if (!gl.pattern)
 		return -ENOMEM;
+	if (glob_check(gl.pattern, st->kind, st->why) < 0) {
+		free(gl.pattern);
+		return -EINVAL;
+	}
 	nv = realloc(st->g.items, (st->g.n + 1) * sizeof(*nv));
 	if (!nv) {
 		free(gl.pattern);
@@ -226,9 +397,7 @@ static int globs_item(const char *item, void *ud)
 	st->g.items[st->g.n++] = gl;
 	return 0;
 bad:
-	*st->why = st->allow_limits
-		? "accepted: a comma list of type globs, !glob to exclude, glob:N to keep at most N a second"
-		: "accepted: a comma list of program-name globs, !glob to exclude";
+	*st->why = st->kind->bad;
 	return -EINVAL;
 }
 
@@ -244,10 +413,11 @@ void globs_done(struct ct_globs *g)
 /* "[!]glob[:N],…" → *ret. */
 int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, const char **why)
 {
-	struct globs_state st = { .allow_limits = allow_limits, .why = why };
+	struct globs_state st = { .allow_limits = allow_limits, .why = why,
+				  .kind = allow_limits ? &exceptions_kind : &processes_kind };
 	int r;
 
-	r = for_each_item(s, globs_item, &st);
+	r = for_each_item(s, st.kind, why, globs_item, &st);
 	if (r < 0) {
 		globs_done(&st.g);
 		return r;
@@ -255,6 +425,25 @@ int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, c
 	globs_done(ret);
 	*ret = st.g;
 	return 0;
+}
+
+/* NAME as a glob matching only itself (see config.h). */
+char *config_glob_escape(const char *name)
+{
+	char *out, *o;
+
+	if (!*name || strpbrk(name, ",:") || strlen(name) > (SIZE_MAX - 1) / 2)
+		return NULL;
+	out = o = malloc(strlen(name) * 2 + 1);
+	if (!out)
+		return NULL;
+	for (const char *p = name; *p; p++) {
+		if (strchr("*?[]\\", *p) || (p == name && *p == '!'))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = 0;
+	return out;
 }
 
 /* Excluded if any !glob matches; else included if there are no include
@@ -380,11 +569,15 @@ char *config_program_name(char *const *argv)
 static void warn_bad(ct_warn_fn warn, void *ud, const char *var, const char *val,
 		     const char *why, const char *fallback)
 {
-	char *line = NULL;
+	_cleanup_free_ char *quoted = config_escape(val, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH);
+	size_t len = strlen(val);
+	char *line = NULL, size[40] = "";
 
-	if (!warn)
+	if (!warn || !quoted)
 		return;
-	if (asprintf(&line, "%s='%s' is invalid (%s); %s", var, val, why, fallback) < 0)
+	if (len > CT_QUOTE_MAX) /* a long value is cut: say how long it was */
+		snprintf(size, sizeof(size), " (%zu bytes)", len);
+	if (asprintf(&line, "%s='%s'%s is invalid (%s); %s", var, quoted, size, why, fallback) < 0)
 		return;
 	warn(ud, line);
 	free(line);

@@ -39,7 +39,10 @@ struct ct_config {
 #define CT_JOURNAL_BURST 10000u    /* journald's RateLimitBurst= default */
 #define CT_JOURNAL_INTERVAL_S 30u  /* journald's RateLimitIntervalSec= default */
 
-#define CT_DEFAULT_OUTPUT "file:clrtrace-%n-%p.jsonl"
+#define CT_DEFAULT_FILE "clrtrace-%n-%p.jsonl"
+#define CT_DEFAULT_OUTPUT "file:" CT_DEFAULT_FILE
+/* How much of a bad value an error line quotes. */
+#define CT_QUOTE_MAX 120
 
 typedef const char *(*ct_getenv_fn)(const char *name);
 /* Receives one complete stderr line (without "clrtrace: " and newline). */
@@ -58,6 +61,10 @@ void globs_done(struct ct_globs *g);
 /* "BURST/SECONDS", "BURST" or "off" (CLRTRACE_JOURNAL_RATELIMIT). */
 int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why);
 
+/* NAME as a CLRTRACE_PROCESSES glob that matches only NAME (*?[\\ and a
+ * leading ! escaped); NULL if it cannot be one (a ',' or ':' in it). */
+char *config_glob_escape(const char *name);
+
 /* Does NAME pass the include/exclude list?  *limit gets the rate limit. */
 bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 
@@ -65,6 +72,12 @@ bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time);
 
 const char *ct_output_kind_to_string(enum ct_output_kind k);
+
+/* S made safe for one stderr line: control characters, invalid UTF-8 and
+ * (with CT_ESCAPE_BACKSLASH) backslashes become \n, \xHH, \u{HHHH} or \\;
+ * cut after MAX bytes of S with "…" (0: no cut).  malloc'd, NULL on ENOMEM. */
+#define CT_ESCAPE_BACKSLASH 1u
+char *config_escape(const char *s, size_t max, unsigned flags);
 
 /* app for "dotnet [exec] app.dll", else basename(argv[0]); NULL for the
  * dotnet host running a command of its own.  malloc'd. */

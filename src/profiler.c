@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -22,6 +23,32 @@ struct ct_global ct;
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
 __attribute__((weak)) void ct_exceptions_exit(struct ct_thread *t);
+
+#define SAY_MAX 1024 /* bytes of one stderr line, before escaping */
+
+/* "clrtrace: MSG\n" with MSG made one line of printable text; a very long
+ * message (a path from the environment) keeps its start and its end. */
+static char *one_line(const char *msg)
+{
+	_cleanup_free_ char *head = NULL, *tail = NULL;
+	size_t n = strlen(msg), cut;
+	char *line = NULL;
+
+	if (n <= SAY_MAX) {
+		head = config_escape(msg, 0, 0);
+		if (!head || asprintf(&line, "clrtrace: %s\n", head) < 0)
+			return NULL;
+		return line;
+	}
+	cut = n - SAY_MAX / 4;
+	while (cut < n && ((unsigned char)msg[cut] & 0xc0) == 0x80)
+		cut++; /* start the tail on a character */
+	head = config_escape(msg, SAY_MAX / 2, 0); /* ends in "…" */
+	tail = config_escape(msg + cut, 0, 0);
+	if (!head || !tail || asprintf(&line, "clrtrace: %s%s\n", head, tail) < 0)
+		return NULL;
+	return line;
+}
 
 /* One line on stderr, once per KEY. */
 void ct_say_once(const char *key, const char *fmt, ...)
@@ -47,7 +74,7 @@ void ct_say_once(const char *key, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	if (msg && asprintf(&line, "clrtrace: %s\n", msg) >= 0)
+	if (msg && (line = one_line(msg)))
 		(void)write_all(STDERR_FILENO, line, strlen(line));
 	free(line);
 	free(msg);
@@ -62,6 +89,23 @@ static void config_warn(void *ud, const char *line)
 static const char *env_get(const char *name)
 {
 	return secure_getenv(name);
+}
+
+/* Under AT_SECURE: does CLRTRACE_PROCESSES leave this program out anyway?
+ * (Then no line: `clrtrace run` sets it, and a privileged child of the
+ * traced program has nothing to say.)  A variable that only narrows what
+ * is traced is safe to read here. */
+static bool secure_excluded(void)
+{
+	const char *v = getenv("CLRTRACE_PROCESSES"), *why;
+	struct ct_globs g = { 0 };
+	bool out;
+
+	if (!v || config_parse_globs(v, false, &g, &why) < 0)
+		return false;
+	out = !globs_match(&g, ct.program, NULL);
+	globs_done(&g);
+	return out;
 }
 
 /* /proc/self/cmdline as a malloc'd NUL-separated block. */
@@ -244,6 +288,20 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	if (!ct.program)
 		goto fail;
 
+	if (getauxval(AT_SECURE)) {
+		/* setuid, setgid or file capabilities: the environment is the
+		 * caller's, so nothing in it may choose where a privileged
+		 * process writes, and the default file would be in the
+		 * caller's working directory: do not trace (README) */
+		if (!secure_excluded())
+			ct_say_once("secure", "not tracing %s: it runs with raised privileges (setuid, setgid or file "
+				    "capabilities), where CLRTRACE_* variables cannot be trusted", ct.program);
+		free(ct.program);
+		ct.program = NULL;
+		COM_CALL(ct.info, INFO_Release, release_fn);
+		ct.info = NULL;
+		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+	}
 	r = config_load(&ct.cfg, env_get, config_warn, NULL);
 	if (r < 0)
 		goto fail;
@@ -255,7 +313,8 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	}
 	r = ct_sinks_open();
 	if (r < 0) {
-		ct_say_once("nosink", "no output could be opened; not tracing");
+		if (r == -ENOMEM) /* else each output has said why */
+			ct_say_once("nosink", "out of memory opening the outputs; not tracing");
 		goto fail;
 	}
 	runtime = runtime_json();

@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "sink.h"
 #include "tracer.h"
 #include "util.h"
@@ -295,30 +296,70 @@ static void *flusher_main(void *arg)
 	return NULL;
 }
 
-/* Open every configured sink; those that fail are said once and left out.
- * Returns the number open, or -errno when none could be opened. */
+/* Open O into the next free slot; *why (malloc'd) says why not. */
+static int sink_open_one(const struct ct_output *o, char **why)
+{
+	struct ct_sink *s = &sinks[n_sinks];
+	int r;
+
+	*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
+	pthread_mutex_init(&s->reason_lock, NULL);
+	r = s->ops->open(s, o, why);
+	if (r < 0) {
+		free(s->where);
+		if (!*why)
+			*why = strdup(ct_output_kind_to_string(o->kind));
+		return r;
+	}
+	n_sinks++;
+	return 0;
+}
+
+/* Open every configured sink; those that fail are said once (one line
+ * each) and left out.  When nothing opens and a trace file was asked for,
+ * the default file takes its place, as for any bad value.  Returns the
+ * number open, or -errno when none could be opened. */
 int ct_sinks_open(void)
 {
-	sinks = calloc(ct.cfg.n_outputs, sizeof(*sinks));
-	if (!sinks)
-		return -ENOMEM;
-	for (size_t i = 0; i < ct.cfg.n_outputs; i++) {
-		const struct ct_output *o = &ct.cfg.outputs[i];
-		struct ct_sink *s = &sinks[n_sinks];
-		char *why = NULL;
-		int r;
+	const struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
+	size_t n = ct.cfg.n_outputs, last_file = SIZE_MAX;
+	_cleanup_free_ char **whys = calloc(n, sizeof(char *));
+	_cleanup_free_ char *def_why = NULL, *def_where = NULL;
+	bool default_tried = false, fell_back = false;
 
-		*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
-		pthread_mutex_init(&s->reason_lock, NULL);
-		r = s->ops->open(s, o, &why);
-		if (r < 0) {
-			ct_say_once(why ? why : "sink", "%s; no trace goes there",
-				    why ? why : ct_output_kind_to_string(o->kind));
-			free(why);
-			free(s->where);
-			continue;
+	sinks = calloc(n + 1, sizeof(*sinks)); /* + 1: the default file */
+	if (!sinks || !whys) {
+		free(sinks);
+		sinks = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_output *o = &ct.cfg.outputs[i];
+
+		if (sink_open_one(o, &whys[i]) < 0 && o->kind == OUT_FILE) {
+			last_file = i;
+			default_tried |= streq(o->path, CT_DEFAULT_FILE);
 		}
-		n_sinks++;
+	}
+	if (n_sinks == 0 && last_file != SIZE_MAX && !default_tried) {
+		const char *w = NULL;
+
+		fell_back = sink_open_one(&def, &def_why) == 0;
+		if (fell_back) {
+			def_where = realpath(sinks[0].where, NULL);
+			(void)config_parse_outputs(CT_DEFAULT_OUTPUT, &ct.cfg, &w); /* runtime.init tells the truth */
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!whys[i])
+			continue;
+		if (i == last_file && fell_back)
+			ct_say_once(whys[i], "%s; writing %s instead", whys[i], def_where ? def_where : sinks[0].where);
+		else if (i == last_file && def_why)
+			ct_say_once(whys[i], "%s; the default file failed too: %s; not tracing", whys[i], def_why);
+		else
+			ct_say_once(whys[i], "%s; %s", whys[i], n_sinks ? "no trace goes there" : "not tracing");
+		free(whys[i]);
 	}
 	if (n_sinks == 0)
 		return -EIO;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,14 @@ static inline void freep(void *p)
 #define _unused_ __attribute__((unused))
 #define _public_ __attribute__((visibility("default")))
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Free a NULL-terminated vector of malloc'd strings (cleanup attribute). */
+static inline void strv_freep(char ***p)
+{
+	for (char **s = *p; s && *s; s++)
+		free(*s);
+	free(*p);
+}
 
 /* Hand ownership out of a cleanup variable. */
 #define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
@@ -89,6 +98,15 @@ static inline int write_all(int fd, const void *buf, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+/* Open PATH for appending, creating it with mode 0644 (minus the umask)
+ * but never through a symlink; the fd (O_CLOEXEC) or -errno. */
+static inline int open_append_nofollow(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+
+	return fd < 0 ? -errno : fd;
 }
 
 /* UTF-16 (not NUL-terminated, n units) → malloc'd UTF-8; bad surrogates

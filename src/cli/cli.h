@@ -34,7 +34,7 @@ struct trace_opts {
 	char *ratelimit;
 	bool no_messages;
 	bool journal;
-	const char *library; /* absolute path of libclrtrace.so */
+	char *library; /* absolute path of libclrtrace.so (malloc'd) */
 };
 
 /* Parse one tracing option at argv[*i] (advancing *i past its value).

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util.h"
 
 /* Quote a value for a POSIX shell: 'it'\''s'. */
 static void print_shell_quoted(const char *s)
@@ -35,7 +36,7 @@ static void print_unit_quoted(const char *s)
 
 int cmd_env(int argc, char **argv)
 {
-	struct trace_opts o = { 0 };
+	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
 	bool systemd = false;
 	char **env;
 
@@ -90,6 +91,5 @@ int cmd_env(int argc, char **argv)
 		free(env[i]);
 	}
 	free(env);
-	trace_opts_done(&o);
 	return 0;
 }

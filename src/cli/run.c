@@ -115,41 +115,47 @@ static char *template_glob(const char *tmpl, const char *name)
  * of the template written since START; with the losses the processes reported on STATUS_FD. */
 static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd)
 {
-	_cleanup_free_ char *copy = strdup(outputs);
-	char *save = NULL, *where = NULL;
+	char *where = NULL;
 	struct run_counts c = { 0 };
 	int files = 0;
 
-	if (!copy)
-		return;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		tok = strstrip(tok);
-		if (!startswith(tok, "file:"))
-			continue;
-		_cleanup_free_ char *path = config_expand_path(tok + 5, pid, name ? name : "*", 0);
-		struct stat st;
+	/* pass 1: when no trace file it was given could be opened, the
+	 * profiler wrote the default one in the working directory instead */
+	for (int pass = 0; pass < 2 && files == 0; pass++) {
+		_cleanup_free_ char *copy = pass ? absolute_outputs(CT_DEFAULT_OUTPUT) : strdup(outputs);
+		char *save = NULL;
 
-		if (path && !strstr(tok + 5, "%t") && stat(path, &st) == 0) {
-			count_file(path, &c, quiet);
-			files++;
-			if (!where)
-				where = strdup(path);
-			continue;
-		}
-		/* a wrapper script: the traced process had another pid */
-		_cleanup_free_ char *pat = template_glob(tok + 5, name);
-		glob_t g;
+		if (!copy || (pass && !strstr(outputs, "file:")))
+			break;
+		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			tok = strstrip(tok);
+			if (!startswith(tok, "file:"))
+				continue;
+			_cleanup_free_ char *path = config_expand_path(tok + 5, pid, name ? name : "*", 0);
+			struct stat st;
 
-		if (!pat || glob(pat, 0, NULL, &g) != 0)
-			continue;
-		for (size_t k = 0; k < g.gl_pathc; k++)
-			if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start) {
-				count_file(g.gl_pathv[k], &c, quiet);
+			if (path && !strstr(tok + 5, "%t") && stat(path, &st) == 0) {
+				count_file(path, &c, quiet);
 				files++;
 				if (!where)
-					where = strdup(g.gl_pathv[k]);
+					where = strdup(path);
+				continue;
 			}
-		globfree(&g);
+			/* a wrapper script: the traced process had another pid */
+			_cleanup_free_ char *pat = template_glob(tok + 5, name);
+			glob_t g;
+
+			if (!pat || glob(pat, 0, NULL, &g) != 0)
+				continue;
+			for (size_t k = 0; k < g.gl_pathc; k++)
+				if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start) {
+					count_file(g.gl_pathv[k], &c, quiet);
+					files++;
+					if (!where)
+						where = strdup(g.gl_pathv[k]);
+				}
+			globfree(&g);
+		}
 	}
 	if (quiet)
 		goto out;
@@ -227,9 +233,10 @@ static int wait_program(pid_t pid)
 
 int cmd_run(int argc, char **argv)
 {
-	struct trace_opts o = { 0 };
+	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
+	_cleanup_(strv_freep) char **env = NULL;
+	_cleanup_free_ char *name = NULL;
 	int i, wr, status, quiet = 0;
-	char **env, *name;
 	pid_t pid;
 	time_t start = time(NULL);
 	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
@@ -272,8 +279,10 @@ int cmd_run(int argc, char **argv)
 	if (trace_opts_finish(&o) < 0)
 		return EXIT_USAGE;
 	name = config_program_name(argv + i);
-	if (!o.processes)
-		o.processes = strdup(name ? name : "!dotnet,!MSBuild,!VBCSCompiler,!csc");
+	if (!o.processes) /* the program's name as a glob that matches only it */
+		o.processes = name ? config_glob_escape(name) : strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc");
+	if (!o.processes && name)
+		o.processes = strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc"); /* a ',' or ':' in the name */
 	{
 		char *abs = absolute_outputs(o.outputs ? o.outputs : CT_DEFAULT_OUTPUT);
 		free(o.outputs);
@@ -333,8 +342,6 @@ int cmd_run(int argc, char **argv)
 	if (status_fd >= 0)
 		close(status_fd);
 	free(status_env);
-	free(name);
-	trace_opts_done(&o);
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 

@@ -95,8 +95,9 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 	else if (is_opt(a, NULL, "--library")) {
 		if (!(v = opt_value("--library", argc, argv, i)))
 			return -1;
-		o->library = v;
-		return 1;
+		free(o->library);
+		o->library = strdup(v);
+		return o->library ? 1 : -1;
 	} else
 		return 0;
 	if (!(v = opt_value(a, argc, argv, i)))
@@ -131,9 +132,17 @@ static char *find_library(void)
 	return NULL;
 }
 
+/* A bad value as an error line quotes it: escaped and cut, as the
+ * profiler does (NULL-safe for cli_error's "%s"). */
+static char *quote(const char *v)
+{
+	return config_escape(v, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH);
+}
+
 /* Validate values with the profiler's own parsers and find the library. */
 int trace_opts_finish(struct trace_opts *o)
 {
+	_cleanup_free_ char *q = NULL; /* the one bad value quoted */
 	struct ct_config c = { 0 };
 	struct ct_globs g = { 0 };
 	const char *why = NULL;
@@ -141,26 +150,26 @@ int trace_opts_finish(struct trace_opts *o)
 	int r = 0;
 
 	if (o->outputs && config_parse_outputs(o->outputs, &c, &why) < 0) {
-		cli_error("--output '%s': %s", o->outputs, why);
+		cli_error("--output '%s': %s", q = quote(o->outputs), why);
 		r = -1;
 	}
 	config_done(&c);
 	if (!r && o->events && config_parse_events(o->events, &cats, &why) < 0) {
-		cli_error("--events '%s': %s", o->events, why);
+		cli_error("--events '%s': %s", q = quote(o->events), why);
 		r = -1;
 	}
 	if (!r && o->exceptions && config_parse_globs(o->exceptions, true, &g, &why) < 0) {
-		cli_error("--exceptions '%s': %s", o->exceptions, why);
+		cli_error("--exceptions '%s': %s", q = quote(o->exceptions), why);
 		r = -1;
 	}
 	globs_done(&g);
 	if (!r && o->processes && config_parse_globs(o->processes, false, &g, &why) < 0) {
-		cli_error("--processes '%s': %s", o->processes, why);
+		cli_error("--processes '%s': %s", q = quote(o->processes), why);
 		r = -1;
 	}
 	globs_done(&g);
 	if (!r && o->ratelimit && config_parse_ratelimit(o->ratelimit, &cats, &cats, &why) < 0) {
-		cli_error("--journal-ratelimit '%s': %s", o->ratelimit, why);
+		cli_error("--journal-ratelimit '%s': %s", q = quote(o->ratelimit), why);
 		r = -1;
 	}
 	if (r)
@@ -172,6 +181,7 @@ int trace_opts_finish(struct trace_opts *o)
 			cli_error("--library '%s': %s", o->library, strerror(errno));
 			return -1;
 		}
+		free(o->library);
 		o->library = p;
 	} else if (!(o->library = find_library())) {
 		cli_error("cannot find libclrtrace.so (looked next to clrtrace and in %s); "
@@ -237,5 +247,6 @@ void trace_opts_done(struct trace_opts *o)
 	free(o->processes);
 	free(o->ident);
 	free(o->ratelimit);
+	free(o->library);
 	*o = (struct trace_opts){ 0 };
 }

@@ -73,12 +73,19 @@ static uint64_t emit_now(void *ud)
 static pthread_once_t rawlog_once = PTHREAD_ONCE_INIT;
 static int rawlog_fd = -1;
 
+/* Open CLRTRACE_EXC_RAWLOG (appended to, never through a symlink). */
 static void rawlog_open(void)
 {
 	const char *p = secure_getenv("CLRTRACE_EXC_RAWLOG");
+	int fd;
 
-	if (p && *p)
-		rawlog_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (!p || !*p)
+		return;
+	fd = open_append_nofollow(p);
+	if (fd < 0)
+		ct_say_once("rawlog", "cannot open CLRTRACE_EXC_RAWLOG file %s: %s; no raw log", p, strerror(-fd));
+	else
+		rawlog_fd = fd;
 }
 
 /* One JSON line per input: {"tid":…,"in":"…",…}; what the fixtures hold. */

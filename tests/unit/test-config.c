@@ -7,6 +7,7 @@
 #include "config.h"
 #include "events.h"
 #include "unit.h"
+#include "util.h"
 
 static const char *const *env_now; /* NAME=VALUE pairs for fake_getenv */
 static char warned[4096];
@@ -205,6 +206,131 @@ static void test_program_name(void)
 	}
 }
 
+/* Lines in `warned`. */
+static int warned_lines(void)
+{
+	int n = 0;
+
+	for (const char *p = warned; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Every malformed value is refused with one line that says why, and its
+ * setting keeps the default (tracing stays on). */
+static void test_malformed(void)
+{
+	static const struct { const char *var, *value, *why; } cases[] = {
+		{ "CLRTRACE_EVENTS", "", "an empty value; accepted: a comma list of exceptions" },
+		{ "CLRTRACE_EVENTS", "  ", "an empty value" },
+		{ "CLRTRACE_EVENTS", "exceptions,", "an empty item in the list" },
+		{ "CLRTRACE_EVENTS", "exceptions,,gc", "an empty item in the list" },
+		{ "CLRTRACE_OUTPUT", "", "an empty value; accepted: a comma list of file:PATH" },
+		{ "CLRTRACE_OUTPUT", "journal,", "an empty item in the list" },
+		{ "CLRTRACE_OUTPUT", "file:/tmp/a\nb.jsonl", "a control character in a file path" },
+		{ "CLRTRACE_EXCEPTIONS", "", "an empty value; accepted: a comma list of type globs" },
+		{ "CLRTRACE_EXCEPTIONS", "[", "a '[' without its ']'" },
+		{ "CLRTRACE_EXCEPTIONS", "System.[IO*:5", "a '[' without its ']'" },
+		{ "CLRTRACE_EXCEPTIONS", "System.IO\\", "a '\\' at the end of a glob" },
+		{ "CLRTRACE_PROCESSES", "", "an empty value; accepted: a comma list of program-name globs" },
+		{ "CLRTRACE_PROCESSES", "[abc", "a '[' without its ']'" },
+		{ "CLRTRACE_PROCESSES", "!x,[[:alpha:]", "a '[' without its ']'" },
+		{ "CLRTRACE_PROCESSES", "!", "accepted: a comma list of program-name globs" },
+		{ "CLRTRACE_MESSAGES", "", "accepted: 0 or 1" },
+		{ "CLRTRACE_FLUSH_MS", "", "accepted: 0 to 60000" },
+		{ "CLRTRACE_IDENT", "", "accepted: 1 to 64 printable" },
+		{ "CLRTRACE_JOURNAL_RATELIMIT", "", "accepted: BURST/SECONDS" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char var[256], head[256];
+		struct ct_config c;
+
+		snprintf(var, sizeof(var), "%s=%s", cases[i].var, cases[i].value);
+		load(&c, (const char *const[]){ var, NULL });
+		_cleanup_free_ char *q = config_escape(cases[i].value, 0, CT_ESCAPE_BACKSLASH);
+		snprintf(head, sizeof(head), "%s='%s' is invalid (", cases[i].var, q);
+		CHECK(warned_lines() == 1 && strncmp(warned, head, strlen(head)) == 0 && strstr(warned, cases[i].why),
+		      "%s='%s' is refused in one line saying '%s' (got: %.*s)", cases[i].var, q, cases[i].why,
+		      (int)strcspn(warned, "\n"), warned);
+		CHECK(c.n_outputs == 1 && c.outputs[0].kind == OUT_FILE && c.exceptions.n == 0 && c.processes.n == 0 &&
+			      c.messages && c.flush_ms == 200 && !c.ident && c.journal_burst == CT_JOURNAL_BURST &&
+			      c.categories == cats((const char *[]){ "exceptions", "loader", "threads", "suspend", NULL }),
+		      "%s='%s' leaves every setting at its default", cases[i].var, q);
+		CHECK(globs_match(&c.processes, "abc", NULL), "%s='%s': the program is still traced", cases[i].var, q);
+		config_done(&c);
+	}
+
+	/* well-formed globs with brackets and escapes are taken as they are */
+	struct ct_config c;
+	load(&c, (const char *const[]){ "CLRTRACE_EXCEPTIONS=System.[IO]*,[]]x,[!a]b,a\\[b,*[\\]]:3",
+					"CLRTRACE_PROCESSES=[[:upper:]]*,![^x]", NULL });
+	CHECK(!warned[0] && c.exceptions.n == 5 && c.processes.n == 2, "closed sets, [:class:], \\[ are accepted (%s)",
+	      warned);
+	CHECK(globs_match(&c.exceptions, "a[b", NULL) && globs_match(&c.exceptions, "]x", NULL) &&
+		      globs_match(&c.processes, "App", NULL) && !globs_match(&c.processes, "app", NULL),
+	      "and match as fnmatch reads them");
+	config_done(&c);
+}
+
+/* clrtrace run's CLRTRACE_PROCESSES for a program name matches that name
+ * and nothing else, whatever characters it holds. */
+static void test_glob_escape(void)
+{
+	static const char *const names[] = { "app", "app[1]", "a*b", "why?", "[", "back\\slash", "!bang", "x]" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		_cleanup_free_ char *g = config_glob_escape(names[i]);
+		struct ct_globs gl = { 0 };
+		const char *why = NULL;
+		bool parsed = g && config_parse_globs(g, false, &gl, &why) == 0;
+
+		CHECK(parsed && globs_match(&gl, names[i], NULL) && !globs_match(&gl, "app1", NULL) &&
+			      !globs_match(&gl, "other", NULL),
+		      "'%s' as a glob (%s) is accepted and matches only itself", names[i], g ? g : "NULL");
+		globs_done(&gl);
+	}
+	_cleanup_free_ char *comma = config_glob_escape("a,b");
+	CHECK(!comma, "a name with a comma cannot be a glob list item");
+}
+
+/* Error lines are one line, without terminal controls, and short. */
+static void test_escape(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "plain" },
+		{ "a\nb", "a\\nb" },
+		{ "\x1b[31mred\x1b[0m", "\\x1B[31mred\\x1B[0m" },
+		{ "tab\there\r", "tab\\there\\r" },
+		{ "back\\slash", "back\\\\slash" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },      /* valid UTF-8 stays */
+		{ "bad\xff\xc3(", "bad\\xFF\\xC3(" },                           /* invalid UTF-8 */
+		{ "c1\xc2\x9b" "2J", "c1\\u{009B}2J" },                               /* C1 CSI */
+		{ "rtl\xe2\x80\xae" "evil", "rtl\\u{202E}evil" },                     /* bidi override */
+		{ "over\xc0\xaflong", "over\\xC0\\xAFlong" },
+		{ "del\x7f", "del\\x7F" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_free_ char *e = config_escape(cases[i].in, 0, CT_ESCAPE_BACKSLASH);
+
+		CHECK(e && strcmp(e, cases[i].out) == 0, "escape #%zu gives %s (got %s)", i, cases[i].out, e ? e : "NULL");
+	}
+	_cleanup_free_ char *cut = config_escape("ab\xc3\xa9" "cd", 3, 0);
+	CHECK(cut && strcmp(cut, "ab…") == 0, "a cut never splits a character (got %s)", cut ? cut : "NULL");
+
+	/* a 100 KB value with a newline in it: one short line */
+	size_t big = 100 * 1024;
+	_cleanup_free_ char *var = malloc(big + 32);
+	struct ct_config c;
+
+	strcpy(var, "CLRTRACE_EVENTS=x\n");
+	memset(var + strlen(var), 'y', big - 2);
+	var[strlen("CLRTRACE_EVENTS=") + big] = 0;
+	load(&c, (const char *const[]){ var, NULL });
+	CHECK(warned_lines() == 1 && strlen(warned) < 600 && strstr(warned, "CLRTRACE_EVENTS='x\\nyyy") &&
+		      strstr(warned, "yyy…' (102400 bytes) is invalid (accepted:"),
+	      "a 100 KB value makes one line of %zu bytes, cut, with its size", strlen(warned));
+	config_done(&c);
+}
+
 int main(void)
 {
 	test_program_name();
@@ -213,6 +339,9 @@ int main(void)
 	test_outputs();
 	test_globs();
 	test_expand();
+	test_malformed();
+	test_escape();
+	test_glob_escape();
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
