@@ -21,6 +21,7 @@ struct ct_global ct;
 
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
+__attribute__((weak)) void ct_deferred_replay(struct ct_thread *t);
 
 /* One line on stderr, once per KEY. */
 void ct_say_once(const char *key, const char *fmt, ...)
@@ -297,10 +298,14 @@ fail:
 HRESULT on_Shutdown(struct ct_thread *t)
 {
 	struct ct_totals tot;
-	json_t *exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
+	json_t *exc;
 
 	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
 		return S_OK;
+	/* a catch block that calls Environment.Exit: its begin record */
+	if (ct_deferred_replay)
+		ct_deferred_replay(t);
+	exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
 	ct_sinks_totals(&tot);
 	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
