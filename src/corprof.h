@@ -118,6 +118,8 @@ enum info_slot {
 	INFO_SetEventMask2 = 82,
 	INFO_IsFunctionDynamic = 87,
 	INFO_GetDynamicFunctionInfo = 89,
+	INFO_CreateHandle = 108, /* ICorProfilerInfo13 */
+	INFO_DestroyHandle = 109,
 };
 
 /* Slots of IMetaDataImport that clrtrace calls. */

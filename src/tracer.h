@@ -27,6 +27,7 @@ struct ct_deferred {
 	uint64_t fn, object, frame, ts;
 };
 #define CT_DEFERRED_MAX 4
+#define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */
 
 /* One open span on a thread's stack. */
 struct ct_span {
@@ -48,6 +49,8 @@ struct ct_thread {
 	unsigned n_deferred;
 	unsigned deferred_lost; /* stashes that did not fit, said at the replay */
 	uint64_t ts_replay;   /* nonzero: records take this time (a replay) */
+	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
+	unsigned n_pins;
 	struct jw line;       /* the record being written */
 };
 

@@ -19,6 +19,7 @@
 #include "exceptions.h"
 #include "inspect.h"
 #include "machine.h"
+#include "pin.h"
 
 static const enum ct_event event_map[_EXM_EV_MAX] = {
 	[EXM_EV_THROW] = EV_EXCEPTION_THROW,
@@ -253,6 +254,7 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	e.userdata = t;
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);
+	ct_pin_release(t, exm_depth(t->exm));
 	if (exm_dying(t->exm))
 		ct_flush_all(true);
 	return S_OK;
@@ -327,6 +329,7 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 		in.legacy = true;
 		in.stack_depth = stack_depth();
 	}
+	ct_pin_thrown(t, obj);
 	feed(t, &in);
 	exc_info_done(&info);
 	return S_OK;
