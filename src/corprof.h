@@ -135,6 +135,8 @@ enum info_slot {
 	INFO_GetNativeCodeStartAddresses = 90,
 	INFO_GetILToNativeMapping3 = 91,
 	INFO_GetCodeInfo4 = 92,
+	INFO_CreateHandle = 108, /* ICorProfilerInfo13 */
+	INFO_DestroyHandle = 109,
 };
 
 /* Slots of IMetaDataImport that clrtrace calls. */

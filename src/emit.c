@@ -129,7 +129,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 /* Emit one record (see tracer.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
-	uint64_t ts = now_ns(), span = 0, parent, dur = 0;
+	uint64_t ts = ct_now(t), span = 0, parent, dur = 0;
 	size_t depth;
 	int r;
 

@@ -15,8 +15,19 @@
 #include "corprof.h"
 #include "events.h"
 #include "jsonw.h"
+#include "util.h"
 
 struct exm; /* exceptions/machine.h */
+
+/* A handler Enter stashed while the runtime held the exception object
+ * unprotected (dotnet/runtime#132462), fed to the machine at the thread's
+ * next exception callback (exceptions/deferred.c). */
+struct ct_deferred {
+	int kind;             /* enum exm_input_kind */
+	uint64_t fn, object, frame, ts;
+};
+#define CT_DEFERRED_MAX 4
+#define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */
 
 /* One open span on a thread's stack. */
 struct ct_span {
@@ -34,6 +45,12 @@ struct ct_thread {
 	struct ct_span *spans;
 	size_t n_spans, cap_spans;
 	struct exm *exm;      /* exception state machine, created on demand */
+	struct ct_deferred deferred[CT_DEFERRED_MAX];
+	unsigned n_deferred;
+	unsigned deferred_lost; /* stashes that did not fit, said at the replay */
+	uint64_t ts_replay;   /* nonzero: records take this time (a replay) */
+	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
+	unsigned n_pins;
 	struct jw line;       /* the record being written */
 };
 
@@ -58,6 +75,12 @@ extern struct ct_global ct;
 
 /* This thread's state; NULL only when out of memory. */
 struct ct_thread *ct_thread_get(void);
+
+/* The time of the record being built on T: now, or the replayed input's. */
+static inline uint64_t ct_now(const struct ct_thread *t)
+{
+	return t && t->ts_replay ? t->ts_replay : now_ns();
+}
 
 static inline bool ct_on(enum ct_category c)
 {

@@ -18,9 +18,11 @@
 
 #include "../handlers.h"
 #include "clauses.h"
+#include "deferred.h"
 #include "exceptions.h"
 #include "inspect.h"
 #include "machine.h"
+#include "pin.h"
 
 static const enum ct_event event_map[_EXM_EV_MAX] = {
 	[EXM_EV_THROW] = EV_EXCEPTION_THROW,
@@ -65,7 +67,7 @@ static void emit_dying(void *ud)
 
 static uint64_t emit_now(void *ud)
 {
-	return now_ns();
+	return ct_now(ud);
 }
 
 /* --- raw input log (fixtures) ------------------------------------------ */
@@ -382,6 +384,7 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	}
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);
+	ct_pin_release(t, exm_depth(t->exm));
 	if (exm_dying(t->exm))
 		ct_flush_all(true);
 	return S_OK;
@@ -392,6 +395,7 @@ static HRESULT feed_fn(struct ct_thread *t, enum exm_input_kind kind, FunctionID
 {
 	struct exm_input in = { .kind = kind, .fn = f };
 
+	ct_deferred_replay(t);
 	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	if (!exm_top_muted(t->exm))
@@ -405,6 +409,7 @@ static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool wi
 {
 	struct exm_input in = { .kind = kind };
 
+	ct_deferred_replay(t);
 	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	if (with_frame)
@@ -420,6 +425,7 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	if (!exceptions_on())
 		return S_OK;
 	exc_inspect(obj, ct.cfg.messages, &info);
+	ct_deferred_replay(t); /* after reading the object: it may call into the runtime */
 	in.type = info.type;
 	in.message = info.message;
 	in.no_message = !ct.cfg.messages;
@@ -438,6 +444,7 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 			in.native_boundary = w.managed_below && runtime_code(w.native_ip);
 		}
 	}
+	ct_pin_thrown(t, obj);
 	feed(t, &in);
 	exc_info_done(&info);
 	return S_OK;
@@ -453,9 +460,10 @@ HRESULT on_ExceptionSearchFunctionLeave(struct ct_thread *t)
 	return feed_leave(t, EXM_SEARCH_LEAVE, false);
 }
 
+/* The exception object is unprotected here: stash only (deferred.c). */
 HRESULT on_ExceptionSearchFilterEnter(struct ct_thread *t, FunctionID f)
 {
-	return feed_fn(t, EXM_FILTER_ENTER, f, true);
+	return exceptions_on() ? ct_defer_enter(t, EXM_FILTER_ENTER, f, 0) : S_OK;
 }
 
 HRESULT on_ExceptionSearchFilterLeave(struct ct_thread *t)
@@ -467,6 +475,7 @@ HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
 {
 	struct exm_input in = { .kind = EXM_CATCHER_FOUND, .fn = f };
 
+	ct_deferred_replay(t);
 	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	if (!exm_top_muted(t->exm))
@@ -497,22 +506,29 @@ HRESULT on_ExceptionUnwindFinallyLeave(struct ct_thread *t)
 	return feed_leave(t, EXM_FINALLY_LEAVE, true);
 }
 
+/* The exception object is unprotected here: stash only (deferred.c). */
 HRESULT on_ExceptionCatcherEnter(struct ct_thread *t, FunctionID f, ObjectID obj)
 {
-	struct exm_input in = { .kind = EXM_CATCH_ENTER, .fn = f, .object = obj };
+	return exceptions_on() ? ct_defer_enter(t, EXM_CATCH_ENTER, f, obj) : S_OK;
+}
+
+/* A FilterEnter or CatcherEnter that deferred.c stashed. */
+void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, int kind)
+{
+	struct exm_input in = { .kind = kind, .fn = fn, .object = object, .frame = frame };
 
 	if (!exceptions_on() || !t->exm)
-		return S_OK;
+		return;
 	if (!exm_top_muted(t->exm))
-		in.function = ct_function_name(f);
-	in.frame = clause_frame();
-	return feed(t, &in);
+		in.function = ct_function_name(fn);
+	feed(t, &in);
 }
 
 HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_CATCH_LEAVE };
 
+	ct_deferred_replay(t); /* its CatcherEnter first */
 	if (!exceptions_on() || !t->exm)
 		return S_OK;
 	in.frame = clause_frame();
@@ -528,6 +544,8 @@ void ct_exceptions_thread_end(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_THREAD_END };
 
+	if (t)
+		ct_deferred_replay(t);
 	if (t && t->exm && exm_depth(t->exm))
 		feed(t, &in);
 }
@@ -537,6 +555,8 @@ void ct_exceptions_exit(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_EXIT };
 
+	if (t)
+		ct_deferred_replay(t); /* a catch block that calls exit: its begin */
 	if (t && t->exm && exm_depth(t->exm))
 		feed(t, &in);
 }
