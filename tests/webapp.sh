@@ -93,6 +93,8 @@ for v in $(test_runtimes); do
 	# the verdicts: the framework catches every exception
 	expect "$n: no exception.unhandled" \
 		"$(jq -r 'select(.event == "exception.unhandled") | "\(.exception.type) \(.exception.message)"' "$t" | tr '\n' ';')" ""
+	expect "$n: clrtrace stats counts no unhandled exception" \
+		"$("$CLRTRACE" stats "$t" | grep '^Exceptions:' | grep -c 'unhandled')" 0
 	expect "$n: every summary says caught, rethrown or superseded" \
 		"$(jq -r 'select(.event == "exception.summary" and ([.outcome] | inside(["caught", "rethrown", "superseded"]) | not)) | "\(.exception.id) \(.exception.type) \(.outcome)"' "$t" | tr '\n' ';')" ""
 	expect "$n: every exception thrown has its summary" \
