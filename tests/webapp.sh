@@ -86,7 +86,7 @@ for v in $(test_runtimes); do
 	expect "$n: the trace ends with runtime.shutdown" "$(tail -1 "$t" | jq -r .event)" runtime.shutdown
 	expect "$n: one process traced, on .NET $v" "$(jq -r 'select(.event == "runtime.init") | .runtime.major' "$t")" "$v"
 	check_trace "$t"
-	expect "$n: no tracer errors" "$(jqf "$t" 'select(.event=="trace.error")' | grep -c .)" 0
+	expect "$n: no tracer errors" "$(jq -r 'select(.event == "trace.error") | .message' "$t" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" ""
 	k=$(jqf "$t" 'select(.event=="thread.create")' | grep -c .)
 	[ "$k" -gt 5 ] && ok "$n: $k managed threads created" || fail "$n: only $k threads"
 
