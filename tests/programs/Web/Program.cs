@@ -1,9 +1,21 @@
 // Web: a small ASP.NET Core service, for a test under real load: many
-// threads, async, the thread pool, and exceptions the framework handles.
+// threads, async, the thread pool, and exceptions the framework handles,
+// some of them across the runtime's native boundaries (reflection, the
+// dependency injection container's activation, a type initializer).
+using System.Reflection;
+using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
 
-var app = WebApplication.Create(args);
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddTransient<Broken>();
+var app = builder.Build();
+
+// only /handled goes through the framework's exception handler (500 and a body)
+app.UseWhen(c => c.Request.Path.StartsWithSegments("/handled"),
+    a => a.UseExceptionHandler(e => e.Run(c => c.Response.WriteAsync("handled"))));
+
 app.MapGet("/", () => "hello");
 app.MapGet("/boom", () =>
 {
@@ -12,4 +24,44 @@ app.MapGet("/boom", () =>
 });
 app.MapGet("/fail", (HttpContext c) => { throw new ArgumentException("bad request"); });
 app.MapGet("/slow", async () => { await Task.Delay(10); return "slow"; });
+// a reflection call, as MVC-style dispatch does: the handler catches the wrapper
+app.MapGet("/invoke", () =>
+{
+    MethodInfo m = typeof(Work).GetMethod(nameof(Work.Fail))!;
+    try { m.Invoke(null, new object[] { "invoke" }); return "not thrown"; }
+    catch (TargetInvocationException e) { return "wrapped " + e.InnerException!.Message; }
+});
+// the container activates a service whose constructor throws: the framework answers 500
+app.MapGet("/di", (Broken b) => "not thrown");
+// ActivatorUtilities, the framework's other activation path: 500 as well
+app.MapGet("/activate", (HttpContext c) =>
+    ActivatorUtilities.CreateInstance<Broken>(c.RequestServices).ToString());
+// a static constructor that throws: caught here, the first time and every later time
+app.MapGet("/typeinit", () =>
+{
+    try { return "value " + Doomed.Value; }
+    catch (TypeInitializationException e) { return "typeinit " + e.InnerException!.Message; }
+});
+// thrown, and answered by the exception handler above
+app.MapGet("/handled", (HttpContext c) => { throw new WebException("handled"); });
 app.Run(args.Length > 0 ? args[0] : "http://127.0.0.1:5077");
+
+public class WebException : Exception { public WebException(string m) : base(m) { } }
+
+public static class Work
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Fail(string m) { throw new WebException(m); }
+}
+
+public class Broken
+{
+    public Broken() { Work.Fail("constructor"); }
+}
+
+static class Doomed
+{
+    public static readonly int Value = Init();
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Init() { throw new WebException("cctor"); }
+}
