@@ -1,6 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Garbage collections as spans (category gc, off by default). */
+#include <stdatomic.h>
+
 #include "../handlers.h"
+
+/* The thread that reported the GC's start.  Under server GC (.NET 8) the
+ * runtime reports the start on a GC worker thread and the end on the thread
+ * that suspended the runtime; the span is the worker's, which makes no other
+ * callback before the next GC, and that cannot start before this one ends. */
+static _Atomic(struct ct_thread *) gc_owner;
 
 HRESULT on_GarbageCollectionStarted(struct ct_thread *t, int ngen, BOOL *collected, uint32_t reason)
 {
@@ -12,14 +20,17 @@ HRESULT on_GarbageCollectionStarted(struct ct_thread *t, int ngen, BOOL *collect
 	for (int i = 0; collected && i < ngen && i < 16; i++)
 		if (collected[i])
 			json_array_append_new(gens, json_integer(i));
-	ct_emit(t, EV_GC, PH_BEGIN, 0,
-		json_pack("{s:o,s:s}", "generations", gens, "reason", reason == 1 ? "induced" : "other"));
+	if (ct_emit(t, EV_GC, PH_BEGIN, 0,
+		    json_pack("{s:o,s:s}", "generations", gens, "reason", reason == 1 ? "induced" : "other")) > 0)
+		atomic_store(&gc_owner, t);
 	return S_OK;
 }
 
 HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
 {
+	struct ct_thread *owner = atomic_exchange(&gc_owner, NULL);
+
 	if (ct_on(CAT_GC))
-		ct_emit(t, EV_GC, PH_END, 0, NULL);
+		ct_emit(owner ? owner : t, EV_GC, PH_END, 0, NULL);
 	return S_OK;
 }
