@@ -140,6 +140,10 @@ static int parse_input(json_t *o, struct exm_input *in)
 			in->verdict = v;
 	in->catch_after_filter = know(json_object_get(o, "catch_after_filter"));
 	in->ran_filter_handler = know(json_object_get(o, "ran_filter_handler"));
+	in->within_outer = know(json_object_get(o, "within_outer"));
+	in->last_finallys = (unsigned)json_integer_value(json_object_get(o, "last_finallys"));
+	if ((s = json_string_value(json_object_get(o, "pc"))))
+		in->pc = strtoull(s, NULL, 16);
 	return 0;
 }
 
@@ -358,6 +362,10 @@ static const struct fixture verdict_fixtures[] = {
 	{ "verdicts-net10-finally-left", "superseded; caught unhandled=0" },
 	{ "verdicts-net9-finally-left", "superseded; caught unhandled=0" },
 	{ "verdicts-net8-finally-left", "caught; superseded unhandled=0" },
+	/* .NET 8: two exceptions caught one after the other inside one catch
+	 * block (tests/programs/Filters in-catch-block): the clause table says
+	 * the inner catches lie inside the outer handler, which goes on */
+	{ "filters-net8-in-catch-block", "caught; caught; caught unhandled=0" },
 #undef ALL3
 };
 
