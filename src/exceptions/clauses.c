@@ -106,6 +106,13 @@ static int il_offset_of(FunctionID f, ReJITID rejit, UINT_PTR pc, uint32_t *il)
 	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
 		if ((off = native_offset(starts[i], pc)) >= 0)
 			start = starts[i];
+	/* .NET 9 refuses GetCodeInfo4 during a dispatch (unsupported call
+	 * sequence): the nearest start below PC, its IL map bounding it */
+	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
+		if (starts[i] <= pc && starts[i] > start)
+			start = starts[i];
+	if (off < 0 && start)
+		off = (int64_t)(pc - start);
 	if (off < 0 || off > UINT32_MAX)
 		return -ENOENT;
 	if (FAILED(COM_CALL(ct.info, INFO_GetILToNativeMapping3, get_il_map3_fn, start, 0, &nm, NULL)) || !nm)
@@ -213,8 +220,14 @@ unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip)
 	size_t n;
 	unsigned k;
 
-	/* IP returns past the call: the call itself is the byte before */
-	if (!ip || il_at_pc(ip - 1, &g, &il) < 0 || g != f || load_clauses(f, &c, &n) < 0)
+	/* IP returns past the call: the call itself is the byte before.
+	 * .NET 9 may not map it to its function during a dispatch: F's code
+	 * versions (rejit 0) are searched then. */
+	if (!ip)
+		return 0;
+	if (il_at_pc(ip - 1, &g, &il) < 0 ? il_offset_of(f, 0, ip - 1, &il) < 0 : g != f)
+		return 0;
+	if (load_clauses(f, &c, &n) < 0)
 		return 0;
 	k = eh_finallys_covering(c, n, il);
 	free(c);

@@ -350,6 +350,13 @@ static const struct fixture verdict_fixtures[] = {
 	{ "verdicts-net10-dispose-uncaught", "superseded+reported_unhandled; unhandled unhandled=2", 2 },
 	{ "verdicts-net9-dispose-uncaught", "superseded+reported_unhandled; unhandled unhandled=2", 2 },
 	{ "verdicts-net8-dispose-uncaught", "unhandled unhandled=1", 1 },
+	/* the same in Main, the outermost frame: the summary waits for the
+	 * finally blocks of Main that cover the call (the clause table) */
+	{ "verdicts-net10-dispose-in-main", "superseded+reported_unhandled; caught unhandled=1", 1 },
+	{ "verdicts-net9-dispose-in-main", "superseded+reported_unhandled; caught unhandled=1", 1 },
+	{ "verdicts-net8-dispose-in-main", "unhandled unhandled=1", 1 },
+	/* ... and Main's finally ends without replacing it: the process dies */
+	ALL3("finally-in-main", "unhandled unhandled=1", 1),
 	ALL3("exit-in-catch", "caught+exit unhandled=0", 0),
 	ALL3("exit-in-finally", "unknown+exit unhandled=0", 0),
 	ALL3("rethrow", "rethrown; caught unhandled=0", 0),
