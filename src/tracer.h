@@ -24,7 +24,7 @@ struct exm; /* exceptions/machine.h */
  * next exception callback (exceptions/deferred.c). */
 struct ct_deferred {
 	int kind;             /* enum exm_input_kind */
-	uint64_t fn, object, frame, ts;
+	uint64_t fn, object, frame, pc, ts;
 };
 #define CT_DEFERRED_MAX 4
 #define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */

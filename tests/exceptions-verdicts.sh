@@ -16,6 +16,8 @@ want() {
 	reverse-pinvoke | reverse-delegate | unhandled-main | unhandled-pool | unhandled-handler) echo "unhandled 134" ;;
 	dispose-caught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,caught 0" ;;
 	dispose-uncaught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,unhandled 134" ;;
+	dispose-in-main) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,caught 0" ;;
+	finally-in-main) echo "unhandled 134" ;;
 	exit-in-catch) echo "caught 3" ;;
 	exit-in-finally) echo "unknown 4" ;;
 	exit-other-thread) echo " 5" ;;
@@ -26,7 +28,7 @@ want() {
 }
 scenarios="invoke dynamic-invoke activator type-init reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
 	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally exit-other-thread rethrow edi await
-	catch-in-finally finally-left"
+	catch-in-finally finally-left dispose-in-main finally-in-main"
 
 runtimes=$(test_runtimes) || die "runtimes missing"
 for v in $runtimes; do
@@ -66,6 +68,18 @@ for v in $runtimes; do
 		"$CLRTRACE" view --color=never "$OUT/net$v-dispose-caught.jsonl" >"$OUT/net$v-dispose-caught.view"
 		expect ".NET $v dispose-caught: view says it was replaced, no crash" \
 			"$(grep -c 'the runtime reported it unhandled, then a finally replaced it' "$OUT/net$v-dispose-caught.view")" 1
+		# the same in Main, the outermost frame: the summary waits for
+		# Main's finally (Dispose), which replaces it
+		expect ".NET $v dispose-in-main: superseded after a reported unhandled" \
+			"$(j dispose-in-main '[.[] | select(.event=="exception.summary" and .exception.id==1) | [.outcome, .reported_unhandled, .superseded_by]]')" \
+			'[["superseded",true,2]]'
+		expect ".NET $v dispose-in-main: the early exception.unhandled stays" \
+			"$(j dispose-in-main '[.[] | select(.event=="exception.unhandled") | .exception.id]')" '[1]'
+		# Main's finally ends and the process dies: the summary still
+		# comes, after that finally
+		expect ".NET $v finally-in-main: the summary comes after Main's finally" \
+			"$(j finally-in-main '[.[] | select(.event=="exception.summary") | [.outcome, .finally]]')" \
+			'[["unhandled",["Verdicts.Program.Main"]]]'
 	fi
 	expect ".NET $v reverse-pinvoke: unhandled in the callback" \
 		"$(j reverse-pinvoke '[.[] | select(.event=="exception.unhandled") | .thrown_in]')" '["Verdicts.Program.Compare"]'

@@ -106,6 +106,13 @@ static int il_offset_of(FunctionID f, ReJITID rejit, UINT_PTR pc, uint32_t *il)
 	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
 		if ((off = native_offset(starts[i], pc)) >= 0)
 			start = starts[i];
+	/* .NET 9 refuses GetCodeInfo4 during a dispatch (unsupported call
+	 * sequence): the nearest start below PC, its IL map bounding it */
+	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
+		if (starts[i] <= pc && starts[i] > start)
+			start = starts[i];
+	if (off < 0 && start)
+		off = (int64_t)(pc - start);
 	if (off < 0 || off > UINT32_MAX)
 		return -ENOENT;
 	if (FAILED(COM_CALL(ct.info, INFO_GetILToNativeMapping3, get_il_map3_fn, start, 0, &nm, NULL)) || !nm)
@@ -163,5 +170,66 @@ enum exm_know ct_catch_is_filter_handler(void)
 		handlers.v[slot].k = k;
 		pthread_mutex_unlock(&handlers.lock);
 	}
+	return k;
+}
+
+/* The function and IL offset of the code at PC; negative errno. */
+static int il_at_pc(UINT_PTR pc, FunctionID *f, uint32_t *il)
+{
+	ReJITID rejit = 0;
+
+	*f = 0;
+	if (!pc || FAILED(COM_CALL(ct.info, INFO_GetFunctionFromIP3, get_function_from_ip3_fn, (const uint8_t *)pc, f,
+				   &rejit)) ||
+	    !*f)
+		return -ENOENT;
+	return il_offset_of(*f, rejit, pc, il);
+}
+
+/* Called from a CatcherLeave: does the handler that held OUTER_PC (a catch
+ * or finally of the same method that is still open) hold the catch being
+ * left? */
+enum exm_know ct_catch_within(uint64_t outer_pc)
+{
+	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
+	FunctionID f = 0, g = 0;
+	struct eh_clause *c;
+	uint32_t outer, inner;
+	size_t n;
+	int r;
+
+	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+		return EXM_KNOW_UNKNOWN;
+	if (il_at_pc(ci.programCounter, &f, &inner) < 0 || il_at_pc(outer_pc, &g, &outer) < 0 || f != g)
+		return EXM_KNOW_UNKNOWN;
+	if (load_clauses(f, &c, &n) < 0)
+		return EXM_KNOW_UNKNOWN;
+	r = eh_within_handler(c, n, outer, inner);
+	free(c);
+	return r < 0 ? EXM_KNOW_UNKNOWN : r ? EXM_KNOW_YES : EXM_KNOW_NO;
+}
+
+/* How many finally/fault clauses of F cover its call site at the return
+ * address IP (the handlers that still run when an exception leaves F
+ * there); 0 also when unknown. */
+unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip)
+{
+	FunctionID g = 0;
+	struct eh_clause *c;
+	uint32_t il;
+	size_t n;
+	unsigned k;
+
+	/* IP returns past the call: the call itself is the byte before.
+	 * .NET 9 may not map it to its function during a dispatch: F's code
+	 * versions (rejit 0) are searched then. */
+	if (!ip)
+		return 0;
+	if (il_at_pc(ip - 1, &g, &il) < 0 ? il_offset_of(f, 0, ip - 1, &il) < 0 : g != f)
+		return 0;
+	if (load_clauses(f, &c, &n) < 0)
+		return 0;
+	k = eh_finallys_covering(c, n, il);
+	free(c);
 	return k;
 }

@@ -15,15 +15,18 @@
 
 typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
 
-/* The clause's frame pointer, or 0.  GetNotifiedExceptionClauseInfo only
- * reads the thread's exception state (no lock, no GC). */
-static uint64_t clause_frame(void)
+/* The clause's frame pointer and handler address (0 unknown).
+ * GetNotifiedExceptionClauseInfo only reads the thread's exception state
+ * (no lock, no GC). */
+static void clause_info(uint64_t *frame, uint64_t *pc)
 {
 	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
 
+	*frame = *pc = 0;
 	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
-		return 0;
-	return ci.framePointer;
+		return;
+	*frame = ci.framePointer;
+	*pc = ci.programCounter;
 }
 
 /* Stash an Enter (see deferred.h). */
@@ -35,8 +38,9 @@ HRESULT ct_defer_enter(struct ct_thread *t, int kind, FunctionID f, ObjectID obj
 		t->deferred_lost++; /* said at the next replay */
 		return S_OK;
 	}
-	t->deferred[t->n_deferred++] =
-		(struct ct_deferred){ .kind = kind, .fn = f, .object = obj, .frame = clause_frame(), .ts = now_ns() };
+	t->deferred[t->n_deferred] = (struct ct_deferred){ .kind = kind, .fn = f, .object = obj, .ts = now_ns() };
+	clause_info(&t->deferred[t->n_deferred].frame, &t->deferred[t->n_deferred].pc);
+	t->n_deferred++;
 	return S_OK;
 }
 
@@ -53,7 +57,7 @@ void ct_deferred_replay(struct ct_thread *t)
 	t->deferred_lost = 0;
 	for (unsigned i = 0; i < n; i++) {
 		t->ts_replay = d[i].ts;
-		ct_exceptions_feed_stashed(t, d[i].fn, d[i].object, d[i].frame, d[i].kind);
+		ct_exceptions_feed_stashed(t, d[i].fn, d[i].object, d[i].frame, d[i].pc, d[i].kind);
 		t->ts_replay = 0;
 	}
 	if (lost)

@@ -17,4 +17,5 @@ HRESULT ct_defer_enter(struct ct_thread *t, int kind, FunctionID f, ObjectID obj
 void ct_deferred_replay(struct ct_thread *t);
 
 /* glue.c: feed one stashed Enter (its name resolved now). */
-void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, int kind);
+void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, uint64_t pc,
+				int kind);

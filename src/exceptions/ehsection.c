@@ -148,6 +148,42 @@ ssize_t eh_handler_at(const struct eh_clause *c, size_t n, uint32_t il)
 	return best;
 }
 
+/* The innermost clause of any kind whose handler holds IL, or -1. */
+static ssize_t any_handler_at(const struct eh_clause *c, size_t n, uint32_t il)
+{
+	ssize_t best = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (il < c[i].handler_off || (uint64_t)il >= (uint64_t)c[i].handler_off + c[i].handler_len)
+			continue;
+		if (best < 0 || c[i].handler_len < c[best].handler_len)
+			best = (ssize_t)i;
+	}
+	return best;
+}
+
+/* Is INNER inside the handler that holds OUTER (ehsection.h)? */
+int eh_within_handler(const struct eh_clause *c, size_t n, uint32_t outer, uint32_t inner)
+{
+	ssize_t i = any_handler_at(c, n, outer);
+
+	if (i < 0)
+		return -ENOENT;
+	return inner >= c[i].handler_off && (uint64_t)inner < (uint64_t)c[i].handler_off + c[i].handler_len;
+}
+
+/* How many finally/fault clauses cover IL (ehsection.h). */
+unsigned eh_finallys_covering(const struct eh_clause *c, size_t n, uint32_t il)
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((c[i].flags & (EH_CLAUSE_FINALLY | EH_CLAUSE_FAULT)) && il >= c[i].try_off &&
+		    (uint64_t)il < (uint64_t)c[i].try_off + c[i].try_len)
+			k++;
+	return k;
+}
+
 static bool mapped(uint32_t il)
 {
 	return il != IL_NO_MAPPING && il != IL_PROLOG && il != IL_EPILOG;

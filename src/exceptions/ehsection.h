@@ -47,6 +47,15 @@ bool eh_catch_after_filter(const struct eh_clause *c, size_t n);
  * or -1. */
 ssize_t eh_handler_at(const struct eh_clause *c, size_t n, uint32_t il);
 
+/* Does the handler (of any kind) that holds IL offset OUTER, the innermost
+ * one, also hold IL offset INNER?  1 or 0, or -ENOENT when no handler
+ * holds OUTER. */
+int eh_within_handler(const struct eh_clause *c, size_t n, uint32_t outer, uint32_t inner);
+
+/* How many finally and fault clauses have a try block that holds IL offset
+ * IL (the handlers that run when an exception leaves the method there). */
+unsigned eh_finallys_covering(const struct eh_clause *c, size_t n, uint32_t il);
+
 /* The IL offset of the code at native offset NATIVE: the entry holding it,
  * or, when that is a prolog or unmapped (a funclet starts with its
  * prolog), the first mapped entry after it.  0, or -ENOENT. */

@@ -137,6 +137,12 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 		json_object_set_new(o, "catch_after_filter", json_boolean(in->catch_after_filter == EXM_KNOW_YES));
 	if (in->ran_filter_handler)
 		json_object_set_new(o, "ran_filter_handler", json_boolean(in->ran_filter_handler == EXM_KNOW_YES));
+	if (in->within_outer)
+		json_object_set_new(o, "within_outer", json_boolean(in->within_outer == EXM_KNOW_YES));
+	if (in->last_finallys)
+		json_object_set_new(o, "last_finallys", json_integer(in->last_finallys));
+	if (in->pc)
+		json_object_set_new(o, "pc", ct_json_id(in->pc));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
@@ -240,14 +246,25 @@ json_t *ct_exceptions_totals(void)
 
 typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
 
-/* The frame pointer of the clause being notified, or 0. */
-static uint64_t clause_frame(void)
+/* The frame pointer of the clause being notified, or 0; its handler's
+ * address in *PC (0 unknown). */
+static uint64_t clause_frame_pc(uint64_t *pc)
 {
 	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
 
+	*pc = 0;
 	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
 		return 0;
+	*pc = ci.programCounter;
 	return ci.framePointer;
+}
+
+/* The frame pointer of the clause being notified, or 0. */
+static uint64_t clause_frame(void)
+{
+	uint64_t pc;
+
+	return clause_frame_pc(&pc);
 }
 
 typedef HRESULT (*stack_snapshot_cb)(FunctionID, UINT_PTR, UINT_PTR, uint32_t, uint8_t *, void *);
@@ -262,6 +279,7 @@ struct walk {
 	unsigned managed;    /* managed frames counted */
 	unsigned before_native; /* managed frames before the first native run */
 	UINT_PTR native_ip;  /* that run's first IP, 0: none yet */
+	UINT_PTR after_ip;   /* the IP of frame AFTER (its call site) */
 	bool managed_below;  /* a managed frame follows that run */
 };
 
@@ -274,6 +292,7 @@ static HRESULT walk_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n,
 		if (w->after && f != w->after)
 			return S_OK;
 		w->found = true;
+		w->after_ip = ip;
 	}
 	if (f) {
 		w->managed++;
@@ -333,14 +352,17 @@ static bool runtime_code(UINT_PTR ip)
  * last frame searched): is that the runtime's own code, which catches the
  * exception and raises it again or wraps it (a boundary), or the end of the
  * managed stack or a reverse P/Invoke, which is fatal on Linux? */
-static enum exm_verdict search_end_verdict(FunctionID last)
+static enum exm_verdict search_end_verdict(FunctionID last, unsigned *finallys)
 {
 	struct walk w = { .after = last };
 
+	*finallys = 0;
 	if (!last || !walk_stack(&w) || !w.found)
 		return EXM_VERDICT_UNKNOWN;
 	if (w.native_ip && w.managed_below && runtime_code(w.native_ip))
 		return EXM_VERDICT_BOUNDARY;
+	/* the finally blocks of LAST that still run (and may replace it) */
+	*finallys = ct_finallys_covering(last, w.after_ip);
 	return EXM_VERDICT_UNHANDLED;
 }
 
@@ -380,7 +402,7 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 		uint64_t last;
 
 		if (exm_search_failed(t->exm, &last))
-			in->verdict = search_end_verdict(last);
+			in->verdict = search_end_verdict(last, &in->last_finallys);
 	}
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);
@@ -401,7 +423,7 @@ static HRESULT feed_fn(struct ct_thread *t, enum exm_input_kind kind, FunctionID
 	if (!exm_top_muted(t->exm))
 		in.function = ct_function_name(f);
 	if (with_frame)
-		in.frame = clause_frame();
+		in.frame = clause_frame_pc(&in.pc);
 	return feed(t, &in);
 }
 
@@ -513,9 +535,10 @@ HRESULT on_ExceptionCatcherEnter(struct ct_thread *t, FunctionID f, ObjectID obj
 }
 
 /* A FilterEnter or CatcherEnter that deferred.c stashed. */
-void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, int kind)
+void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, uint64_t pc,
+				int kind)
 {
-	struct exm_input in = { .kind = kind, .fn = fn, .object = object, .frame = frame };
+	struct exm_input in = { .kind = kind, .fn = fn, .object = object, .frame = frame, .pc = pc };
 
 	if (!exceptions_on() || !t->exm)
 		return;
@@ -527,6 +550,7 @@ void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t objec
 HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_CATCH_LEAVE };
+	uint64_t outer_pc;
 
 	ct_deferred_replay(t); /* its CatcherEnter first */
 	if (!exceptions_on() || !t->exm)
@@ -536,6 +560,9 @@ HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
 	 * until this Leave returns) */
 	if (exm_catch_decides(t->exm))
 		in.ran_filter_handler = ct_catch_is_filter_handler();
+	/* legacy EH: did this catch leave a catch or finally of its frame? */
+	if (exm_catch_within(t->exm, &outer_pc))
+		in.within_outer = ct_catch_within(outer_pc);
 	return feed(t, &in);
 }
 

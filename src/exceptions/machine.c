@@ -107,7 +107,7 @@ struct exr {
 	bool has_catcher, filter_pending, coalesced;
 	enum pending pending;     /* a frame Leave held back: a funclet duplicate may follow */
 	uint64_t sframe_fn, uframe_fn, catcher_fn;
-	uint64_t handler_fn, handler_fp;
+	uint64_t handler_fn, handler_fp, handler_pc;
 	uint64_t parent_id, parent_handler_fn, rethrow_of, superseded_by;
 	const char *context;      /* static; NULL when not nested */
 	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
@@ -123,6 +123,8 @@ struct exr {
 	bool boundary_pending;    /* legacy EH: the search stopped at a boundary */
 	bool boundary;            /* the search ended at a native boundary */
 	bool reported_unhandled;  /* exception.unhandled was written */
+	unsigned last_finallys;   /* finally blocks of the last frame still to run */
+	bool end_waits;           /* its last frame unwinds: the summary waits for them */
 	bool wrapped;             /* superseded by a wrapper of it */
 	const char *interrupted;  /* static: what ended the story early */
 	/* 1 + index in filters of a result "unknown" until the catch that
@@ -553,8 +555,10 @@ static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *i
 			r->escaping_filter = true; /* ends at that filter's Leave */
 		else if (r->legacy ? r->boundary_pending : in->verdict == EXM_VERDICT_BOUNDARY)
 			r->boundary = true; /* ends at the next throw */
-		else
+		else {
+			r->last_finallys = in->last_finallys;
 			unhandled(c, r);
+		}
 	}
 	out(c, r, EXM_EV_UNWIND, EXM_BEGIN, NULL);
 	r->unwind_open = true;
@@ -647,6 +651,7 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
 	r->state = s;
 	r->handler_fn = in->fn;
 	r->handler_fp = in->frame;
+	r->handler_pc = in->pc;
 	r->filter_pending = false;
 	set_str(&r->handler_name, in->function);
 	out_fn(c, r, handler_event[s], EXM_BEGIN, in->function, NULL);
@@ -820,9 +825,16 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 	out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_BEGIN, in->function, NULL);
 	r->uframe_open = true;
 	/* an unhandled exception unwinds its last frame: the process dies
-	 * after that frame's finally blocks, with no further callback */
-	if (r->reported_unhandled && ++r->frames_unwound >= r->frames_entered)
-		summarize(c, r, EXM_UNHANDLED);
+	 * after that frame's finally blocks, with no further callback; when
+	 * it has some, one of them may still replace the exception, so the
+	 * summary waits for the last of them to end (exception.unhandled is
+	 * on disk already) */
+	if (r->reported_unhandled && ++r->frames_unwound >= r->frames_entered) {
+		if (r->last_finallys)
+			r->end_waits = true;
+		else
+			summarize(c, r, EXM_UNHANDLED);
+	}
 }
 
 static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input *in)
@@ -898,23 +910,44 @@ static void on_filter_leave(struct ctx *c, const struct exm_input *in)
 static void on_finally_leave(struct ctx *c, const struct exm_input *in)
 {
 	ssize_t i = find_handler(c->m, S_FINALLY, in->frame);
+	struct exr *r;
 
 	if (i < 0)
 		return; /* stray */
 	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
-	close_handler(c, c->m->live[i], NULL);
+	r = c->m->live[i];
+	close_handler(c, r, NULL);
+	/* the last finally of an unhandled exception's last frame ran and
+	 * did not replace it: the process dies now */
+	if (r->end_waits && r->last_finallys && --r->last_finallys == 0)
+		summarize(c, r, EXM_UNHANDLED);
 }
 
 static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 {
 	ssize_t i = find_handler(c->m, S_CATCH, in->frame);
+	struct exr *b;
+	uint64_t id;
 
 	if (i < 0)
 		return; /* stray */
 	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
 	decide_filter(c->m->live[i], in);
 	close_handler(c, c->m->live[i], NULL);
+	id = c->m->live[i]->id;
 	pop(c, EXM_CAUGHT, NULL);
+	/* legacy EH: the clause table tells whether the catch or finally
+	 * below, in the same frame, holds this catch (it goes on) or not
+	 * (this exception left it) */
+	b = top(c->m);
+	if (b && b->maybe_superseded_by == id && in->within_outer != EXM_KNOW_UNKNOWN) {
+		if (in->within_outer == EXM_KNOW_YES) {
+			b->maybe_superseded_by = 0;
+		} else {
+			b->superseded_by = id;
+			pop(c, b->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+		}
+	}
 }
 
 /* The thread or the process ends: every open story ends with the outcome
@@ -1000,6 +1033,20 @@ bool exm_catch_decides(const struct exm *m)
 		if (m->live[k - 1]->undecided)
 			return true;
 	return false;
+}
+
+bool exm_catch_within(const struct exm *m, uint64_t *outer_pc)
+{
+	const struct exr *r, *b;
+
+	if (!m || m->n < 2)
+		return false;
+	r = m->live[m->n - 1];
+	b = m->live[m->n - 2];
+	if (r->state != S_CATCH || b->maybe_superseded_by != r->id || !b->handler_pc)
+		return false;
+	*outer_pc = b->handler_pc;
+	return true;
 }
 
 size_t exm_depth(const struct exm *m)

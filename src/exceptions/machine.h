@@ -72,7 +72,9 @@
  *              "caught")
  *   dur_ns     integer: throw to end of story.  The summary of an
  *              unhandled exception is written when the second pass
- *              reaches its last frame (.NET 9/10), at once on .NET 8.
+ *              reaches its last frame (.NET 9/10), or when the finally
+ *              blocks of that frame that cover its call site have run;
+ *              at once on .NET 8.
  */
 #pragma once
 
@@ -146,6 +148,18 @@ struct exm_input {
 	/* UNWIND_ENTER, UNWIND_LEAVE, new exception handling: the first
 	 * unwind input after a search that found no catcher (exm_search_failed) */
 	enum exm_verdict verdict;
+	/* ... when the verdict is unhandled: how many finally/fault clauses of
+	 * the last frame searched cover its call site (0: none, or unknown).
+	 * The process dies after they ran, unless one replaces the exception. */
+	unsigned last_finallys;
+	/* FINALLY_ENTER, CATCH_ENTER: the handler's code address (clause
+	 * program counter), 0 unknown; the glue passes it back to ask
+	 * exm_catch_within about it */
+	uint64_t pc;
+	/* CATCH_LEAVE, only when exm_catch_within asks (legacy EH): does the
+	 * catch or finally still open below, in the same frame, hold the catch
+	 * being left (YES: it goes on) or was it left (NO: superseded)? */
+	enum exm_know within_outer;
 	/* CATCHER_FOUND, only when a filter of the same function is waiting
 	 * for its result (exm_filter_waits): can a plain catch of that method
 	 * take an exception one of its filters declined?  NO: a catcher found
@@ -214,6 +228,10 @@ bool exm_filter_waits(const struct exm *m, uint64_t fn);
 /* Does the next catch leave decide a filter's result (the glue then fills
  * ran_filter_handler)? */
 bool exm_catch_decides(const struct exm *m);
+/* Legacy EH: is the next catch leave that of a catch in the same frame as
+ * a catch or finally still open below it, which it may have left (the glue
+ * then fills within_outer)?  *OUTER_PC: that handler's pc. */
+bool exm_catch_within(const struct exm *m, uint64_t *outer_pc);
 /* How many live exceptions the thread has. */
 size_t exm_depth(const struct exm *m);
 

@@ -274,6 +274,23 @@ int main(void)
 		CHECK(il_offset_at(map, 8, 200, &il) == -ENOENT, "past the end: nothing");
 		CHECK(il_offset_at(NULL, 0, 0, &il) == -ENOENT, "empty map: nothing");
 	}
+	{
+		/* try 0..10 { } catch 10..30 { try 12..4 { } catch 16..4 { } },
+		 * then a catch of the whole 0..40 at 40..6, and a finally 0..50 */
+		const struct eh_clause m[] = {
+			{ 0, 12, 4, 16, 4, 1 },
+			{ 0, 0, 10, 10, 20, 1 },
+			{ 0, 0, 40, 40, 6, 1 },
+			{ EH_CLAUSE_FINALLY, 0, 50, 50, 4, 0 },
+		};
+
+		CHECK(eh_within_handler(m, 4, 10, 16) == 1, "a catch inside the outer catch block: within");
+		CHECK(eh_within_handler(m, 4, 10, 40) == 0, "a catch past the outer catch block: not within");
+		CHECK(eh_within_handler(m, 4, 51, 52) == 1, "a finally's handler counts as the outer one");
+		CHECK(eh_within_handler(m, 4, 5, 16) == -ENOENT, "an outer address in no handler: unknown");
+		CHECK(eh_finallys_covering(m, 4, 12) == 1 && eh_finallys_covering(m, 4, 50) == 0,
+		      "finally blocks covering a call site");
+	}
 	if (failures)
 		printf("%d check(s) failed\n", failures);
 	return failures ? 1 : 0;

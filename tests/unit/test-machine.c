@@ -140,6 +140,10 @@ static int parse_input(json_t *o, struct exm_input *in)
 			in->verdict = v;
 	in->catch_after_filter = know(json_object_get(o, "catch_after_filter"));
 	in->ran_filter_handler = know(json_object_get(o, "ran_filter_handler"));
+	in->within_outer = know(json_object_get(o, "within_outer"));
+	in->last_finallys = (unsigned)json_integer_value(json_object_get(o, "last_finallys"));
+	if ((s = json_string_value(json_object_get(o, "pc"))))
+		in->pc = strtoull(s, NULL, 16);
 	return 0;
 }
 
@@ -346,6 +350,13 @@ static const struct fixture verdict_fixtures[] = {
 	{ "verdicts-net10-dispose-uncaught", "superseded+reported_unhandled; unhandled unhandled=2", 2 },
 	{ "verdicts-net9-dispose-uncaught", "superseded+reported_unhandled; unhandled unhandled=2", 2 },
 	{ "verdicts-net8-dispose-uncaught", "unhandled unhandled=1", 1 },
+	/* the same in Main, the outermost frame: the summary waits for the
+	 * finally blocks of Main that cover the call (the clause table) */
+	{ "verdicts-net10-dispose-in-main", "superseded+reported_unhandled; caught unhandled=1", 1 },
+	{ "verdicts-net9-dispose-in-main", "superseded+reported_unhandled; caught unhandled=1", 1 },
+	{ "verdicts-net8-dispose-in-main", "unhandled unhandled=1", 1 },
+	/* ... and Main's finally ends without replacing it: the process dies */
+	ALL3("finally-in-main", "unhandled unhandled=1", 1),
 	ALL3("exit-in-catch", "caught+exit unhandled=0", 0),
 	ALL3("exit-in-finally", "unknown+exit unhandled=0", 0),
 	ALL3("rethrow", "rethrown; caught unhandled=0", 0),
@@ -377,6 +388,10 @@ static const struct fixture verdict_fixtures[] = {
 			 "caught; rethrown; caught; superseded+wrapped; caught; rethrown; caught; rethrown; caught; caught; "
 			 "rethrown; caught; caught unhandled=0" },
 #undef WEBAPP_NEW_EH
+	/* .NET 8: two exceptions caught one after the other inside one catch
+	 * block (tests/programs/Filters in-catch-block): the clause table says
+	 * the inner catches lie inside the outer handler, which goes on */
+	{ "filters-net8-in-catch-block", "caught; caught; caught unhandled=0" },
 #undef ALL3
 };
 

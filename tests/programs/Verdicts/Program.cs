@@ -279,6 +279,17 @@ namespace Verdicts
                 case "await": Await(); break;
                 case "catch-in-finally": CatchInFinally(); break;
                 case "finally-left": FinallyLeft(); break;
+                // the same in Main itself: the outermost frame's finally
+                // (Dispose) replaces Alpha, and Main catches Beta
+                case "dispose-in-main":
+                    try { using (new Res()) Boom("dispose-main"); }
+                    catch (BetaException) { counter++; }
+                    break;
+                // Main's finally runs and the process dies after it
+                case "finally-in-main":
+                    try { Boom("finally-main"); }
+                    finally { Console.Out.Flush(); }
+                    break;
                 default: Console.Error.WriteLine("unknown scenario"); return 2;
             }
             Console.WriteLine("done " + counter);
