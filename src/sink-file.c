@@ -149,25 +149,6 @@ static void file_check_removed(struct ct_sink *s, struct file_sink *f, bool reop
 	ct_sink_recovered(s);
 }
 
-/* write(2) all N bytes of D; *DONE: how many went out (before an error). */
-static int write_some(int fd, const char *d, size_t n, size_t *done)
-{
-	*done = 0;
-	while (*done < n) {
-		ssize_t k = write(fd, d + *done, n - *done);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		*done += (size_t)k;
-	}
-	return 0;
-}
-
 /* Records (newlines) in D[0..n). */
 static uint64_t count_lines(const char *d, size_t n)
 {
@@ -224,7 +205,7 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 		return;
 	}
 	if (f->owed_len) {
-		r = write_some(f->fd, f->owed, f->owed_len, &done);
+		r = write_counted(f->fd, f->owed, f->owed_len, &done);
 		f->torn += done;
 		if (r < 0) {
 			memmove(f->owed, f->owed + done, f->owed_len - done);
@@ -235,7 +216,7 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 		file_forget_owed(f);
 		f->n_since_stat++;
 	}
-	r = write_some(f->fd, d, len, &done);
+	r = write_counted(f->fd, d, len, &done);
 	if (r == 0) {
 		f->n_since_stat += n;
 		if (f->in_error) {

@@ -79,13 +79,15 @@ static inline uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* write(2) all of buf, retrying EINTR and short writes; 0 or -errno. */
-static inline int write_all(int fd, const void *buf, size_t n)
+/* write(2) all N bytes of BUF, retrying EINTR and short writes; 0 or
+ * -errno.  *DONE: how many went out (before an error). */
+static inline int write_counted(int fd, const void *buf, size_t n, size_t *done)
 {
 	const char *p = buf;
 
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
+	*done = 0;
+	while (*done < n) {
+		ssize_t k = write(fd, p + *done, n - *done);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -94,10 +96,17 @@ static inline int write_all(int fd, const void *buf, size_t n)
 		}
 		if (k == 0)
 			return -EIO;
-		p += k;
-		n -= (size_t)k;
+		*done += (size_t)k;
 	}
 	return 0;
+}
+
+/* write(2) all of buf, retrying EINTR and short writes; 0 or -errno. */
+static inline int write_all(int fd, const void *buf, size_t n)
+{
+	size_t done;
+
+	return write_counted(fd, buf, n, &done);
 }
 
 /* Open PATH for appending, creating it with mode 0644 (minus the umask)
