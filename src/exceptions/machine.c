@@ -27,7 +27,7 @@
 #include "machine.h"
 
 #define MAX_LIVE 64    /* live exceptions per thread before we give up */
-#define RECENT 256     /* caught exceptions remembered for rethrow links */
+#define RECENT 512     /* caught exceptions remembered for rethrow links */
 
 const char *const exm_input_names[_EXM_INPUT_MAX] = {
 	[EXM_THROWN] = "thrown",
@@ -732,6 +732,11 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	if (r->muted)
 		return;
 	atomic_fetch_add(&thrown_total, 1);
+	/* in flight: another thread may throw it again before any callback of
+	 * this one says it was caught (an await's continuation can run while
+	 * the CatcherEnter is still held back, see deferred.c) */
+	if (in->object)
+		recent_add(in->object, r->id, r->origin ? r->origin : r->id, hash_str(in->type));
 	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
 	if (r->exc && !in->no_message)
 		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
