@@ -13,6 +13,7 @@ want() {
 		echo "rethrown,superseded,caught,superseded,caught,superseded,caught 0" ;;
 	dynamic-invoke) [ "$1" = 8 ] && echo "superseded,caught 0" || echo "rethrown,superseded,caught 0" ;;
 	activator | type-init) echo "superseded,caught 0" ;;
+	type-init-again) echo "superseded,caught,caught 0" ;;
 	reverse-pinvoke | reverse-delegate | unhandled-main | unhandled-pool | unhandled-handler) echo "unhandled 134" ;;
 	dispose-caught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,caught 0" ;;
 	dispose-uncaught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,unhandled 134" ;;
@@ -26,7 +27,7 @@ want() {
 	finally-left) echo "superseded,caught 0" ;;
 	esac
 }
-scenarios="invoke dynamic-invoke activator type-init reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
+scenarios="invoke dynamic-invoke activator type-init type-init-again reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
 	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally exit-other-thread rethrow edi await
 	catch-in-finally finally-left dispose-in-main finally-in-main"
 
@@ -107,6 +108,14 @@ for v in $runtimes; do
 		expect ".NET $v $s: the rethrow names where the chain began" \
 			"$(j $s '[.[] | select(.event=="exception.throw" and .rethrow) | [.rethrow_of, .origin]]')" '[[1,1]]'
 	done
+	# the runtime throws the TypeInitializationException it cached again
+	# at the second access, its stack trace cleared: the same object,
+	# type and InnerException make it a rethrow of #2
+	expect ".NET $v type-init-again: the second TypeInitializationException is #2 thrown again" \
+		"$(j type-init-again '[.[] | select(.event=="exception.throw") | [.exception.id, .rethrow_of, .origin]]')" \
+		'[[1,null,null],[2,null,null],[3,2,2]]'
+	expect ".NET $v type-init-again: stats counts 3 throws of 2 objects" \
+		"$("$CLRTRACE" stats --json "$OUT/net$v-type-init-again.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[3,2]'
 	expect ".NET $v rethrow: stats counts 2 throws of 1 object" \
 		"$("$CLRTRACE" stats --json "$OUT/net$v-rethrow.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[2,1]'
 	"$CLRTRACE" view --color=never "$OUT/net$v-rethrow.jsonl" >"$OUT/net$v-rethrow.view"
