@@ -58,6 +58,10 @@ struct ct_thread {
 	pthread_mutex_t lock;
 	struct ct_thread *reg_next, *reg_prev; /* the registry of threads with a machine */
 	bool registered;
+	/* set while the exit path feeds this thread's machine from another
+	 * thread: the pins stay (the thread may be inside CatcherEnter, the
+	 * window they guard); the thread releases them itself later */
+	bool fed_by_other;
 };
 
 /* Bytes kept in front of each record for {"v":1,"seq":N (13 + 20). */

@@ -407,7 +407,8 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	}
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);
-	ct_pin_release(t, exm_depth(t->exm));
+	if (!t->fed_by_other)
+		ct_pin_release(t, exm_depth(t->exm));
 	if (exm_dying(t->exm))
 		ct_flush_all(true);
 	return S_OK;
@@ -467,6 +468,9 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 			in.native_boundary = w.managed_below && runtime_code(w.native_ip);
 		}
 	}
+	/* pins of stories the exit path ended from another thread */
+	if (t->exm)
+		ct_pin_release(t, exm_depth(t->exm));
 	ct_pin_thrown(t, obj);
 	feed(t, &in);
 	exc_info_done(&info);
@@ -586,9 +590,11 @@ static void exit_other(struct ct_thread *t, void *self)
 
 	if (t == self || !t->exm || pthread_mutex_trylock(&t->lock) != 0)
 		return;
+	t->fed_by_other = true;
 	/* a catch block that T is in: its begin (T stashed it) */
 	if (ct_deferred_take(t) && exm_depth(t->exm))
 		feed(t, &in);
+	t->fed_by_other = false;
 	pthread_mutex_unlock(&t->lock);
 }
 
