@@ -22,6 +22,16 @@ ULONG ct_callback_release(com_object *self);
 #include "callbacks.def"
 #undef CB
 
+/* ExceptionSearchFilterEnter and ExceptionCatcherEnter run while the
+ * runtime holds the exception object unprotected (dotnet/runtime#132462):
+ * they only stash (exceptions/deferred.c) and take no lock.  Every other
+ * callback holds its thread's lock, so that the exit path can tell, with a
+ * trylock, that the thread is in none of them. */
+static inline bool stash_only(int slot)
+{
+	return slot == 57 || slot == 66;
+}
+
 /* Initialize, Shutdown, InitializeForAttach and LoadAsNotificationOnly run
  * even when tracing is off; the rest only while active. */
 static inline bool always_called(int slot)
@@ -43,7 +53,13 @@ static inline bool always_called(int slot)
 		if (!t_ || t_->in_callback) \
 			return S_OK; \
 		t_->in_callback++; \
-		ret_ = on_##name ON_ARGS args; \
+		if (stash_only(slot)) { \
+			ret_ = on_##name ON_ARGS args; \
+		} else { \
+			pthread_mutex_lock(&t_->lock); \
+			ret_ = on_##name ON_ARGS args; \
+			pthread_mutex_unlock(&t_->lock); \
+		} \
 		t_->in_callback--; \
 		return ret_; \
 	}

@@ -253,10 +253,21 @@ static bool legacy_exception_handling(void)
  * exiting thread's exception stories, flush. */
 static void on_exit_flush(void)
 {
+	struct ct_thread *t;
+
 	if (!atomic_load(&ct.active))
 		return;
-	if (ct_exceptions_exit)
-		ct_exceptions_exit(ct_thread_get());
+	t = ct_thread_get();
+	if (ct_exceptions_exit && t) {
+		/* the lock its callbacks hold: Shutdown on another thread may
+		 * be ending this thread's stories (exit() from inside one of
+		 * its callbacks already holds it) */
+		bool locked = !t->in_callback && pthread_mutex_lock(&t->lock) == 0;
+
+		ct_exceptions_exit(t);
+		if (locked)
+			pthread_mutex_unlock(&t->lock);
+	}
 	ct_flush_all(false);
 }
 

@@ -46,12 +46,22 @@ struct ct_thread {
 	size_t n_spans, cap_spans;
 	struct exm *exm;      /* exception state machine, created on demand */
 	struct ct_deferred deferred[CT_DEFERRED_MAX];
-	unsigned n_deferred;
-	unsigned deferred_lost; /* stashes that did not fit, said at the replay */
+	atomic_uint n_deferred; /* atomic: the exit path may replay it (deferred.c) */
+	atomic_uint deferred_lost; /* stashes that did not fit, said at the replay */
 	uint64_t ts_replay;   /* nonzero: records take this time (a replay) */
 	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
 	unsigned n_pins;
 	struct jw line;       /* the record being written */
+	/* Held by this thread's callbacks (not the two that only stash), and
+	 * with trylock by the exit path that ends this thread's stories from
+	 * another thread (glue.c ct_exceptions_exit). */
+	pthread_mutex_t lock;
+	struct ct_thread *reg_next, *reg_prev; /* the registry of threads with a machine */
+	bool registered;
+	/* set while the exit path feeds this thread's machine from another
+	 * thread: the pins stay (the thread may be inside CatcherEnter, the
+	 * window they guard); the thread releases them itself later */
+	bool fed_by_other;
 };
 
 /* Bytes kept in front of each record for {"v":1,"seq":N (13 + 20). */
@@ -75,6 +85,12 @@ extern struct ct_global ct;
 
 /* This thread's state; NULL only when out of memory. */
 struct ct_thread *ct_thread_get(void);
+/* Put T in the registry of threads with exception state (once; T's own
+ * thread, holding T->lock).  Unlisted when the thread's state is freed. */
+void ct_thread_register(struct ct_thread *t);
+/* Call FN on every registered thread, the registry locked: a thread cannot
+ * free its state meanwhile.  FN must not block on a thread's lock. */
+void ct_threads_each(void (*fn)(struct ct_thread *t, void *ud), void *ud);
 
 /* The time of the record being built on T: now, or the replayed input's. */
 static inline uint64_t ct_now(const struct ct_thread *t)

@@ -13,6 +13,7 @@ want() {
 		echo "rethrown,superseded,caught,superseded,caught,superseded,caught 0" ;;
 	dynamic-invoke) [ "$1" = 8 ] && echo "superseded,caught 0" || echo "rethrown,superseded,caught 0" ;;
 	activator | type-init) echo "superseded,caught 0" ;;
+	type-init-again) echo "superseded,caught,caught 0" ;;
 	reverse-pinvoke | reverse-delegate | unhandled-main | unhandled-pool | unhandled-handler) echo "unhandled 134" ;;
 	dispose-caught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,caught 0" ;;
 	dispose-uncaught) [ "$1" = 8 ] && echo "unhandled 134" || echo "superseded,unhandled 134" ;;
@@ -20,13 +21,13 @@ want() {
 	finally-in-main) echo "unhandled 134" ;;
 	exit-in-catch) echo "caught 3" ;;
 	exit-in-finally) echo "unknown 4" ;;
-	exit-other-thread) echo " 5" ;;
+	exit-other-thread) echo "caught 5" ;;
 	rethrow) echo "rethrown,caught 0" ;;
 	edi | await | catch-in-finally) echo "caught,caught 0" ;;
 	finally-left) echo "superseded,caught 0" ;;
 	esac
 }
-scenarios="invoke dynamic-invoke activator type-init reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
+scenarios="invoke dynamic-invoke activator type-init type-init-again reverse-pinvoke reverse-delegate unhandled-main unhandled-pool
 	unhandled-handler dispose-caught dispose-uncaught exit-in-catch exit-in-finally exit-other-thread rethrow edi await
 	catch-in-finally finally-left dispose-in-main finally-in-main"
 
@@ -90,8 +91,16 @@ for v in $runtimes; do
 		'[["exit","Verdicts.Program.ExitInCatch"]]'
 	expect ".NET $v exit-in-finally: the story ends, cut short by the exit" \
 		"$(j exit-in-finally '[.[] | select(.event=="exception.summary") | .interrupted]')" '["exit"]'
-	expect ".NET $v exit-other-thread: the story left open on another thread is counted at shutdown" \
-		"$(j exit-other-thread '[.[] | select(.event=="runtime.shutdown") | .totals.exceptions.open]')" '[1]'
+	# another thread sleeps in a catch block when Main calls Environment.Exit:
+	# its story ends too, on that thread, before runtime.shutdown
+	expect ".NET $v exit-other-thread: the other thread's story ends, cut short by the exit" \
+		"$(j exit-other-thread '(map(select(.event=="runtime.shutdown"))[0].tid) as $main |
+			[.[] | select(.event=="exception.summary") | [.outcome, .interrupted, (.caught_in | endswith("<ExitOtherThread>b__0")), .tid != $main]]')" \
+		'[["caught","exit",true,true]]'
+	expect ".NET $v exit-other-thread: no story is left open at shutdown" \
+		"$(j exit-other-thread '[.[] | select(.event=="runtime.shutdown") | .totals.exceptions.open]')" '[0]'
+	expect ".NET $v exit-other-thread: the summary comes before runtime.shutdown" \
+		"$(j exit-other-thread 'map(.event) | index("exception.summary") < index("runtime.shutdown")')" true
 	expect ".NET $v rethrow: one journey (#1 thrown again as #2)" \
 		"$(j rethrow '[.[] | select(.event=="exception.summary") | [.exception.id, .superseded_by, .rethrow_of, .origin]]')" \
 		'[[1,2,null,null],[2,null,1,1]]'
@@ -99,6 +108,14 @@ for v in $runtimes; do
 		expect ".NET $v $s: the rethrow names where the chain began" \
 			"$(j $s '[.[] | select(.event=="exception.throw" and .rethrow) | [.rethrow_of, .origin]]')" '[[1,1]]'
 	done
+	# the runtime throws the TypeInitializationException it cached again
+	# at the second access, its stack trace cleared: the same object,
+	# type and InnerException make it a rethrow of #2
+	expect ".NET $v type-init-again: the second TypeInitializationException is #2 thrown again" \
+		"$(j type-init-again '[.[] | select(.event=="exception.throw") | [.exception.id, .rethrow_of, .origin]]')" \
+		'[[1,null,null],[2,null,null],[3,2,2]]'
+	expect ".NET $v type-init-again: stats counts 3 throws of 2 objects" \
+		"$("$CLRTRACE" stats --json "$OUT/net$v-type-init-again.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[3,2]'
 	expect ".NET $v rethrow: stats counts 2 throws of 1 object" \
 		"$("$CLRTRACE" stats --json "$OUT/net$v-rethrow.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[2,1]'
 	"$CLRTRACE" view --color=never "$OUT/net$v-rethrow.jsonl" >"$OUT/net$v-rethrow.view"

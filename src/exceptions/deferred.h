@@ -19,3 +19,10 @@ void ct_deferred_replay(struct ct_thread *t);
 /* glue.c: feed one stashed Enter (its name resolved now). */
 void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, uint64_t pc,
 				int kind);
+
+/* The exit path, on another thread, holding T->lock (so T is in none of
+ * its locking callbacks): feed T's stash.  False, with nothing fed, when T
+ * is stashing at this moment.  T may still finish a stash it had begun
+ * just before: the machine then sees a stray Enter (no live exception,
+ * ignored) at T's next replay. */
+bool ct_deferred_take(struct ct_thread *t);

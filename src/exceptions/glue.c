@@ -394,6 +394,7 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 		t->exm = exm_new();
 		if (!t->exm)
 			return S_OK;
+		ct_thread_register(t); /* the exit path ends its stories */
 	}
 	e.userdata = t;
 	/* new exception handling: the first unwind input after a search that
@@ -406,7 +407,8 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	}
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);
-	ct_pin_release(t, exm_depth(t->exm));
+	if (!t->fed_by_other)
+		ct_pin_release(t, exm_depth(t->exm));
 	if (exm_dying(t->exm))
 		ct_flush_all(true);
 	return S_OK;
@@ -466,6 +468,9 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 			in.native_boundary = w.managed_below && runtime_code(w.native_ip);
 		}
 	}
+	/* pins of stories the exit path ended from another thread */
+	if (t->exm)
+		ct_pin_release(t, exm_depth(t->exm));
 	ct_pin_thrown(t, obj);
 	feed(t, &in);
 	exc_info_done(&info);
@@ -577,7 +582,24 @@ void ct_exceptions_thread_end(struct ct_thread *t)
 		feed(t, &in);
 }
 
-/* Called by Shutdown and at exit() (src/profiler.c) on the exiting thread. */
+/* End the open stories of T, another thread, unless T is in a callback
+ * (then they stay counted as open in runtime.shutdown's totals). */
+static void exit_other(struct ct_thread *t, void *self)
+{
+	struct exm_input in = { .kind = EXM_EXIT };
+
+	if (t == self || !t->exm || pthread_mutex_trylock(&t->lock) != 0)
+		return;
+	t->fed_by_other = true;
+	/* a catch block that T is in: its begin (T stashed it) */
+	if (ct_deferred_take(t) && exm_depth(t->exm))
+		feed(t, &in);
+	t->fed_by_other = false;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Called by Shutdown and at exit() (src/profiler.c) on the exiting thread,
+ * holding T->lock: the stories of every thread end, as far as it is safe. */
 void ct_exceptions_exit(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_EXIT };
@@ -586,4 +608,7 @@ void ct_exceptions_exit(struct ct_thread *t)
 		ct_deferred_replay(t); /* a catch block that calls exit: its begin */
 	if (t && t->exm && exm_depth(t->exm))
 		feed(t, &in);
+	/* other threads may be inside a catch or finally: never wait for one */
+	if (exceptions_on())
+		ct_threads_each(exit_other, t);
 }

@@ -148,7 +148,7 @@ static atomic_uint_fast64_t thrown_total; /* not muted */
  * already have ended. */
 static struct {
 	pthread_mutex_t lock;
-	struct { uint64_t object, id, origin; size_t type_hash; } v[RECENT];
+	struct { uint64_t object, id, origin, inner; size_t type_hash; } v[RECENT];
 	size_t next;
 } recent = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -161,28 +161,40 @@ static size_t hash_str(const char *s)
 	return h;
 }
 
-static void recent_add(uint64_t object, uint64_t id, uint64_t origin, size_t type_hash)
+static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t inner, size_t type_hash)
 {
 	pthread_mutex_lock(&recent.lock);
 	recent.v[recent.next].object = object;
 	recent.v[recent.next].id = id;
 	recent.v[recent.next].origin = origin;
+	recent.v[recent.next].inner = inner;
 	recent.v[recent.next].type_hash = type_hash;
 	recent.next = (recent.next + 1) % RECENT;
 	pthread_mutex_unlock(&recent.lock);
 }
 
-/* The id of a recent exception with this object and type (and in *ORIGIN
- * the first throw of its object), or 0. */
-static uint64_t recent_find(uint64_t object, size_t type_hash, uint64_t *origin)
+/* The id of a recent exception that IN throws again (and in *ORIGIN the
+ * first throw of its object), or 0.  The same address and type alone could
+ * be a new object where a collected one was, so IN must also be one that
+ * was thrown before (it holds a stack trace) or hold the same
+ * InnerException object: the runtime clears the stack trace of the
+ * TypeInitializationException it caches and throws again at each later
+ * access of the type, and a new wrapper of the same inner object at the
+ * old wrapper's address would need the old one collected and the inner
+ * one not moved. */
+static uint64_t recent_find(const struct exm_input *in, uint64_t *origin)
 {
+	size_t type_hash = hash_str(in->type);
 	uint64_t id = 0;
 
+	if (!in->object || (!in->traced && !in->inner))
+		return 0;
 	pthread_mutex_lock(&recent.lock);
 	for (size_t k = 1; k <= RECENT && !id; k++) { /* newest first */
 		size_t i = (recent.next + RECENT - k) % RECENT;
 
-		if (recent.v[i].object == object && recent.v[i].type_hash == type_hash) {
+		if (recent.v[i].object == in->object && recent.v[i].type_hash == type_hash &&
+		    (in->traced || recent.v[i].inner == in->inner)) {
 			id = recent.v[i].id;
 			*origin = recent.v[i].origin;
 		}
@@ -726,8 +738,8 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 			r->rethrow_of = m->live[k - 1]->id;
 			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
 		}
-	if (!r->rethrow_of && in->traced && in->object)
-		r->rethrow_of = recent_find(in->object, hash_str(in->type), &r->origin);
+	if (!r->rethrow_of)
+		r->rethrow_of = recent_find(in, &r->origin);
 	m->live[m->n++] = r;
 	if (r->muted)
 		return;
@@ -888,7 +900,7 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 	/* caught: another thread may throw it again before this catch ends
 	 * (an await's continuation) */
 	if (r->exc)
-		recent_add(r->object, r->id, r->origin ? r->origin : r->id,
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner,
 			   hash_str(json_string_value(json_object_get(r->exc, "type"))));
 	if (!r->muted)
 		set_str(&r->caught_in, in->function);

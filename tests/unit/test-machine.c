@@ -424,6 +424,9 @@ struct quirk {
 };
 
 #define T(obj, type) "{\"tid\":1,\"in\":\"thrown\",\"object\":\"" obj "\",\"type\":\"" type "\"}\n"
+/* a throw of an object with an InnerException, never thrown before */
+#define TI(obj, type, inner) \
+	"{\"tid\":1,\"in\":\"thrown\",\"object\":\"" obj "\",\"type\":\"" type "\",\"inner\":\"" inner "\"}\n"
 #define IN(kind, fn) "{\"tid\":1,\"in\":\"" kind "\",\"function\":\"" fn "\"}\n"
 #define INF(kind, fn, fp) "{\"tid\":1,\"in\":\"" kind "\",\"function\":\"" fn "\",\"frame\":\"" fp "\"}\n"
 #define OUT(kind) "{\"tid\":1,\"in\":\"" kind "\"}\n"
@@ -618,6 +621,37 @@ static const struct quirk quirks[] = {
 	  IN("search_enter", "Z") IN("catcher_found", "Z") OUT("search_leave")
 	  IN("unwind_enter", "Z") INF("catch_enter", "Z", "0x10") OUTF("catch_leave", "0x10"),
 	  "rethrown M>- f= fin=0; caught Z>Z f= fin=0 rethrow" },
+	/* the TypeInitializationException that the runtime caches and throws
+	 * again at a later access of the type: its stack trace cleared (not
+	 * traced), the same address, type and InnerException object */
+	{ "cached wrapper thrown again",
+	  TI("0xe10", "TIE", "0xe20") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10")
+	  TI("0xe10", "TIE", "0xe20") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; caught M>M f= fin=0 rethrow" },
+	/* never thrown before, and another InnerException: a new object at
+	 * the old one's address */
+	{ "new wrapper at a caught one's address",
+	  TI("0xe30", "TIE", "0xe40") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10")
+	  TI("0xe30", "TIE", "0xe50") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; caught M>M f= fin=0" },
+	/* ... or no InnerException at all */
+	{ "new object at a caught one's address",
+	  T("0xe60", "A") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10")
+	  T("0xe60", "A") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; caught M>M f= fin=0" },
+	/* the same inner object, another type: not the same wrapper */
+	{ "another type with the same inner object",
+	  TI("0xe70", "TIE", "0xe80") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10")
+	  TI("0xe70", "TIE2", "0xe80") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10"),
+	  "caught M>M f= fin=0; caught M>M f= fin=0" },
 	/* a boundary, and the thread ends before any other throw */
 	{ "boundary, then thread end",
 	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"

@@ -73,6 +73,15 @@ namespace Verdicts
             catch (TypeInitializationException) { counter++; }
         }
 
+        // the second access throws the TypeInitializationException the
+        // runtime cached at the first, its stack trace cleared
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void TypeInitAgain()
+        {
+            TypeInit();
+            TypeInit();
+        }
+
         [UnmanagedCallersOnly]
         static unsafe int Compare(void* a, void* b) { throw new AlphaException("reverse"); }
 
@@ -264,6 +273,7 @@ namespace Verdicts
                 case "activator": Activate(); break;
                 case "dynamic-invoke": DynamicInvoke(); break;
                 case "type-init": TypeInit(); break;
+                case "type-init-again": TypeInitAgain(); break;
                 case "reverse-pinvoke": Reverse(); break;
                 case "reverse-delegate": ReverseDelegate(); break;
                 case "unhandled-main": Boom("main"); break;
