@@ -748,7 +748,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	 * this one says it was caught (an await's continuation can run while
 	 * the CatcherEnter is still held back, see deferred.c) */
 	if (in->object)
-		recent_add(in->object, r->id, r->origin ? r->origin : r->id, hash_str(in->type));
+		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, hash_str(in->type));
 	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
 	if (r->exc && !in->no_message)
 		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
