@@ -57,6 +57,17 @@ trace() {
 	timeout -k 10 600 "$CLRTRACE" run -o "file:$file" "$@" >"$file.stdout" 2>"$file.stderr"
 }
 
+# wait_gate NAME: until the program (tests/programs/Loss) prints "waiting"
+# on $OUT/NAME.stdout for its gate file
+wait_gate() {
+	local i
+	for i in $(seq 600); do
+		grep -q waiting "$OUT/$1.stdout" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "$1: the program never reached its gate"
+}
+
 # jqf FILE FILTER: jq -c over a trace (one value per line).
 jqf() { jq -c "$2" "$1"; }
 

@@ -23,16 +23,6 @@ run_traced() {
 	prog=$!
 }
 
-# wait_gate NAME: until the program waits for its gate file
-wait_gate() {
-	local i
-	for i in $(seq 600); do
-		grep -q waiting "$OUT/$1.stdout" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "$1: the program never reached its gate"
-}
-
 # lines_ok NAME FILE: every line of FILE is a JSON record, the last ends
 lines_ok() {
 	local bad

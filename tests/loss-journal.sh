@@ -11,16 +11,6 @@
 journald_start
 dll=$(build_program Loss)
 
-# wait_gate NAME: until the program waits for its gate file
-wait_gate() {
-	local i
-	for i in $(seq 600); do
-		grep -q waiting "$OUT/$1.stdout" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "$1: the program never reached its gate"
-}
-
 # accounted NAME BASE IDENT: journal entries + the loss on stderr (BASE.stderr) = every record
 accounted() {
 	local name=$1 base=$2 ident=$3 lost total summary journal
