@@ -62,16 +62,8 @@ done
 [ "$N" -gt 0 ] && [ "$ROUNDS" -gt 0 ] || die "N and ROUNDS must be at least 1"
 
 # --- the build directory --------------------------------------------------------
-if [ -z "${BUILD:-}" ]; then
-	for c in ./clrtrace ../build*/clrtrace ./build*/clrtrace "$srcdir"/build*/clrtrace; do
-		if [ -x "$c" ] && [ -f "$(dirname "$c")/libclrtrace.so" ]; then
-			BUILD=$(dirname "$c")
-			break
-		fi
-	done
-	[ -n "${BUILD:-}" ] || die "no build directory found; configure and build one, then BUILD=DIR $0"
-fi
-BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
+. "$srcdir/bench/lib.sh"
+find_build libclrtrace.so
 if [ "$MAKE" = 1 ] && [ -f "$BUILD/Makefile" ]; then
 	TMPDIR_MAKE_LOG=$BUILD/bench-make.log
 	echo "bench: make -C $BUILD" >&2

@@ -51,16 +51,8 @@ for v in RUNS THREADS ITERATIONS; do
 done
 [ -z "$GEN0" ] || [[ $GEN0 =~ ^(0x)?[0-9a-fA-F]+$ ]] || die "GEN0SIZE is hexadecimal, not '$GEN0'"
 
-if [ -z "${BUILD:-}" ]; then
-	for c in ./clrtrace ../build*/clrtrace ./build*/clrtrace "$srcdir"/build*/clrtrace; do
-		if [ -x "$c" ] && [ -f "$(dirname "$c")/autoconf.h" ]; then
-			BUILD=$(dirname "$c")
-			break
-		fi
-	done
-	[ -n "${BUILD:-}" ] || die "no build directory found; configure and build one, then BUILD=DIR $0"
-fi
-BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
+. "$srcdir/bench/lib.sh"
+find_build autoconf.h
 CLRTRACE=$BUILD/clrtrace
 export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so
 [ -x "$CLRTRACE" ] && [ -f "$CLRTRACE_LIBRARY" ] && [ -f "$BUILD/autoconf.h" ] ||

@@ -27,16 +27,8 @@ while getopts "n:r:h" opt; do
 	*) exit 2 ;;
 	esac
 done
-if [ -z "${BUILD:-}" ]; then
-	for c in ./clrtrace ../build*/clrtrace ./build*/clrtrace "$srcdir"/build*/clrtrace; do
-		if [ -x "$c" ] && [ -f "$(dirname "$c")/autoconf.h" ]; then
-			BUILD=$(dirname "$c")
-			break
-		fi
-	done
-	[ -n "${BUILD:-}" ] || die "no build directory found; BUILD=DIR $0"
-fi
-BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
+. "$srcdir/bench/lib.sh"
+find_build autoconf.h
 [ -f "$BUILD/Makefile" ] && [ -f "$BUILD/autoconf.h" ] || die "$BUILD is not a configured build directory"
 
 # the record unit test's sources (they change as the tree grows), minus its main
