@@ -65,7 +65,7 @@ NULLPROF=$OUT/null-profiler.so
 if [ ! -f "$NULLPROF" ] || [ "$srcdir/bench/null-profiler/null-profiler.c" -nt "$NULLPROF" ]; then
 	${CC:-gcc} -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden \
 		-include "$BUILD/autoconf.h" -I"$srcdir/src" -o "$NULLPROF" \
-		"$srcdir/bench/null-profiler/null-profiler.c" "$srcdir/src/com.c" || die "could not build the null profiler"
+		"$srcdir/bench/null-profiler/null-profiler.c" "$srcdir/src/profiler/abi/com.c" || die "could not build the null profiler"
 fi
 if [ $# -eq 0 ]; then
 	command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"

@@ -31,11 +31,14 @@ done
 find_build autoconf.h
 [ -f "$BUILD/Makefile" ] && [ -f "$BUILD/autoconf.h" ] || die "$BUILD is not a configured build directory"
 
-# the record unit test's sources (they change as the tree grows), minus its main
-vars=$(make -C "$BUILD" -pn 2>/dev/null | grep -E '^(tests_unit_test_record_SOURCES|JANSSON_LIBS|LIBSYSTEMD_LIBS|CC|CFLAGS) =')
+# the record core and its sinks, as the record unit test links them
+vars=$(make -C "$BUILD" -pn 2>/dev/null | grep -E '^(PROFILER_LIBS|JANSSON_LIBS|LIBSYSTEMD_LIBS|CC|CFLAGS) =')
 get() { sed -n "s/^$1 = //p" <<<"$vars" | tail -n1; }
-sources=$(get tests_unit_test_record_SOURCES | tr ' ' '\n' | grep '^src/.*\.c$' | sed "s|^|$srcdir/|" | tr '\n' ' ')
-[ -n "$sources" ] || die "cannot read tests_unit_test_record_SOURCES from $BUILD/Makefile"
+libs=$(get PROFILER_LIBS)
+[ -n "$libs" ] || die "cannot read PROFILER_LIBS from $BUILD/Makefile"
+# shellcheck disable=SC2086
+make -C "$BUILD" -s $libs >/dev/null || die "could not build $libs"
+sources=$(for l in $libs; do printf '%s ' "$BUILD/$l"; done)
 OUT=$BUILD/bench/out
 mkdir -p "$OUT"
 BIN=$OUT/record-bench

@@ -1,5 +1,5 @@
 #!/bin/sh
-# contrib/clrtrace.catalog: one entry per MESSAGE_ID of src/events.def, a
+# contrib/clrtrace.catalog: one entry per MESSAGE_ID of src/common/vocabulary.def, a
 # catalog journalctl accepts, and journalctl -x shows its text next to an
 # entry of a traced program.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -8,15 +8,15 @@ JOURNALD_OPTIONAL=1 . "$top_srcdir/tests/journald.sh"
 
 # 1. every event has exactly one entry, and every entry is an event
 sed -n 's/^EV([A-Z_0-9]*, "\([^"]*\)", [A-Z_]*, [A-Z_]*, [0-7], "\([0-9a-f]\{32\}\)".*/\2 \1/p' \
-	"$top_srcdir/src/events.def" | sort >"$OUT/events"
+	"$top_srcdir/src/common/vocabulary.def" | sort >"$OUT/events"
 sed -n 's/^-- \([0-9a-f]\{32\}\)$/\1/p' "$CATALOG" | sort >"$OUT/catalog"
-[ -s "$OUT/events" ] || die "no events read from src/events.def"
+[ -s "$OUT/events" ] || die "no events read from src/common/vocabulary.def"
 while read -r id name; do
 	n=$(grep -c "^$id\$" "$OUT/catalog")
 	[ "$n" = 1 ] || fail "event $name ($id) has $n catalog entries, want 1"
 done <"$OUT/events"
 cut -d' ' -f1 "$OUT/events" | comm -13 - "$OUT/catalog" | while read -r id; do
-	echo "FAIL: catalog entry $id is no event of src/events.def"
+	echo "FAIL: catalog entry $id is no event of src/common/vocabulary.def"
 done | grep . && FAILED=1
 [ "$FAILED" = 0 ] && ok "$(wc -l <"$OUT/events") events, one catalog entry each"
 n=$(awk '/^-- /{e=1; next} e && /^Subject: /{s++} e && /^$/{e=0} END{print s+0}' "$CATALOG")

@@ -22,9 +22,9 @@ expect "one journal entry per record" "$(wc -l <"$OUT/run.journal.json")" "$(wc 
 # Field by field: CLRTRACE_JSON is the file line; every non-null leaf of the
 # record is CLRTRACE_<PATH> (arrays: the field repeated, compared as a set);
 # nothing else starts with CLRTRACE_; every name is one journald keeps;
-# PRIORITY and MESSAGE_ID are those of src/events.def; TID is the record's;
+# PRIORITY and MESSAGE_ID are those of src/common/vocabulary.def; TID is the record's;
 # MESSAGE is indented by depth.
-python3 - "$OUT/run.jsonl" "$OUT/run.journal.json" "$top_srcdir/src/events.def" "$ID" <<'EOF' >"$OUT/compare.txt" 2>&1
+python3 - "$OUT/run.jsonl" "$OUT/run.journal.json" "$top_srcdir/src/common/vocabulary.def" "$ID" <<'EOF' >"$OUT/compare.txt" 2>&1
 import json, re, sys
 recs = [l.rstrip('\n') for l in open(sys.argv[1])]
 ents = [json.loads(l) for l in open(sys.argv[2])]

@@ -2,7 +2,7 @@
 # clrtrace check: a real trace passes (and python3-jsonschema agrees);
 # an injected seq gap, broken nesting and schema violation are caught with
 # their line numbers; a gap explained by trace.dropped is not a problem;
-# the schema's event list matches src/events.def.
+# the schema's event list matches src/common/vocabulary.def.
 . "${top_srcdir:-.}/tests/lib.sh"
 dll=$(build_program Sample)
 t="$OUT/all.jsonl"
@@ -17,8 +17,8 @@ if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
 		ok "python3-jsonschema agrees: the traces validate" || fail "python3-jsonschema rejects the trace"
 fi
 
-# the schema lists exactly the events of src/events.def
-want=$(sed -n 's/^EV([A-Z_]*, "\([^"]*\)".*/\1/p' "$top_srcdir/src/events.def" | sort)
+# the schema lists exactly the events of src/common/vocabulary.def
+want=$(sed -n 's/^EV([A-Z_]*, "\([^"]*\)".*/\1/p' "$top_srcdir/src/common/vocabulary.def" | sort)
 got=$(jq -r '.properties.event.enum[]' "$top_srcdir/schemas/record.schema.json" | sort)
 defs=$(jq -r '."$defs" | keys[] | select(startswith("event:")) | ltrimstr("event:")' "$top_srcdir/schemas/record.schema.json" | sort)
 expect "schema event enum = events.def" "$got" "$want"

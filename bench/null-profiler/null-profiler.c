@@ -13,8 +13,8 @@
  */
 #include <stdlib.h>
 
-#include "corprof.h"
-#include "util.h"
+#include "profiler/abi/corprof.h"
+#include "common/util.h"
 
 HRESULT ct_callback_query_interface(com_object *self, const GUID *iid, void **out);
 ULONG ct_callback_addref(com_object *self);

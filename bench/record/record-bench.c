@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sink.h"
-#include "tracer.h"
+#include "profiler/sinks/sink.h"
+#include "profiler/core/tracer.h"
 
 struct ct_global ct;
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check-stories.h"
+#include "cli/check-stories.h"
 
 struct story {
 	int64_t tid;

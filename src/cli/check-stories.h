@@ -2,7 +2,7 @@
 /* clrtrace check: the exception stories against themselves (check-stories.c). */
 #pragma once
 
-#include "reader.h"
+#include "cli/reader.h"
 
 struct stories;
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "config.h"
+#include "cli/cli.h"
+#include "common/config.h"
 
 static const struct cli_command commands[] = {
 	{ "run", "[OPTIONS] -- PROGRAM [ARGS...]", "run a .NET program under the tracer", cmd_run },

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "describe.h"
+#include "cli/describe.h"
 
 /* Append printf-style to a growing string. */
 void sb_printf(struct sbuf *b, const char *fmt, ...)

@@ -2,7 +2,7 @@
 /* One-line human descriptions of records, shared by view and export. */
 #pragma once
 
-#include "reader.h"
+#include "cli/reader.h"
 
 /* A growing string. */
 struct sbuf {

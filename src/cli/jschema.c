@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jschema.h"
+#include "cli/jschema.h"
 
 struct pattern {
 	json_t *node; /* the "pattern" string node (borrowed from root) */

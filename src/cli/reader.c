@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "reader.h"
+#include "cli/cli.h"
+#include "cli/reader.h"
 
 #define RD_BLOCK (64u << 10)
 #define RD_MAX_WARN 20

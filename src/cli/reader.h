@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "events.h"
+#include "common/vocabulary.h"
 
 /* Lines longer than this are reported and skipped, never buffered whole. */
 #define RD_MAX_LINE (64u << 20)

@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "run-status.h"
+#include "cli/run-status.h"
 
 /* Listen on a fresh abstract socket; the fd (or -errno), *ENV set to the
  * CLRTRACE_STATUS=@name entry for the program's environment. */

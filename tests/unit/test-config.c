@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "events.h"
+#include "common/config.h"
+#include "common/vocabulary.h"
 #include "unit.h"
-#include "util.h"
+#include "common/util.h"
 
 static const char *const *env_now; /* NAME=VALUE pairs for fake_getenv */
 static char warned[4096];

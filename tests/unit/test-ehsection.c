@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exceptions/ehsection.h"
+#include "profiler/families/exceptions/ehsection.h"
 #include "unit.h"
 
 struct body {

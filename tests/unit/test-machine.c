@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exceptions/machine.h"
+#include "profiler/families/exceptions/machine.h"
 #include "unit.h"
 
 

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonw.h"
-#include "sink.h"
-#include "tracer.h"
+#include "profiler/core/jsonw.h"
+#include "profiler/sinks/sink.h"
+#include "profiler/core/tracer.h"
 #include "unit.h"
 
 struct ct_global ct;

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clrtrace stats: one streaming pass that sums a trace up: exceptions by
+ * type and outcome with throw and catch sites, the load sequence, threads,
+ * runtime suspensions, drops and tracer errors.  The summary is built as
+ * JSON (--json prints it as is) and rendered as text from that.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/describe.h"
+#include "cli/reader.h"
+
+static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown" };
+#define N_OUTCOMES (sizeof(outcome_names) / sizeof(outcome_names[0]))
+
+struct stats {
+	int64_t t0, t_last;
+	uint64_t records;
+	json_t *events;      /* name -> count */
+	json_t *types;       /* type -> {count, outcomes{}} */
+	json_t *outcomes;    /* outcome -> count */
+	json_t *throw_sites; /* function -> count */
+	uint64_t throws, objects; /* exception.throw records; those that are no rethrow */
+	json_t *catch_sites; /* function -> count */
+	json_t *loads;       /* [{kind, name, path, at_ns, dur_ns, hr}] in begin order */
+	struct u64map load_spans; /* span -> index+1 in loads */
+	json_t *threads;     /* managed id -> {os_tid, name, created_ns, destroyed_ns} */
+	uint64_t created, destroyed, named;
+	struct u64map suspend_spans; /* span -> reason (malloc'd) */
+	json_t *suspends;    /* reason -> {count, total_ns, max_ns, aborted} */
+	struct u64map in_flight; /* pid<<32|exception id -> type (malloc'd): thrown, no summary yet */
+	json_t *drops;       /* "sink where: reason" -> {sink, where, reason, count} */
+	uint64_t dropped;
+	json_t *errors;      /* message -> count */
+};
+
+/* counter[key] += n */
+static void bump(json_t *counter, const char *key, int64_t n)
+{
+	json_t *v = json_object_get(counter, key ? key : "?");
+
+	if (v)
+		json_integer_set(v, json_integer_value(v) + n);
+	else
+		json_object_set_new(counter, key ? key : "?", json_integer(n));
+}
+
+/* The object at counter[key], created empty. */
+static json_t *entry(json_t *map, const char *key)
+{
+	json_t *o = json_object_get(map, key ? key : "?");
+
+	if (!o) {
+		o = json_object();
+		json_object_set_new(map, key ? key : "?", o);
+	}
+	return o;
+}
+
+/* One exception with its outcome. */
+static void count_exception(struct stats *s, const char *type, const char *outcome)
+{
+	json_t *t = entry(s->types, type);
+
+	bump(t, "count", 1);
+	bump(entry(t, "outcomes"), outcome, 1);
+	bump(s->outcomes, outcome, 1);
+}
+
+/* Exceptions: summaries give outcome and sites; throws without one stay "unknown". */
+static void on_exception(struct stats *s, const struct rec *r)
+{
+	int64_t id = jint2(r->j, "exception", "id");
+	uint64_t key = ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)id;
+	const char *type = jstr2(r->j, "exception", "type");
+
+	if (r->ev == EV_EXCEPTION_THROW && id >= 0) {
+		void **slot = u64map_slot(&s->in_flight, key);
+
+		s->throws++;
+		if (!json_is_true(json_object_get(r->j, "rethrow")))
+			s->objects++;
+		if (slot) {
+			free(*slot);
+			*slot = strdup(type ? type : "?");
+		}
+	} else if (r->ev == EV_EXCEPTION_SUMMARY) {
+		const char *outcome = jstr(r->j, "outcome");
+
+		free(u64map_del(&s->in_flight, key));
+		count_exception(s, type, outcome);
+		bump(s->throw_sites, jstr(r->j, "thrown_in") ?: "(unknown)", 1);
+		if (jstr(r->j, "caught_in"))
+			bump(s->catch_sites, jstr(r->j, "caught_in"), 1);
+	}
+}
+
+/* Loader: appdomains, assemblies, modules in the order they began. */
+static void on_load(struct stats *s, const struct rec *r)
+{
+	static const struct {
+		enum ct_event ev;
+		const char *kind, *field;
+	} kinds[] = {
+		{ EV_APPDOMAIN_CREATE, "appdomain", "appdomain" },
+		{ EV_ASSEMBLY_LOAD, "assembly", "assembly" },
+		{ EV_MODULE_LOAD, "module", "module" },
+	};
+	size_t k = 0;
+	json_t *o, *obj;
+	void **slot;
+
+	while (k < sizeof(kinds) / sizeof(kinds[0]) && kinds[k].ev != r->ev)
+		k++;
+	if (k == sizeof(kinds) / sizeof(kinds[0]) || r->span < 0)
+		return;
+	obj = json_object_get(r->j, kinds[k].field);
+	if (r->ph == PH_BEGIN) {
+		o = json_pack("{s:s,s:o?,s:I}", "kind", kinds[k].kind, "id", json_incref(json_object_get(obj, "id")), "at_ns",
+			      (json_int_t)(r->ts - s->t0));
+		if (!o || json_array_append_new(s->loads, o) < 0)
+			return;
+		slot = u64map_slot(&s->load_spans, (uint64_t)r->span);
+		if (slot)
+			*slot = (void *)(uintptr_t)json_array_size(s->loads);
+		return;
+	}
+	o = json_array_get(s->loads, (size_t)(uintptr_t)u64map_del(&s->load_spans, (uint64_t)r->span) - 1);
+	if (!o)
+		return;
+	if (jstr(obj, "name"))
+		json_object_set(o, "name", json_object_get(obj, "name"));
+	if (jstr(obj, "path"))
+		json_object_set(o, "path", json_object_get(obj, "path"));
+	json_object_set_new(o, "dur_ns", json_integer(r->dur_ns));
+	if (jstr(r->j, "hr"))
+		json_object_set(o, "hr", json_object_get(r->j, "hr"));
+}
+
+/* Threads: created, destroyed, named, with their OS tids. */
+static void on_thread(struct stats *s, const struct rec *r)
+{
+	json_t *target = json_object_get(r->j, "target");
+	const char *id = jstr(target, "id");
+	json_t *t;
+
+	if (!id)
+		return;
+	t = entry(s->threads, id);
+	if (jint(target, "os_tid") > 0)
+		json_object_set(t, "os_tid", json_object_get(target, "os_tid"));
+	switch (r->ev) {
+	case EV_THREAD_CREATE:
+		s->created++;
+		json_object_set_new(t, "created_ns", json_integer(r->ts - s->t0));
+		break;
+	case EV_THREAD_DESTROY:
+		s->destroyed++;
+		json_object_set_new(t, "destroyed_ns", json_integer(r->ts - s->t0));
+		break;
+	case EV_THREAD_NAME:
+		s->named++;
+		json_object_set(t, "name", json_object_get(target, "name"));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Suspensions: reason from the begin, duration from the end. */
+static void on_suspend(struct stats *s, const struct rec *r)
+{
+	char *reason;
+	json_t *e, *max;
+
+	if (r->span < 0)
+		return;
+	if (r->ph == PH_BEGIN) {
+		void **slot = u64map_slot(&s->suspend_spans, (uint64_t)r->span);
+
+		if (slot) {
+			free(*slot);
+			*slot = strdup(jstr(r->j, "reason") ?: "?");
+		}
+		return;
+	}
+	reason = u64map_del(&s->suspend_spans, (uint64_t)r->span);
+	e = entry(s->suspends, reason ? reason : "?");
+	free(reason);
+	bump(e, "count", 1);
+	bump(e, "total_ns", r->dur_ns > 0 ? r->dur_ns : 0);
+	max = json_object_get(e, "max_ns");
+	if (!max || json_integer_value(max) < r->dur_ns)
+		json_object_set_new(e, "max_ns", json_integer(r->dur_ns));
+	bump(e, "aborted", json_is_true(json_object_get(r->j, "aborted")));
+}
+
+/* Drops and tracer errors. */
+static void on_trace(struct stats *s, const struct rec *r)
+{
+	if (r->ev == EV_TRACE_ERROR) {
+		bump(s->errors, jstr(r->j, "message"), 1);
+		return;
+	}
+	{
+		const char *sink = jstr(r->j, "sink") ?: "?", *where = jstr(r->j, "where") ?: "",
+			   *reason = jstr(r->j, "reason") ?: "?";
+		char *key = NULL;
+		json_t *e;
+
+		if (asprintf(&key, "%s %s: %s", sink, where, reason) < 0)
+			return;
+		e = entry(s->drops, key);
+		free(key);
+		json_object_set_new(e, "sink", json_string(sink));
+		json_object_set_new(e, "where", json_string(where));
+		json_object_set_new(e, "reason", json_string(reason));
+		bump(e, "count", jint(r->j, "count") > 0 ? jint(r->j, "count") : 0);
+		s->dropped += jint(r->j, "count") > 0 ? (uint64_t)jint(r->j, "count") : 0;
+	}
+}
+
+typedef void (*stat_fn)(struct stats *s, const struct rec *r);
+
+static const stat_fn handlers[_EV_MAX] = {
+	[EV_APPDOMAIN_CREATE] = on_load,
+	[EV_ASSEMBLY_LOAD] = on_load,
+	[EV_MODULE_LOAD] = on_load,
+	[EV_THREAD_CREATE] = on_thread,
+	[EV_THREAD_DESTROY] = on_thread,
+	[EV_THREAD_OS_ASSIGN] = on_thread,
+	[EV_THREAD_NAME] = on_thread,
+	[EV_RUNTIME_SUSPEND] = on_suspend,
+	[EV_EXCEPTION_THROW] = on_exception,
+	[EV_EXCEPTION_SUMMARY] = on_exception,
+	[EV_TRACE_DROPPED] = on_trace,
+	[EV_TRACE_ERROR] = on_trace,
+};
+
+/* Feed one record. */
+static void stats_add(struct stats *s, const struct rec *r)
+{
+	if (s->t0 < 0 && r->ts >= 0)
+		s->t0 = r->ts;
+	if (r->ev == EV_RUNTIME_INIT && r->ts >= 0 && s->records == 0)
+		s->t0 = r->ts;
+	if (r->ts > s->t_last)
+		s->t_last = r->ts;
+	s->records++;
+	bump(s->events, r->event, 1);
+	if (r->ev >= 0 && handlers[r->ev])
+		handlers[r->ev](s, r);
+}
+
+/* qsort: by "count" descending, then by name. */
+static int by_count(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t cx = json_integer_value(json_object_get(x, "count")), cy = json_integer_value(json_object_get(y, "count"));
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return strcmp(jstr(x, "name") ?: "", jstr(y, "name") ?: "");
+}
+
+/* {key: count | {count,...}} -> [{name: key, count, ...}] sorted by count; at most LIMIT (0: all). */
+static json_t *ranked(json_t *map, const char *name_field, size_t limit)
+{
+	size_t n = json_object_size(map), i = 0;
+	json_t **v = calloc(n + 1, sizeof(*v)), *arr = json_array(), *val;
+	const char *key;
+
+	if (!v || !arr) {
+		free(v);
+		return arr;
+	}
+	json_object_foreach(map, key, val) {
+		json_t *o = json_is_object(val) ? json_deep_copy(val) : json_pack("{s:O}", "count", val);
+
+		json_object_set_new(o, "name", json_string(key));
+		v[i++] = o;
+	}
+	qsort(v, i, sizeof(*v), by_count);
+	for (size_t k = 0; k < i; k++) {
+		json_t *o = v[k];
+
+		if (strcmp(name_field, "name") != 0) {
+			json_object_set(o, name_field, json_object_get(o, "name"));
+			json_object_del(o, "name");
+		}
+		if (!limit || k < limit)
+			json_array_append_new(arr, o);
+		else
+			json_decref(o);
+	}
+	free(v);
+	return arr;
+}
+
+/* The whole summary as JSON. */
+static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
+{
+	json_t *threads = json_array(), *t;
+	json_int_t total = 0;
+	const char *key;
+
+	/* throws that never got a summary: the process died or the trace ended */
+	u64map_foreach(&s->in_flight, i)
+		count_exception(s, s->in_flight.vals[i], "unknown");
+	json_object_foreach(s->outcomes, key, t)
+		total += json_integer_value(t);
+	json_object_foreach(s->threads, key, t) {
+		json_t *o = json_deep_copy(t);
+
+		json_object_set_new(o, "id", json_string(key));
+		json_array_append_new(threads, o);
+	}
+	return json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:o},s:o,s:{s:I,s:o},s:o}",
+			 "records", (json_int_t)s->records, "bad_lines", (json_int_t)bad_lines, "duration_ns",
+			 (json_int_t)(s->t0 >= 0 ? s->t_last - s->t0 : 0), "events", ranked(s->events, "event", 0),
+			 "exceptions", "total", total, "throws", (json_int_t)s->throws, "objects", (json_int_t)s->objects,
+			 "by_outcome", s->outcomes, "by_type", ranked(s->types, "type", 0),
+			 "throw_sites", ranked(s->throw_sites, "function", top), "catch_sites",
+			 ranked(s->catch_sites, "function", top), "loads", s->loads, "threads", "created",
+			 (json_int_t)s->created, "destroyed", (json_int_t)s->destroyed, "named", (json_int_t)s->named, "list",
+			 threads, "suspensions", ranked(s->suspends, "reason", 0), "dropped", "records",
+			 (json_int_t)s->dropped, "by_sink", ranked(s->drops, "key", 0), "errors",
+			 ranked(s->errors, "message", 0));
+}
+
+/* Milliseconds with 3 decimals. */
+static double ms(json_t *o, const char *key)
+{
+	return (double)json_integer_value(json_object_get(o, key)) / 1e6;
+}
+
+/* Render the summary as text. */
+static void print_text(json_t *j)
+{
+	json_t *e = json_object_get(j, "exceptions"), *o, *v;
+	const char *key;
+	size_t i;
+	char dur[32];
+
+	printf("Trace: %" JSON_INTEGER_FORMAT " records over %s", json_integer_value(json_object_get(j, "records")),
+	       fmt_dur(dur, sizeof(dur), json_integer_value(json_object_get(j, "duration_ns"))));
+	if (json_integer_value(json_object_get(j, "bad_lines")))
+		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
+	printf("\n\nExceptions: %" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(e, "total")));
+	printf(" (%" JSON_INTEGER_FORMAT " throws of %" JSON_INTEGER_FORMAT " objects)",
+	       json_integer_value(json_object_get(e, "throws")), json_integer_value(json_object_get(e, "objects")));
+	json_object_foreach(json_object_get(e, "by_outcome"), key, v)
+		printf(", %" JSON_INTEGER_FORMAT " %s", json_integer_value(v), key);
+	printf("\n");
+	json_array_foreach(json_object_get(e, "by_type"), i, o) {
+		printf("  %6" JSON_INTEGER_FORMAT "  %s (", json_integer_value(json_object_get(o, "count")), jstr(o, "type"));
+		for (size_t k = 0, first = 1; k < N_OUTCOMES; k++) {
+			json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), outcome_names[k]));
+
+			if (n) {
+				printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, outcome_names[k]);
+				first = 0;
+			}
+		}
+		printf(")\n");
+	}
+	static const struct {
+		const char *field, *title;
+	} sites[] = { { "throw_sites", "Top throw sites" }, { "catch_sites", "Top catch sites" } };
+	for (size_t k = 0; k < sizeof(sites) / sizeof(sites[0]); k++) {
+		json_t *arr = json_object_get(e, sites[k].field);
+
+		if (!json_array_size(arr))
+			continue;
+		printf("%s:\n", sites[k].title);
+		json_array_foreach(arr, i, o)
+			printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(o, "count")),
+			       jstr(o, "function"));
+	}
+
+	printf("\nLoads (%zu, in order; time since start, duration):\n", json_array_size(json_object_get(j, "loads")));
+	json_array_foreach(json_object_get(j, "loads"), i, o) {
+		const char *kind = jstr(o, "kind"), *name = jstr(o, "name"), *path = jstr(o, "path");
+
+		printf("  %10.3fms %10s  %-9s %s", ms(o, "at_ns"),
+		       json_object_get(o, "dur_ns") ? fmt_dur(dur, sizeof(dur), json_integer_value(json_object_get(o, "dur_ns"))) : "open",
+		       kind, strcmp(kind, "module") == 0 && path ? base_name(path) : name ? name : jstr(o, "id") ?: "?");
+		if (jstr(o, "hr") && strcmp(jstr(o, "hr"), "0x00000000") != 0)
+			printf(" [hr %s]", jstr(o, "hr"));
+		printf("\n");
+	}
+
+	o = json_object_get(j, "threads");
+	printf("\nThreads: %" JSON_INTEGER_FORMAT " created, %" JSON_INTEGER_FORMAT " destroyed, %" JSON_INTEGER_FORMAT
+	       " named\n", json_integer_value(json_object_get(o, "created")),
+	       json_integer_value(json_object_get(o, "destroyed")), json_integer_value(json_object_get(o, "named")));
+	json_array_foreach(json_object_get(o, "list"), i, v) {
+		printf("  %-16s tid %-8" JSON_INTEGER_FORMAT, jstr(v, "id"), json_integer_value(json_object_get(v, "os_tid")));
+		if (json_object_get(v, "created_ns"))
+			printf(" created %.3fms", ms(v, "created_ns"));
+		if (json_object_get(v, "destroyed_ns"))
+			printf(" destroyed %.3fms", ms(v, "destroyed_ns"));
+		if (jstr(v, "name"))
+			printf(" \"%s\"", jstr(v, "name"));
+		printf("\n");
+	}
+
+	printf("\nRuntime suspensions:%s\n", json_array_size(json_object_get(j, "suspensions")) ? "" : " none");
+	json_array_foreach(json_object_get(j, "suspensions"), i, o) {
+		char tot[32], max[32];
+
+		printf("  %-18s %6" JSON_INTEGER_FORMAT " times, total %s, max %s", jstr(o, "reason"),
+		       json_integer_value(json_object_get(o, "count")),
+		       fmt_dur(tot, sizeof(tot), json_integer_value(json_object_get(o, "total_ns"))),
+		       fmt_dur(max, sizeof(max), json_integer_value(json_object_get(o, "max_ns"))));
+		if (json_integer_value(json_object_get(o, "aborted")))
+			printf(", %" JSON_INTEGER_FORMAT " aborted", json_integer_value(json_object_get(o, "aborted")));
+		printf("\n");
+	}
+
+	o = json_object_get(j, "dropped");
+	printf("\nDropped records: %" JSON_INTEGER_FORMAT "\n", json_integer_value(json_object_get(o, "records")));
+	json_array_foreach(json_object_get(o, "by_sink"), i, v)
+		printf("  %6" JSON_INTEGER_FORMAT "  %s %s: %s\n", json_integer_value(json_object_get(v, "count")),
+		       jstr(v, "sink"), jstr(v, "where"), jstr(v, "reason"));
+	printf("Tracer errors: %zu\n", json_array_size(json_object_get(j, "errors")));
+	json_array_foreach(json_object_get(j, "errors"), i, v)
+		printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(v, "count")), jstr(v, "message"));
+}
+
+static const char stats_help[] =
+	"Usage: clrtrace stats [OPTIONS] FILE|-\n\n"
+	"Sum a trace up: exceptions by type and outcome, throw and catch sites,\n"
+	"loads in order, threads, runtime suspensions, drops and tracer errors.\n\n"
+	"  -j, --json      print the summary as one JSON object\n"
+	"  -n, --top N     throw and catch sites to list (default 10, 0: all)\n"
+	"  -h, --help      this text\n";
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct stats s = { .t0 = -1, .t_last = -1 };
+	struct rd *rd = NULL;
+	bool as_json = false;
+	size_t top = 10;
+	int opt, r, status = EXIT_USAGE;
+	struct rec rec;
+	json_t *out = NULL;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "jn:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			as_json = true;
+			break;
+		case 'n':
+			top = strtoul(optarg, NULL, 10);
+			break;
+		case 'h':
+			fputs(stats_help, stdout);
+			return 0;
+		default:
+			fputs(stats_help, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(stats_help, stderr);
+		return EXIT_USAGE;
+	}
+	s.events = json_object();
+	s.types = json_object();
+	s.outcomes = json_object();
+	s.throw_sites = json_object();
+	s.catch_sites = json_object();
+	s.loads = json_array();
+	s.threads = json_object();
+	s.suspends = json_object();
+	s.drops = json_object();
+	s.errors = json_object();
+	r = rd_open(&rd, argv[optind], false);
+	if (r < 0) {
+		cli_error("stats: %s: %s", argv[optind], strerror(-r));
+		status = 1;
+		goto out;
+	}
+	while ((r = rd_record(rd, &rec)) > 0) {
+		stats_add(&s, &rec);
+		rec_done(&rec);
+	}
+	if (r < 0)
+		cli_error("stats: %s: %s", rd_name(rd), strerror(-r));
+	rd_warn_summary(rd);
+	out = stats_json(&s, rd_bad(rd), top);
+	if (as_json) {
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else if (out) {
+		print_text(out);
+	}
+	status = r < 0 || rd_bad(rd) ? 1 : 0;
+out:
+	rd_free(rd);
+	json_decref(out);
+	json_decref(s.events);
+	json_decref(s.types);
+	json_decref(s.outcomes);
+	json_decref(s.throw_sites);
+	json_decref(s.catch_sites);
+	json_decref(s.loads);
+	json_decref(s.threads);
+	json_decref(s.suspends);
+	json_decref(s.drops);
+	json_decref(s.errors);
+	u64map_done(&s.load_spans, NULL);
+	u64map_done(&s.suspend_spans, free);
+	u64map_done(&s.in_flight, free);
+	return status;
+}

@@ -1,0 +1,680 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsing of the CLRTRACE_* variables (see DESIGN.md "Configuration"). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/vocabulary.h"
+#include "common/util.h"
+
+static const char *const output_kind_names[_OUT_MAX] = {
+	[OUT_FILE] = "file",
+	[OUT_JOURNAL] = "journal",
+	[OUT_STDERR] = "stderr",
+};
+
+/* Name of an output kind. */
+const char *ct_output_kind_to_string(enum ct_output_kind k)
+{
+	return (k >= 0 && k < _OUT_MAX) ? output_kind_names[k] : NULL;
+}
+
+/* What a list accepts, and the reasons it can be refused, as whole
+ * phrases: a parser hands out static text only. */
+struct list_kind {
+	const char *bad, *empty, *empty_item, *glob_bracket, *glob_escape;
+};
+#define LIST_KIND(accepted) {                                                                   \
+		.bad = accepted,                                                                 \
+		.empty = "an empty value; " accepted,                                            \
+		.empty_item = "an empty item in the list; " accepted,                            \
+		.glob_bracket = "a '[' without its ']' (\\[ matches a literal '['); " accepted, \
+		.glob_escape = "a '\\' at the end of a glob; " accepted,                         \
+	}
+
+static const struct list_kind events_kind = LIST_KIND(
+	"accepted: a comma list of exceptions, frames, loader, classes, threads, suspend, "
+	"transitions, gc, jit, all, none, or +cat/-cat against the default");
+#define OUTPUTS_ACCEPTED "accepted: a comma list of file:PATH, journal, stderr"
+static const struct list_kind outputs_kind = LIST_KIND(OUTPUTS_ACCEPTED);
+static const struct list_kind exceptions_kind = LIST_KIND(
+	"accepted: a comma list of type globs, !glob to exclude, glob:N to keep at most N a second");
+static const struct list_kind processes_kind = LIST_KIND(
+	"accepted: a comma list of program-name globs, !glob to exclude");
+
+/* Split a comma list into trimmed items and call fn on each; an empty
+ * value or an empty item ("a,,b", "a,") is refused, not skipped. */
+static int for_each_item(const char *s, const struct list_kind *k, const char **why,
+			 int (*fn)(const char *item, void *ud), void *ud)
+{
+	_cleanup_free_ char *copy = strdup(s);
+	char *rest, *tok;
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	if (!*strstrip(copy)) {
+		*why = k->empty;
+		return -EINVAL;
+	}
+	rest = copy;
+	while ((tok = strsep(&rest, ","))) {
+		tok = strstrip(tok);
+		if (!*tok) {
+			*why = k->empty_item;
+			return -EINVAL;
+		}
+		r = fn(tok, ud);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Is this a glob fnmatch() reads as written: every '[' closed, no '\\' at
+ * the end?  (fnmatch takes an unclosed '[' literally, which silently
+ * matches nothing the user meant.)  0, or -EINVAL with *why set. */
+static int glob_check(const char *p, const struct list_kind *k, const char **why)
+{
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				goto escape;
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		const char *q = p + 1;
+
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']') /* a ']' first in the set is one of its characters */
+			q++;
+		for (; *q && *q != ']'; q++) {
+			if (*q == '\\' && q[1])
+				q++;
+			else if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+				/* [:class:], [.coll.], [=equiv=] */
+				const char *e = strchr(q + 2, q[1]);
+
+				while (e && e[1] != ']')
+					e = strchr(e + 1, q[1]);
+				if (!e)
+					goto bracket;
+				q = e + 1;
+			}
+		}
+		if (!*q)
+			goto bracket;
+		p = q;
+	}
+	return 0;
+bracket:
+	*why = k->glob_bracket;
+	return -EINVAL;
+escape:
+	*why = k->glob_escape;
+	return -EINVAL;
+}
+
+/* Length of the valid UTF-8 sequence at P (NUL-terminated) and its code
+ * point; 0 if P does not start one. */
+static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
+{
+	uint32_t v, min;
+	size_t len;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, v = p[0] & 0x1f, min = 0x80;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, v = p[0] & 0x0f, min = 0x800;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, v = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Code points a terminal acts on: C1 controls and bidi overrides. */
+static bool invisible_control(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x200e && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* S made safe for one line of stderr (see config.h). */
+char *config_escape(const char *s, size_t max, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s, *end;
+	size_t n = strlen(s), lim = max && n > max ? max : n;
+	char *out, *o;
+
+	if (lim > (SIZE_MAX - 8) / 4)
+		return NULL;
+	/* at most 4 bytes out per byte in ("\xHH"; "\u{HHHH}" for 2 or 3) */
+	out = o = malloc(lim * 4 + sizeof("…"));
+	if (!out)
+		return NULL;
+	end = p + lim;
+	while (p < end) {
+		uint32_t cp;
+		size_t len = utf8_seq(p, &cp);
+
+		if (len == 0) {
+			o += sprintf(o, "\\x%02X", *p++);
+			continue;
+		}
+		if (p + len > end)
+			break; /* never cut a character in two */
+		if (cp < 0x20 || cp == 0x7f) {
+			switch (cp) {
+			case '\n': o = stpcpy(o, "\\n"); break;
+			case '\t': o = stpcpy(o, "\\t"); break;
+			case '\r': o = stpcpy(o, "\\r"); break;
+			default: o += sprintf(o, "\\x%02X", (unsigned)cp);
+			}
+		} else if (cp == '\\' && (flags & CT_ESCAPE_BACKSLASH))
+			o = stpcpy(o, "\\\\");
+		else if (invisible_control(cp))
+			o += sprintf(o, "\\u{%04X}", (unsigned)cp);
+		else {
+			memcpy(o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	if (p < (const unsigned char *)s + n)
+		o = stpcpy(o, "…");
+	*o = 0;
+	return out;
+}
+
+struct events_state {
+	unsigned set;
+	bool absolute_seen;
+	const char **why;
+};
+
+/* One item of CLRTRACE_EVENTS. */
+static int events_item(const char *item, void *ud)
+{
+	struct events_state *st = ud;
+	char sign = 0;
+	enum ct_category cat;
+
+	if (*item == '+' || *item == '-')
+		sign = *item++;
+	if (strcmp(item, "all") == 0) {
+		if (sign == '-')
+			goto bad;
+		for (int i = 0; i < _CAT_MAX; i++)
+			st->set |= 1u << i;
+		st->absolute_seen = true;
+		return 0;
+	}
+	if (strcmp(item, "none") == 0 && !sign) {
+		st->set = 0;
+		st->absolute_seen = true;
+		return 0;
+	}
+	cat = ct_category_from_string(item);
+	if (cat < 0 || !ct_categories[cat].optional)
+		goto bad;
+	if (sign == '-')
+		st->set &= ~(1u << cat);
+	else {
+		if (!sign && !st->absolute_seen) {
+			st->set = 0; /* a bare name starts from nothing */
+			st->absolute_seen = true;
+		}
+		st->set |= 1u << cat;
+	}
+	return 0;
+bad:
+	*st->why = events_kind.bad;
+	return -EINVAL;
+}
+
+/* CLRTRACE_EVENTS → bit set of categories (runtime and trace always on). */
+int config_parse_events(const char *s, unsigned *ret, const char **why)
+{
+	struct events_state st = { .set = ct_default_categories(), .why = why };
+	int r;
+
+	r = for_each_item(s, &events_kind, why, events_item, &st);
+	if (r < 0)
+		return r;
+	*ret = st.set | (1u << CAT_RUNTIME) | (1u << CAT_TRACE);
+	return 0;
+}
+
+struct outputs_state {
+	struct ct_output *v;
+	size_t n;
+	const char **why;
+};
+
+/* One item of CLRTRACE_OUTPUT. */
+static int outputs_item(const char *item, void *ud)
+{
+	struct outputs_state *st = ud;
+	struct ct_output o = { 0 };
+	struct ct_output *nv;
+
+	if (strcmp(item, "journal") == 0)
+		o.kind = OUT_JOURNAL;
+	else if (strcmp(item, "stderr") == 0)
+		o.kind = OUT_STDERR;
+	else if (startswith(item, "file:") && item[5]) {
+		o.kind = OUT_FILE;
+		o.path = strdup(item + 5);
+		if (!o.path)
+			return -ENOMEM;
+		/* validate the template now, not at open time */
+		_cleanup_free_ char *test = config_expand_path(o.path, 1, "x", 0);
+		if (!test) {
+			free(o.path);
+			*st->why = "a file template may hold only %p, %n, %t and %%; " OUTPUTS_ACCEPTED;
+			return -EINVAL;
+		}
+		for (const char *p = o.path; *p; p++)
+			if ((unsigned char)*p < ' ' || *p == 0x7f) {
+				free(o.path);
+				*st->why = "a control character in a file path; " OUTPUTS_ACCEPTED;
+				return -EINVAL;
+			}
+	} else {
+		*st->why = outputs_kind.bad;
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		if (st->v[i].kind == o.kind && o.kind != OUT_FILE) {
+			free(o.path);
+			return 0; /* journal twice is journal once */
+		}
+	nv = realloc(st->v, (st->n + 1) * sizeof(*nv));
+	if (!nv) {
+		free(o.path);
+		return -ENOMEM;
+	}
+	st->v = nv;
+	st->v[st->n++] = o;
+	return 0;
+}
+
+/* Free a list of outputs. */
+static void outputs_free(struct ct_output *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* CLRTRACE_OUTPUT → c->outputs (replaces what was there on success). */
+int config_parse_outputs(const char *s, struct ct_config *c, const char **why)
+{
+	struct outputs_state st = { .why = why };
+	int r;
+
+	r = for_each_item(s, &outputs_kind, why, outputs_item, &st);
+	if (r < 0) {
+		outputs_free(st.v, st.n);
+		return r;
+	}
+	outputs_free(c->outputs, c->n_outputs);
+	c->outputs = st.v;
+	c->n_outputs = st.n;
+	return 0;
+}
+
+struct globs_state {
+	struct ct_globs g;
+	bool allow_limits;
+	const struct list_kind *kind;
+	const char **why;
+};
+
+/* One item of a glob list: [!]glob[:N]. */
+static int globs_item(const char *item, void *ud)
+{
+	struct globs_state *st = ud;
+	struct ct_glob gl = { 0 };
+	struct ct_glob *nv;
+	const char *colon;
+	size_t len;
+
+	if (*item == '!') {
+		gl.exclude = true;
+		item++;
+	}
+	colon = strrchr(item, ':');
+	if (colon && strchr(colon, ']'))
+		colon = NULL; /* the ':' of a [:class:], not a limit */
+	len = colon ? (size_t)(colon - item) : strlen(item);
+	if (colon) {
+		char *end;
+		unsigned long v;
+
+		if (!st->allow_limits || gl.exclude)
+			goto bad;
+		errno = 0;
+		v = strtoul(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || (*end && strcmp(end, "/s") != 0) || v == 0 || v > 1000000)
+			goto bad;
+		gl.limit = (unsigned)v;
+	}
+	if (len == 0)
+		goto bad;
+	gl.pattern = strndup(item, len);
+	if (!gl.pattern)
+		return -ENOMEM;
+	if (glob_check(gl.pattern, st->kind, st->why) < 0) {
+		free(gl.pattern);
+		return -EINVAL;
+	}
+	nv = realloc(st->g.items, (st->g.n + 1) * sizeof(*nv));
+	if (!nv) {
+		free(gl.pattern);
+		return -ENOMEM;
+	}
+	st->g.items = nv;
+	st->g.items[st->g.n++] = gl;
+	return 0;
+bad:
+	*st->why = st->kind->bad;
+	return -EINVAL;
+}
+
+/* Free a glob list. */
+void globs_done(struct ct_globs *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->items[i].pattern);
+	free(g->items);
+	*g = (struct ct_globs){ 0 };
+}
+
+/* "[!]glob[:N],…" → *ret. */
+int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, const char **why)
+{
+	struct globs_state st = { .allow_limits = allow_limits, .why = why,
+				  .kind = allow_limits ? &exceptions_kind : &processes_kind };
+	int r;
+
+	r = for_each_item(s, st.kind, why, globs_item, &st);
+	if (r < 0) {
+		globs_done(&st.g);
+		return r;
+	}
+	globs_done(ret);
+	*ret = st.g;
+	return 0;
+}
+
+/* NAME as a glob matching only itself (see config.h). */
+char *config_glob_escape(const char *name)
+{
+	char *out, *o;
+
+	if (!*name || strpbrk(name, ",:") || strlen(name) > (SIZE_MAX - 1) / 2)
+		return NULL;
+	out = o = malloc(strlen(name) * 2 + 1);
+	if (!out)
+		return NULL;
+	for (const char *p = name; *p; p++) {
+		if (strchr("*?[]\\", *p) || (p == name && *p == '!'))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = 0;
+	return out;
+}
+
+/* Excluded if any !glob matches; else included if there are no include
+ * globs or one matches (the first such gives the limit). */
+bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit)
+{
+	bool have_include = false, included = false;
+	unsigned lim = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ct_glob *gl = &g->items[i];
+		bool m = fnmatch(gl->pattern, name, 0) == 0;
+
+		if (gl->exclude) {
+			if (m)
+				return false;
+			continue;
+		}
+		have_include = true;
+		if (m && !included) {
+			included = true;
+			lim = gl->limit;
+		}
+	}
+	if (limit)
+		*limit = lim;
+	return !have_include || included;
+}
+
+/* Expand %p, %n, %t and %% in a file template; NULL on a bad template. */
+char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '%') {
+			fputc(*p, f);
+			continue;
+		}
+		switch (*++p) {
+		case 'p': fprintf(f, "%d", pid); break;
+		case 'n': fputs(name, f); break;
+		case 't': fprintf(f, "%lld", start_time); break;
+		case '%': fputc('%', f); break;
+		default:
+			fclose(f);
+			return NULL;
+		}
+	}
+	if (fclose(f) != 0)
+		return NULL;
+	return TAKE_PTR(buf);
+}
+
+/* "BURST/SECONDS", "BURST" (per 30 s) or "off"; leaves the outputs alone
+ * on error. */
+int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why)
+{
+	unsigned long b, s = CT_JOURNAL_INTERVAL_S;
+	char *end;
+
+	if (streq(v, "off") || streq(v, "0")) {
+		*burst = 0;
+		*interval_s = 0;
+		return 0;
+	}
+	errno = 0;
+	b = strtoul(v, &end, 10);
+	if (errno || end == v || *v == '-' || b == 0 || b > 100000000ul)
+		goto bad;
+	if (*end == '/') {
+		const char *p = end + 1;
+
+		s = strtoul(p, &end, 10);
+		if (errno || end == p || *p == '-' || s == 0 || s > 86400ul || (*end && strcmp(end, "s") != 0))
+			goto bad;
+	} else if (*end)
+		goto bad;
+	*burst = (unsigned)b;
+	*interval_s = (unsigned)s;
+	return 0;
+bad:
+	*why = "accepted: BURST/SECONDS such as 10000/30, BURST, or off";
+	return -EINVAL;
+}
+
+/* The program's name as CLRTRACE_PROCESSES, %n and the journal see it:
+ * app for "dotnet [exec] [--opts] app.dll", else the basename of argv[0].
+ * NULL for the dotnet host running something else ("dotnet build"). */
+char *config_program_name(char *const *argv)
+{
+	const char *b = strrchr(argv[0], '/');
+
+	b = b ? b + 1 : argv[0];
+	if (strcmp(b, "dotnet") != 0)
+		return strdup(*b ? b : "dotnet");
+	for (int i = 1; argv[i]; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (l > 4 && strcmp(argv[i] + l - 4, ".dll") == 0) {
+			const char *d = strrchr(argv[i], '/');
+
+			d = d ? d + 1 : argv[i];
+			return strndup(d, strlen(d) - 4);
+		}
+		if (argv[i][0] == '-') {
+			/* host options (--roll-forward Major, --depsfile F) take a value */
+			if (argv[i + 1] && argv[i + 1][0] != '-' && !strstr(argv[i + 1], ".dll"))
+				i++;
+			continue;
+		}
+		if (strcmp(argv[i], "exec") != 0)
+			break;
+	}
+	return NULL;
+}
+
+/* Report one bad value: the variable, the value, what is accepted. */
+static void warn_bad(ct_warn_fn warn, void *ud, const char *var, const char *val,
+		     const char *why, const char *fallback)
+{
+	_cleanup_free_ char *quoted = config_escape(val, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH);
+	size_t len = strlen(val);
+	char *line = NULL, size[40] = "";
+
+	if (!warn || !quoted)
+		return;
+	if (len > CT_QUOTE_MAX) /* a long value is cut: say how long it was */
+		snprintf(size, sizeof(size), " (%zu bytes)", len);
+	if (asprintf(&line, "%s='%s'%s is invalid (%s); %s", var, quoted, size, why, fallback) < 0)
+		return;
+	warn(ud, line);
+	free(line);
+}
+
+/* Fill *c from the environment, reporting and defaulting bad values. */
+int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud)
+{
+	const char *why = NULL, *v;
+	int r;
+
+	*c = (struct ct_config){ .messages = true, .flush_ms = 200, .journal_burst = CT_JOURNAL_BURST,
+				 .journal_interval_s = CT_JOURNAL_INTERVAL_S };
+	c->categories = ct_default_categories();
+
+	r = config_parse_outputs(CT_DEFAULT_OUTPUT, c, &why);
+	if (r < 0)
+		return r;
+
+	v = get("CLRTRACE_OUTPUT");
+	if (v) {
+		r = config_parse_outputs(v, c, &why);
+		if (r == -EINVAL)
+			warn_bad(warn, ud, "CLRTRACE_OUTPUT", v, why, "using " CT_DEFAULT_OUTPUT);
+		else if (r < 0)
+			return r;
+	}
+	v = get("CLRTRACE_EVENTS");
+	if (v) {
+		r = config_parse_events(v, &c->categories, &why);
+		if (r == -EINVAL)
+			warn_bad(warn, ud, "CLRTRACE_EVENTS", v, why,
+				 "using exceptions,loader,threads,suspend");
+		else if (r < 0)
+			return r;
+	}
+	c->categories |= (1u << CAT_RUNTIME) | (1u << CAT_TRACE);
+	v = get("CLRTRACE_EXCEPTIONS");
+	if (v) {
+		r = config_parse_globs(v, true, &c->exceptions, &why);
+		if (r == -EINVAL)
+			warn_bad(warn, ud, "CLRTRACE_EXCEPTIONS", v, why, "tracing every exception");
+		else if (r < 0)
+			return r;
+	}
+	v = get("CLRTRACE_PROCESSES");
+	if (v) {
+		r = config_parse_globs(v, false, &c->processes, &why);
+		if (r == -EINVAL)
+			warn_bad(warn, ud, "CLRTRACE_PROCESSES", v, why, "tracing every process");
+		else if (r < 0)
+			return r;
+	}
+	v = get("CLRTRACE_MESSAGES");
+	if (v) {
+		if (strcmp(v, "0") == 0)
+			c->messages = false;
+		else if (strcmp(v, "1") != 0)
+			warn_bad(warn, ud, "CLRTRACE_MESSAGES", v, "accepted: 0 or 1", "using 1");
+	}
+	v = get("CLRTRACE_FLUSH_MS");
+	if (v) {
+		char *end;
+		unsigned long ms;
+
+		errno = 0;
+		ms = strtoul(v, &end, 10);
+		if (errno || end == v || *end || ms > 60000 || *v == '-')
+			warn_bad(warn, ud, "CLRTRACE_FLUSH_MS", v, "accepted: 0 to 60000 milliseconds", "using 200");
+		else
+			c->flush_ms = (unsigned)ms;
+	}
+	v = get("CLRTRACE_JOURNAL_RATELIMIT");
+	if (v && config_parse_ratelimit(v, &c->journal_burst, &c->journal_interval_s, &why) < 0)
+		warn_bad(warn, ud, "CLRTRACE_JOURNAL_RATELIMIT", v, why, "using 10000/30");
+	v = get("CLRTRACE_IDENT");
+	if (v) {
+		bool ok = *v && strlen(v) <= 64;
+
+		for (const char *p = v; ok && *p; p++)
+			ok = (unsigned char)*p > ' ' && *p != '=' && (unsigned char)*p < 0x7f;
+		if (!ok)
+			warn_bad(warn, ud, "CLRTRACE_IDENT", v,
+				 "accepted: 1 to 64 printable characters, no spaces or '='",
+				 "using the program's name");
+		else if (!(c->ident = strdup(v)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Free what config_load allocated. */
+void config_done(struct ct_config *c)
+{
+	outputs_free(c->outputs, c->n_outputs);
+	globs_done(&c->exceptions);
+	globs_done(&c->processes);
+	free(c->ident);
+	*c = (struct ct_config){ 0 };
+}

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FILE.<pid>.pending: create, remove, recover (see pending.h).
+ *
+ * A merge must never take a live writer's records (they would be written
+ * twice) nor delete its file (a later death would lose them), and a new
+ * writer must never overwrite a dead one's file (pid reuse: containers run
+ * every program as pid 1).  So the writer creates its file under a unique
+ * name with link(2), holds an flock(2) on it for its life, and the merge
+ * takes the lock first.  What the dead writer already wrote is found by
+ * content, not by pid or seq: a record line holds its pid, seq and
+ * nanosecond timestamp, so the same bytes in the trace are the same record,
+ * whichever other runs of the same pid share the file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/pending.h"
+#include "common/util.h"
+
+_Static_assert(sizeof(struct pending_header) <= PENDING_DATA_OFFSET, "header fits its page");
+
+#define PENDING_MAX_FILE (1ull << 30) /* no mirror is larger; a bigger file is not one */
+
+/* Read the first line of a small /proc file into BUF; false if unreadable. */
+static bool read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return true;
+}
+
+/* Start time (clock ticks after boot) of process PID as this process sees
+ * it, and whether it is a zombie; 0 if there is no such process. */
+static uint64_t proc_start_ticks(int pid, bool *zombie)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	char state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!read_small(path, buf, sizeof(buf)))
+		return 0;
+	/* the name may hold spaces and parentheses: fields follow the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &state, &start) != 2)
+		return 0;
+	if (zombie)
+		*zombie = state == 'Z' || state == 'X';
+	return start;
+}
+
+/* This process's umask, read without changing it (022 if unknown). */
+static mode_t process_umask(void)
+{
+	char buf[4096], *p;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 022;
+	buf[n] = 0;
+	p = strstr(buf, "\nUmask:");
+	return p ? (mode_t)strtoul(p + 7, NULL, 8) & 0777 : 022;
+}
+
+/* Inode of this process's PID namespace (0 if unknown). */
+static uint64_t pid_ns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Fill in who writes the mirror. */
+static void header_identify(struct pending_header *h, int trace_fd, bool locked)
+{
+	struct stat st;
+
+	memcpy(h->magic, PENDING_MAGIC, 8);
+	h->pid = getpid();
+	h->n_bufs = 2;
+	h->locked = locked;
+	h->start_ticks = proc_start_ticks(h->pid, NULL);
+	h->pid_ns = pid_ns_ino();
+	if (!read_small("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id)))
+		h->boot_id[0] = 0;
+	h->trace_off = fstat(trace_fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Give the finished file TMP its final name beside PATH: PATH.<pid>.pending,
+ * else PATH.<pid>.<n>.pending.  link(2) never replaces an existing file;
+ * where the file system has no hard links, rename without replacing. */
+static int link_unique(const char *tmp, const char *path, char **ret)
+{
+	bool no_links = false;
+
+	for (unsigned n = 0; n < 1000; n++) {
+		char *p = NULL;
+
+		if ((n ? asprintf(&p, "%s.%d.%u.pending", path, (int)getpid(), n)
+		       : asprintf(&p, "%s.%d.pending", path, (int)getpid())) < 0)
+			return -ENOMEM;
+		if (!no_links && link(tmp, p) == 0) {
+			*ret = p;
+			return 0;
+		}
+		if (!no_links && errno != EEXIST && errno != EMLINK) /* EPERM, ENOTSUP ... */
+			no_links = true;
+		if (no_links && renameat2(AT_FDCWD, tmp, AT_FDCWD, p, RENAME_NOREPLACE) == 0) {
+			*ret = p;
+			return 0;
+		}
+		int e = errno;
+		free(p);
+		if (e != EEXIST)
+			return -e;
+	}
+	return -EEXIST;
+}
+
+/* Create and map the mirror of PATH (see pending.h). */
+int pending_create(const char *path, int trace_fd, size_t size, struct pending_header **ret, char **ret_path,
+		   int *ret_fd)
+{
+	_cleanup_free_ char *tmp = NULL;
+	struct pending_header *h;
+	char *final = NULL;
+	bool locked;
+	int fd, r;
+
+	if (size == 0 || size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / 2)
+		return -EINVAL;
+	/* built under a temporary name: a merge never sees a half-made one */
+	if (asprintf(&tmp, "%s.%d.pending-new.XXXXXX", path, (int)getpid()) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL: never through a symlink */
+	if (fd < 0)
+		return -errno;
+	(void)fchmod(fd, 0644 & ~process_umask()); /* as the trace file */
+	locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	/* allocate the blocks now: a store into a hole of a full disk would
+	 * be a SIGBUS in the traced program */
+	r = posix_fallocate(fd, 0, (off_t)(PENDING_DATA_OFFSET + 2 * size));
+	if (r != 0) {
+		r = -r;
+		goto fail;
+	}
+	h = mmap(NULL, PENDING_DATA_OFFSET + 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		r = -errno;
+		goto fail;
+	}
+	header_identify(h, trace_fd, locked);
+	h->buf_size = size;
+	r = link_unique(tmp, path, &final);
+	if (r < 0) {
+		munmap(h, PENDING_DATA_OFFSET + 2 * size);
+		goto fail;
+	}
+	unlink(tmp); /* ENOENT after a rename */
+	*ret = h;
+	*ret_path = final;
+	*ret_fd = fd;
+	return 0;
+fail:
+	unlink(tmp);
+	close(fd);
+	return r;
+}
+
+/* Delete, unmap and unlock the mirror: unlinked before the lock goes, so a
+ * merge never finds it unlocked with a name. */
+void pending_remove(struct pending_header *h, const char *pending_path, int fd)
+{
+	size_t len = PENDING_DATA_OFFSET + 2 * h->buf_size;
+
+	unlink(pending_path);
+	munmap(h, len);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- recovery ---- */
+
+struct say {
+	pending_say_fn fn;
+	void *ud;
+	const char *path;
+};
+
+/* Tell the caller why P was not merged. */
+__attribute__((format(printf, 3, 4))) static void say(const struct say *s, int error, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!s->fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	s->fn(s->ud, s->path, buf, error);
+}
+
+/* Is the header's writer alive although its lock was free?  (It held none,
+ * or something in the program closed its descriptor.)  Its start time
+ * tells, where its pid means something: same boot, same PID namespace.  A
+ * process that exec'd another program since counts as alive: its file is
+ * merged once that one ends. */
+static bool writer_alive(const struct pending_header *h)
+{
+	char boot[sizeof(h->boot_id)];
+	bool zombie = false;
+	uint64_t st;
+
+	if (h->pid <= 0 || h->pid_ns != pid_ns_ino() || !h->boot_id[0] ||
+	    !read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) ||
+	    strncmp(boot, h->boot_id, sizeof(boot)) != 0)
+		return false;
+	st = proc_start_ticks(h->pid, &zombie);
+	return st && st == h->start_ticks && !zombie;
+}
+
+/* Validate a header read from disk (LEN bytes of file, overflow-safe). */
+static bool header_valid(const struct say *s, const struct pending_header *h, uint64_t len)
+{
+	uint64_t room;
+
+	if (memcmp(h->magic, PENDING_MAGIC, 8) != 0) {
+		say(s, 1, "not a clrtrace %s file (or from another clrtrace version); left as it is", "pending");
+		return false;
+	}
+	if (h->n_bufs != 2) {
+		say(s, 1, "bad header: %" PRIu32 " buffers, not 2; left as it is", h->n_bufs);
+		return false;
+	}
+	room = (len - PENDING_DATA_OFFSET) / 2; /* len >= PENDING_DATA_OFFSET: checked */
+	if (h->buf_size == 0 || h->buf_size > room) {
+		say(s, 1, "bad header: buffer size %" PRIu64 " does not fit the file (%" PRIu64 " bytes); left as it is",
+		    h->buf_size, len);
+		return false;
+	}
+	for (int i = 0; i < 2; i++) {
+		uint64_t used = atomic_load(&h->used[i]);
+
+		if (used > h->buf_size) {
+			say(s, 1, "bad header: buffer %d holds %" PRIu64 " bytes, more than its size %" PRIu64
+				  "; left as it is", i, used, h->buf_size);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Is LINE (N bytes, without its newline) a whole line of T[0..tn)?  T starts
+ * at a line boundary when AT_START. */
+static bool has_line(const char *t, size_t tn, bool at_start, const char *line, size_t n)
+{
+	const char *p = t, *end = t + tn;
+
+	while (p < end && (p = memmem(p, (size_t)(end - p), line, n))) {
+		bool begins = p == t ? at_start : p[-1] == '\n';
+
+		if (begins && (size_t)(end - p) > n && p[n] == '\n')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+struct lines {
+	const char **v;
+	size_t *len; /* without the newline */
+	size_t n;
+};
+
+/* Collect the whole lines of D[0..used). */
+static int lines_add(struct lines *l, const char *d, size_t used)
+{
+	for (const char *p = d, *e; p < d + used; p = e + 1) {
+		e = memchr(p, '\n', (size_t)(d + used - p));
+		if (!e)
+			break; /* a line is counted in used only once whole: not ours */
+		const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		size_t *len = realloc(l->len, (l->n + 1) * sizeof(*len));
+		if (!len)
+			return -ENOMEM;
+		l->len = len;
+		l->v[l->n] = p;
+		l->len[l->n++] = (size_t)(e - p);
+	}
+	return 0;
+}
+
+/* Append to TRACE the lines of L from the first one it lacks.  The lines a
+ * dead writer already wrote are a prefix of L (buffers go out in order), so
+ * a binary search finds where that prefix ends.  A line the writer died
+ * in the middle of writing is completed, not repeated. */
+static int append_missing(int fd, uint64_t from, const struct lines *l, int *appended)
+{
+	struct stat st;
+	char *map = NULL;
+	const char *t = NULL;
+	size_t tn = 0, lo = 0, hi = l->n, maplen = 0;
+	bool at_start;
+	int r = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (from > (uint64_t)st.st_size)
+		from = 0; /* the trace was replaced: look at all of it */
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED)
+			return -errno;
+		maplen = (size_t)st.st_size;
+		t = map + from;
+		tn = maplen - from;
+	}
+	at_start = from == 0 || (map && map[from - 1] == '\n');
+	/* usually nothing was written (a death between flushes): one scan */
+	if (hi && !has_line(t, tn, at_start, l->v[0], l->len[0]))
+		hi = 0;
+	while (lo < hi) { /* first line not in the trace */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (has_line(t, tn, at_start, l->v[mid], l->len[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < l->n && maplen && map[maplen - 1] != '\n') {
+		/* a torn last line: ours (the start of the first missing line)
+		 * is finished; another's is ended so ours are not glued to it */
+		const char *nl = memrchr(map, '\n', maplen);
+		size_t torn = maplen - (nl ? (size_t)(nl - map) + 1 : 0);
+		bool ours = torn < l->len[lo] && memcmp(map + maplen - torn, l->v[lo], torn) == 0;
+
+		if (ours) {
+			r = write_all(fd, l->v[lo] + torn, l->len[lo] - torn + 1);
+			if (r == 0) {
+				++*appended;
+				lo++;
+			}
+		} else
+			r = write_all(fd, "\n", 1);
+	}
+	if (map)
+		munmap(map, maplen);
+	for (size_t i = lo; i < l->n && r == 0; i++) {
+		r = write_all(fd, l->v[i], l->len[i] + 1);
+		if (r == 0)
+			++*appended;
+	}
+	return r;
+}
+
+/* Merge one mirror P into TRACE if its writer is gone, then delete it.
+ * Returns the records appended, or -errno. */
+static int recover_one(const char *trace, const char *p, pending_say_fn fn, void *ud)
+{
+	_cleanup_free_ struct pending_header *h = NULL;
+	_cleanup_free_ char *data = NULL;
+	struct say s = { fn, ud, p };
+	struct lines l = { 0 };
+	struct stat st;
+	int fd, tfd = -1, n = 0, r;
+	size_t total;
+
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT) /* gone: its writer removed it meanwhile */
+			say(&s, 1, "cannot open: %s", strerror(-r));
+		return r == -ENOENT ? 0 : r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		if (r == -EBUSY)
+			say(&s, 0, "in use by a running process (or another merge); left alone");
+		else
+			say(&s, 1, "cannot lock: %s", strerror(-r));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		say(&s, 1, "cannot stat: %s", strerror(-r));
+		goto out;
+	}
+	r = 0;
+	if (st.st_nlink == 0)
+		goto out; /* its writer finished and removed it while we opened it */
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < PENDING_DATA_OFFSET ||
+	    (uint64_t)st.st_size > PENDING_MAX_FILE) {
+		say(&s, 1, "not a clrtrace pending file (%s, %" PRIu64 " bytes); left as it is",
+		    S_ISREG(st.st_mode) ? "size" : "not a regular file", (uint64_t)st.st_size);
+		r = -EBADMSG;
+		goto out;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h || pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h)) {
+		r = h ? -EIO : -ENOMEM;
+		say(&s, 1, "cannot read its header");
+		goto out;
+	}
+	if (!header_valid(&s, h, (uint64_t)st.st_size)) {
+		r = -EBADMSG;
+		goto out;
+	}
+	if (writer_alive(h)) {
+		say(&s, 0, "its process (pid %d) still runs; left alone", h->pid);
+		r = -EBUSY;
+		goto out;
+	}
+	total = (size_t)(2 * h->buf_size); /* fits: buf_size <= file size / 2 */
+	data = malloc(total);
+	if (!data || pread(fd, data, total, PENDING_DATA_OFFSET) != (ssize_t)total) {
+		r = data ? -EIO : -ENOMEM;
+		say(&s, 1, "cannot read its buffers: %s", strerror(-r));
+		goto out;
+	}
+	/* the older buffer first: its records have the lower seqs */
+	int first = h->gen[0] <= h->gen[1] ? 0 : 1;
+	for (int k = 0; k < 2 && r == 0; k++) {
+		int i = k ? 1 - first : first;
+
+		r = lines_add(&l, data + (size_t)i * h->buf_size, (size_t)atomic_load(&h->used[i]));
+	}
+	if (r == 0 && l.n) {
+		tfd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+		if (tfd < 0)
+			r = -errno;
+		else
+			r = append_missing(tfd, h->trace_off, &l, &n);
+	}
+	if (r < 0) {
+		say(&s, 1, "cannot append to %s: %s", trace, strerror(-r));
+		goto out;
+	}
+	unlink(p); /* before the lock goes: no second merge of it */
+out:
+	if (tfd >= 0)
+		close(tfd);
+	free(l.v);
+	free(l.len);
+	close(fd);
+	return r < 0 ? r : n;
+}
+
+/* Is NM (in TRACE's directory) a mirror of BASE: BASE.<pid>.pending or
+ * BASE.<pid>.<n>.pending? */
+static bool mirror_name(const char *nm, const char *base, size_t bl)
+{
+	size_t l = strlen(nm), d1, d2 = 0;
+	const char *mid = nm + bl + 1;
+
+	if (l <= bl + 9 || strncmp(nm, base, bl) != 0 || nm[bl] != '.' || strcmp(nm + l - 8, ".pending") != 0)
+		return false;
+	d1 = strspn(mid, "0123456789");
+	if (d1 == 0)
+		return false;
+	if (mid[d1] == '.' && mid + d1 + 1 < nm + l - 8)
+		d2 = strspn(mid + d1 + 1, "0123456789") + 1;
+	return mid + d1 + d2 == nm + l - 8 && (d2 == 0 || d2 > 1);
+}
+
+/* Merge every dead writer's mirror of TRACE (see pending.h). */
+int pending_recover(const char *trace, pending_say_fn fn, void *ud)
+{
+	_cleanup_free_ char *dir = strdup(trace);
+	const char *base, *dname;
+	struct stat st;
+	char *slash;
+	DIR *d;
+	struct dirent *de;
+	int total = 0, r = 0, found = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = 0;
+		base = slash + 1;
+		dname = *dir ? dir : "/";
+	} else {
+		base = trace;
+		dname = ".";
+	}
+	d = opendir(dname);
+	if (!d)
+		return -errno;
+	size_t bl = strlen(base);
+	while ((de = readdir(d))) {
+		char *p = NULL;
+
+		if (!mirror_name(de->d_name, base, bl))
+			continue;
+		found++;
+		if (asprintf(&p, "%s/%s", slash ? (*dir ? dir : "") : ".", de->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		int n = recover_one(trace, p, fn, ud);
+		free(p);
+		if (n >= 0)
+			total += n;
+		else if (n != -EBUSY)
+			r = -EBADMSG; /* it has had its line */
+	}
+	closedir(d);
+	if (r == 0 && !found && stat(trace, &st) < 0)
+		return -errno;
+	return r < 0 && total == 0 ? r : total;
+}

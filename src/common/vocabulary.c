@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Tables behind events.h, generated from events.def. */
+#include <string.h>
+
+#include "profiler/abi/corprof.h"
+#include "common/vocabulary.h"
+
+const struct ct_event_info ct_events[_EV_MAX] = {
+#define EV(id, nm, cat, knd, prio, msgid, desc) \
+	[EV_##id] = { .name = nm, .category = cat, .kind = knd, \
+		      .priority = prio, .message_id = msgid, .description = desc },
+#include "common/vocabulary.def"
+#undef EV
+};
+
+const struct ct_category_info ct_categories[_CAT_MAX] = {
+	[CAT_RUNTIME] = { "runtime", false, true, 0, 0 },
+	[CAT_TRACE] = { "trace", false, true, 0, 0 },
+	[CAT_EXCEPTIONS] = { "exceptions", true, true, COR_PRF_MONITOR_EXCEPTIONS, 0 },
+	/* the search and unwind passes frame by frame: the summary lists the
+	 * frames anyway, and these spans are most of an exception's records */
+	[CAT_FRAMES] = { "frames", true, false, COR_PRF_MONITOR_EXCEPTIONS, 0 },
+	[CAT_LOADER] = { "loader", true, true,
+		COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
+		COR_PRF_MONITOR_MODULE_LOADS, 0 },
+	[CAT_CLASSES] = { "classes", true, false, COR_PRF_MONITOR_CLASS_LOADS, 0 },
+	[CAT_THREADS] = { "threads", true, true, COR_PRF_MONITOR_THREADS, 0 },
+	[CAT_SUSPEND] = { "suspend", true, true, COR_PRF_MONITOR_SUSPENDS, 0 },
+	[CAT_TRANSITIONS] = { "transitions", true, false, COR_PRF_MONITOR_CODE_TRANSITIONS, 0 },
+	/* BASIC_GC gives GC start/finish without disabling concurrent GC. */
+	[CAT_GC] = { "gc", true, false, 0, COR_PRF_HIGH_BASIC_GC },
+	[CAT_JIT] = { "jit", true, false, COR_PRF_MONITOR_JIT_COMPILATION, 0 },
+};
+
+static const char *const phase_names[_PH_MAX] = {
+	[PH_INSTANT] = "instant",
+	[PH_BEGIN] = "begin",
+	[PH_END] = "end",
+};
+
+/* Name of a phase. */
+const char *ct_phase_to_string(enum ct_phase p)
+{
+	return (p >= 0 && p < _PH_MAX) ? phase_names[p] : NULL;
+}
+
+/* Phase from its name, or _PH_INVALID. */
+enum ct_phase ct_phase_from_string(const char *s)
+{
+	for (int i = 0; s && i < _PH_MAX; i++)
+		if (strcmp(phase_names[i], s) == 0)
+			return i;
+	return _PH_INVALID;
+}
+
+/* Event from its name, or _EV_INVALID. */
+enum ct_event ct_event_from_string(const char *s)
+{
+	for (int i = 0; s && i < _EV_MAX; i++)
+		if (strcmp(ct_events[i].name, s) == 0)
+			return i;
+	return _EV_INVALID;
+}
+
+/* Category from its name, or _CAT_INVALID. */
+enum ct_category ct_category_from_string(const char *s)
+{
+	for (int i = 0; s && i < _CAT_MAX; i++)
+		if (strcmp(ct_categories[i].name, s) == 0)
+			return i;
+	return _CAT_INVALID;
+}
+
+/* Bit set of the categories on by default. */
+unsigned ct_default_categories(void)
+{
+	unsigned set = 0;
+
+	for (int i = 0; i < _CAT_MAX; i++)
+		if (ct_categories[i].default_on)
+			set |= 1u << i;
+	return set;
+}

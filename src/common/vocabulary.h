@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* The event and category vocabulary, shared by the profiler and the CLI. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ct_category {
+	CAT_RUNTIME,
+	CAT_TRACE,
+	CAT_EXCEPTIONS,
+	CAT_FRAMES,
+	CAT_LOADER,
+	CAT_CLASSES,
+	CAT_THREADS,
+	CAT_SUSPEND,
+	CAT_TRANSITIONS,
+	CAT_GC,
+	CAT_JIT,
+	_CAT_MAX,
+	_CAT_INVALID = -1,
+};
+
+enum ct_kind { KIND_INSTANT, KIND_SPAN };
+
+enum ct_event {
+#define EV(id, name, cat, kind, prio, msgid, desc) EV_##id,
+#include "common/vocabulary.def"
+#undef EV
+	_EV_MAX,
+	_EV_INVALID = -1,
+};
+
+enum ct_phase { PH_INSTANT, PH_BEGIN, PH_END, _PH_MAX, _PH_INVALID = -1 };
+
+struct ct_event_info {
+	const char *name;
+	enum ct_category category;
+	enum ct_kind kind;
+	int priority;           /* syslog priority for the journal */
+	const char *message_id; /* 32 lowercase hex digits */
+	const char *description;
+};
+
+struct ct_category_info {
+	const char *name;
+	bool optional;      /* false: always on (runtime, trace) */
+	bool default_on;
+	uint32_t mask_low;  /* COR_PRF_MONITOR bits it needs */
+	uint32_t mask_high; /* COR_PRF_HIGH_MONITOR bits it needs */
+};
+
+extern const struct ct_event_info ct_events[_EV_MAX];
+extern const struct ct_category_info ct_categories[_CAT_MAX];
+
+const char *ct_phase_to_string(enum ct_phase p);
+enum ct_phase ct_phase_from_string(const char *s);
+enum ct_event ct_event_from_string(const char *s);
+enum ct_category ct_category_from_string(const char *s);
+/* Bit set of the categories on by default. */
+unsigned ct_default_categories(void);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ICorProfilerCallback11 vtable, built from callbacks.def.  Each slot
+ * gets a stub that saves errno, refuses re-entry and calls on_<Name>() when
+ * some file defines it (a weak reference, so unhandled callbacks cost one
+ * compare and return S_OK).
+ */
+#include "profiler/core/tracer.h"
+#include "common/util.h"
+
+HRESULT ct_callback_query_interface(com_object *self, const GUID *iid, void **out);
+ULONG ct_callback_addref(com_object *self);
+ULONG ct_callback_release(com_object *self);
+
+#define CB_SELF(...) (com_object *self __VA_OPT__(,) __VA_ARGS__)
+#define ON_PARAMS(...) (struct ct_thread *t __VA_OPT__(,) __VA_ARGS__)
+#define ON_ARGS(...) (t_ __VA_OPT__(,) __VA_ARGS__)
+
+/* Handlers: declared weak so that a missing one is NULL. */
+#define CB(slot, name, params, args) \
+	__attribute__((weak)) HRESULT on_##name ON_PARAMS params;
+#include "profiler/abi/callbacks.def"
+#undef CB
+
+/* ExceptionSearchFilterEnter and ExceptionCatcherEnter run while the
+ * runtime holds the exception object unprotected (dotnet/runtime#132462):
+ * they only stash (exceptions/deferred.c) and take no lock.  Every other
+ * callback holds its thread's lock, so that the exit path can tell, with a
+ * trylock, that the thread is in none of them. */
+static inline bool stash_only(int slot)
+{
+	return slot == 57 || slot == 66;
+}
+
+/* Initialize, Shutdown, InitializeForAttach and LoadAsNotificationOnly run
+ * even when tracing is off; the rest only while active. */
+static inline bool always_called(int slot)
+{
+	return slot == 3 || slot == 4 || slot == 80 || slot == 97;
+}
+
+#define CB(slot, name, params, args) \
+	static HRESULT cb_##name CB_SELF params \
+	{ \
+		struct ct_thread *t_; \
+		HRESULT ret_; \
+		PROTECT_ERRNO; \
+		if (!on_##name) \
+			return S_OK; \
+		if (!always_called(slot) && !atomic_load_explicit(&ct.active, memory_order_relaxed)) \
+			return S_OK; \
+		t_ = ct_thread_get(); \
+		if (!t_ || t_->in_callback) \
+			return S_OK; \
+		t_->in_callback++; \
+		if (stash_only(slot)) { \
+			ret_ = on_##name ON_ARGS args; \
+		} else { \
+			pthread_mutex_lock(&t_->lock); \
+			ret_ = on_##name ON_ARGS args; \
+			pthread_mutex_unlock(&t_->lock); \
+		} \
+		t_->in_callback--; \
+		return ret_; \
+	}
+#include "profiler/abi/callbacks.def"
+#undef CB
+
+static void *const callback_vtbl[98] = {
+	[0] = (void *)ct_callback_query_interface,
+	[1] = (void *)ct_callback_addref,
+	[2] = (void *)ct_callback_release,
+#define CB(slot, name, params, args) [slot] = (void *)cb_##name,
+#include "profiler/abi/callbacks.def"
+#undef CB
+};
+
+com_object ct_callback_object = { callback_vtbl };

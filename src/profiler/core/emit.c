@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Building records: common fields, per-thread span nesting, gap-free seq,
+ * and hand-off to the sinks in seq order under one short lock.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler/sinks/sink.h"
+#include "profiler/core/tracer.h"
+#include "profiler/core/jsonw.h"
+#include "common/util.h"
+
+#define MAX_SPAN_DEPTH 4096
+
+static atomic_uint_fast64_t next_span_id = 1;
+
+/* "0x…" for ids that are pointers in the runtime. */
+json_t *ct_json_id(uint64_t id)
+{
+	char buf[2 + 16 + 1];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, id);
+	return json_string(buf);
+}
+
+/* "0x%08x" of an HRESULT. */
+json_t *ct_json_hr(HRESULT hr)
+{
+	char buf[11];
+
+	snprintf(buf, sizeof(buf), "0x%08x", (uint32_t)hr);
+	return json_string(buf);
+}
+
+typedef HRESULT (*get_current_thread_fn)(com_object *, ThreadID *);
+typedef HRESULT (*get_thread_info_fn)(com_object *, ThreadID, DWORD *);
+
+/* The managed ThreadID's OS thread id, or 0. */
+int ct_os_tid(ThreadID id)
+{
+	DWORD os = 0;
+
+	if (!id || FAILED(COM_CALL(ct.info, INFO_GetThreadInfo, get_thread_info_fn, id, &os)))
+		return 0;
+	return (int)os;
+}
+
+/* Push a span; 0 or -ENOMEM/-E2BIG. */
+static int span_push(struct ct_thread *t, const struct ct_span *s)
+{
+	if (t->n_spans >= MAX_SPAN_DEPTH)
+		return -E2BIG;
+	if (t->n_spans == t->cap_spans) {
+		size_t cap = t->cap_spans ? t->cap_spans * 2 : 32;
+		struct ct_span *n = realloc(t->spans, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->spans = n;
+		t->cap_spans = cap;
+	}
+	t->spans[t->n_spans++] = *s;
+	return 0;
+}
+
+/* Find the innermost open span (ev, key); -1 if none. */
+static ssize_t span_find(const struct ct_thread *t, enum ct_event ev, uint64_t key)
+{
+	for (size_t i = t->n_spans; i > 0; i--)
+		if (t->spans[i - 1].event == ev && t->spans[i - 1].key == key)
+			return (ssize_t)(i - 1);
+	return -1;
+}
+
+/* Write the record after its seq into t->line: room for {"v":1,"seq":N
+ * is kept in front (ct_dispatch fills it in under the lock). */
+static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t ts, uint64_t span,
+			 uint64_t parent, size_t depth, uint64_t dur, const json_t *payload)
+{
+	static const char *const phase_text[_PH_MAX] = {
+		[PH_INSTANT] = "\"instant\"",
+		[PH_BEGIN] = "\"begin\"",
+		[PH_END] = "\"end\"",
+	};
+	struct jw *w = &t->line;
+
+	jw_reset(w);
+	jw_raw(w, "                                 ", CT_SEQ_ROOM);
+	jw_key(w, "ts");
+	jw_u64(w, ts);
+	jw_key(w, "pid");
+	jw_i64(w, ct.pid);
+	jw_key(w, "tid");
+	jw_i64(w, t->tid);
+	jw_key(w, "thread");
+	if (t->managed_id)
+		jw_hex(w, t->managed_id);
+	else
+		jw_raw(w, "null", 4);
+	jw_key(w, "event");
+	jw_str(w, ct_events[ev].name);
+	jw_key(w, "phase");
+	jw_raw(w, phase_text[ph], strlen(phase_text[ph]));
+	jw_key(w, "span");
+	if (span)
+		jw_u64(w, span);
+	else
+		jw_raw(w, "null", 4);
+	jw_key(w, "parent");
+	if (parent)
+		jw_u64(w, parent);
+	else
+		jw_raw(w, "null", 4);
+	jw_key(w, "depth");
+	jw_u64(w, depth);
+	if (ph == PH_END) {
+		jw_key(w, "dur_ns");
+		jw_u64(w, dur);
+	}
+	if (payload)
+		jw_members(w, payload);
+	jw_raw(w, "}", 1);
+}
+
+/* Emit one record (see tracer.h). */
+int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+{
+	uint64_t ts = ct_now(t), span = 0, parent, dur = 0;
+	size_t depth;
+	int r;
+
+	/* a family's callbacks may feed events of another category (the
+	 * exception passes, frame by frame): skip both ends of what is off */
+	if (!t || !ct_on(ct_events[ev].category)) {
+		json_decref(payload);
+		return t ? 0 : -ENOMEM;
+	}
+	if (!t->managed_id && ct.info)
+		(void)COM_CALL(ct.info, INFO_GetCurrentThreadID, get_current_thread_fn, &t->managed_id);
+	parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
+	depth = t->n_spans;
+
+	if (ph == PH_BEGIN) {
+		struct ct_span s = { .id = atomic_fetch_add(&next_span_id, 1), .key = key, .ts = ts, .event = ev };
+
+		r = span_push(t, &s);
+		if (r < 0) {
+			json_decref(payload);
+			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
+			return r;
+		}
+		span = s.id;
+	} else if (ph == PH_END) {
+		ssize_t i = span_find(t, ev, key);
+
+		if (i < 0) {
+			json_decref(payload);
+			ct_error(t, "%s ended without a begin on this thread", ct_events[ev].name);
+			return -ENOENT;
+		}
+		/* spans above it never ended: leave them open in the trace */
+		span = t->spans[i].id;
+		dur = ts - t->spans[i].ts;
+		t->n_spans = (size_t)i;
+		depth = t->n_spans;
+		parent = depth ? t->spans[depth - 1].id : 0;
+	}
+
+	record_write(t, ev, ph, ts, span, parent, depth, dur, payload);
+	json_decref(payload);
+	if (t->line.oom)
+		return -ENOMEM;
+	ct_dispatch(t, ev, (int)depth);
+	return (int64_t)span;
+}
+
+/* Report a problem of the tracer's own as a trace.error record. */
+void ct_error(struct ct_thread *t, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	ct_emit(t, EV_TRACE_ERROR, PH_INSTANT, 0, json_pack("{s:s}", "message", msg));
+	free(msg);
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* The hot-path JSON writer (see jsonw.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler/core/jsonw.h"
+
+/* Make room for n more bytes; false (and w->oom) when out of memory. */
+bool jw_grow(struct jw *w, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (w->oom)
+		return false;
+	if (w->len + n <= w->cap)
+		return true;
+	cap = w->cap ? w->cap : 512;
+	while (cap < w->len + n)
+		cap *= 2;
+	p = realloc(w->p, cap);
+	if (!p) {
+		w->oom = true;
+		return false;
+	}
+	w->p = p;
+	w->cap = cap;
+	return true;
+}
+
+/* Start over, keeping the memory. */
+void jw_reset(struct jw *w)
+{
+	w->len = 0;
+	w->oom = false;
+}
+
+void jw_free(struct jw *w)
+{
+	free(w->p);
+	*w = (struct jw){ 0 };
+}
+
+/* Append a JSON string: quotes, escapes; bytes that are not valid UTF-8
+ * become U+FFFD so a line is always valid JSON. */
+/* Bytes copied as they are: printable ASCII but the quote and backslash. */
+static const bool plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
+};
+
+void jw_str(struct jw *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+
+	jw_raw(w, "\"", 1);
+	while (*p) {
+		const unsigned char *run = p;
+
+		while (plain[*p])
+			p++;
+		if (p > run)
+			jw_raw(w, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p < 0x20 || *p == '"' || *p == '\\') {
+			char esc[6] = { '\\', 0 };
+			size_t n = 2;
+
+			switch (*p) {
+			case '"': esc[1] = '"'; break;
+			case '\\': esc[1] = '\\'; break;
+			case '\n': esc[1] = 'n'; break;
+			case '\r': esc[1] = 'r'; break;
+			case '\t': esc[1] = 't'; break;
+			default:
+				memcpy(esc + 1, "u00", 3);
+				esc[4] = hex[*p >> 4];
+				esc[5] = hex[*p & 15];
+				n = 6;
+			}
+			jw_raw(w, esc, n);
+			p++;
+			continue;
+		}
+		/* a multi-byte UTF-8 sequence: copy if well formed */
+		size_t n = (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+		bool good = n > 0 && !(*p == 0xC0 || *p == 0xC1 || *p > 0xF4);
+		for (size_t i = 1; good && i < n; i++)
+			good = (p[i] & 0xC0) == 0x80;
+		if (good) {
+			jw_raw(w, (const char *)p, n);
+			p += n;
+		} else {
+			jw_raw(w, "\xEF\xBF\xBD", 3);
+			p++;
+		}
+	}
+	jw_raw(w, "\"", 1);
+}
+
+void jw_u64(struct jw *w, uint64_t v)
+{
+	char buf[24];
+	char *e = buf + sizeof(buf), *q = e;
+
+	do
+		*--q = (char)('0' + v % 10);
+	while (v /= 10);
+	jw_raw(w, q, (size_t)(e - q));
+}
+
+void jw_i64(struct jw *w, int64_t v)
+{
+	if (v < 0) {
+		jw_raw(w, "-", 1);
+		jw_u64(w, (uint64_t)0 - (uint64_t)v);
+	} else
+		jw_u64(w, (uint64_t)v);
+}
+
+/* "0x…" lower-case hex. */
+void jw_hex(struct jw *w, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char buf[20];
+	char *e = buf + sizeof(buf), *q = e;
+
+	*--q = '"';
+	do
+		*--q = hex[v & 15];
+	while (v >>= 4);
+	*--q = 'x';
+	*--q = '0';
+	*--q = '"';
+	jw_raw(w, q, (size_t)(e - q));
+}
+
+/* ,"key": */
+void jw_key(struct jw *w, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (!jw_grow(w, n + 4))
+		return;
+	w->p[w->len++] = ',';
+	w->p[w->len++] = '"';
+	memcpy(w->p + w->len, key, n);
+	w->len += n;
+	w->p[w->len++] = '"';
+	w->p[w->len++] = ':';
+}
+
+/* The members of an object, each as ,"k":v. */
+void jw_members(struct jw *w, const json_t *obj)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, k, v) {
+		jw_raw(w, ",", 1);
+		jw_str(w, k);
+		jw_raw(w, ":", 1);
+		jw_value(w, v);
+	}
+}
+
+/* A jansson value, compact. */
+void jw_value(struct jw *w, const json_t *v)
+{
+	char buf[32];
+	int n;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		size_t start = w->len;
+
+		jw_members(w, v);
+		if (w->len > start && !w->oom)
+			w->p[start] = '{'; /* the first member's comma becomes the brace */
+		else
+			jw_raw(w, "{", 1);
+		jw_raw(w, "}", 1);
+		break;
+	}
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *e;
+
+		jw_raw(w, "[", 1);
+		json_array_foreach((json_t *)v, i, e) {
+			if (i)
+				jw_raw(w, ",", 1);
+			jw_value(w, e);
+		}
+		jw_raw(w, "]", 1);
+		break;
+	}
+	case JSON_STRING:
+		jw_str(w, json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		jw_i64(w, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		n = snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
+		jw_raw(w, buf, (size_t)n);
+		break;
+	case JSON_TRUE:
+		jw_raw(w, "true", 4);
+		break;
+	case JSON_FALSE:
+		jw_raw(w, "false", 5);
+		break;
+	default:
+		jw_raw(w, "null", 4);
+	}
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime side of filter verdicts: a method's IL clause table
+ * (GetILFunctionBody, parsed by ehsection.c) and which clause a running
+ * catch handler belongs to (GetNotifiedExceptionClauseInfo's handler
+ * address, mapped to IL through the native code version that holds it).
+ * Never called from FilterEnter or CatcherEnter (dotnet/runtime#132462).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "profiler/core/tracer.h"
+#include "profiler/families/exceptions/clauses.h"
+#include "profiler/families/exceptions/ehsection.h"
+
+#define CACHE 512 /* FunctionIDs remembered; a collision just recomputes */
+
+/* FunctionID | enum exm_know (FunctionIDs are 8-aligned pointers). */
+static _Atomic uint64_t cache[CACHE];
+
+/* Handler address and its function -> is it a filter clause's handler.
+ * The same address in another function (code freed and reused) misses. */
+static struct {
+	pthread_mutex_t lock;
+	struct { UINT_PTR pc; FunctionID f; enum exm_know k; } v[CACHE];
+} handlers = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+typedef HRESULT (*get_function_info_fn)(com_object *, FunctionID, ClassID *, ModuleID *, mdToken *);
+typedef HRESULT (*get_il_body_fn)(com_object *, ModuleID, mdMethodDef, const uint8_t **, ULONG *);
+typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
+typedef HRESULT (*get_function_from_ip3_fn)(com_object *, const uint8_t *, FunctionID *, ReJITID *);
+typedef HRESULT (*get_code_starts_fn)(com_object *, FunctionID, ReJITID, uint32_t, uint32_t *, UINT_PTR *);
+typedef HRESULT (*get_code_info4_fn)(com_object *, UINT_PTR, uint32_t, uint32_t *, COR_PRF_CODE_INFO *);
+typedef HRESULT (*get_il_map3_fn)(com_object *, UINT_PTR, uint32_t, uint32_t *, COR_DEBUG_IL_TO_NATIVE_MAP *);
+
+/* The clauses of F's IL body into *OUT and *N; negative errno. */
+static int load_clauses(FunctionID f, struct eh_clause **out, size_t *n)
+{
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken tok = 0;
+	const uint8_t *body = NULL;
+	ULONG size = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (FAILED(COM_CALL(ct.info, INFO_GetFunctionInfo, get_function_info_fn, f, &cls, &mod, &tok)) || !mod || !tok)
+		return -ENOENT; /* e.g. a dynamic method */
+	if (FAILED(COM_CALL(ct.info, INFO_GetILFunctionBody, get_il_body_fn, mod, tok, &body, &size)) || !body)
+		return -ENOENT;
+	return eh_parse(body, size, out, n);
+}
+
+/* Can a plain catch of F take what one of its filters declined? */
+enum exm_know ct_catch_after_filter(FunctionID f)
+{
+	size_t slot = (f >> 3) % CACHE, n;
+	uint64_t v = atomic_load_explicit(&cache[slot], memory_order_relaxed);
+	struct eh_clause *c;
+	enum exm_know k;
+
+	if (f && (v & ~(uint64_t)7) == f)
+		return (enum exm_know)(v & 7);
+	if (load_clauses(f, &c, &n) < 0)
+		return EXM_KNOW_UNKNOWN; /* not cached: the next try may work */
+	k = eh_catch_after_filter(c, n) ? EXM_KNOW_YES : EXM_KNOW_NO;
+	free(c);
+	if (!(f & 7))
+		atomic_store_explicit(&cache[slot], f | k, memory_order_relaxed);
+	return k;
+}
+
+/* Native offset of PC in the code version starting at START; negative
+ * errno when PC is not in it. */
+static int64_t native_offset(UINT_PTR start, UINT_PTR pc)
+{
+	COR_PRF_CODE_INFO ranges[8];
+	uint32_t n = 0;
+	uint64_t before = 0;
+
+	if (FAILED(COM_CALL(ct.info, INFO_GetCodeInfo4, get_code_info4_fn, start, 8, &n, ranges)))
+		return -ENOENT;
+	for (uint32_t i = 0; i < n && i < 8; i++) {
+		if (pc >= ranges[i].startAddress && pc - ranges[i].startAddress < ranges[i].size)
+			return (int64_t)(before + (pc - ranges[i].startAddress));
+		before += ranges[i].size;
+	}
+	return -ENOENT;
+}
+
+/* The IL offset of the code at PC in function F, rejit R; negative errno. */
+static int il_offset_of(FunctionID f, ReJITID rejit, UINT_PTR pc, uint32_t *il)
+{
+	UINT_PTR starts[16];
+	uint32_t ns = 0, nm = 0;
+	COR_DEBUG_IL_TO_NATIVE_MAP *map = NULL;
+	int64_t off = -1;
+	UINT_PTR start = 0;
+	int r;
+
+	/* every tier of F: the catch may run in any of them */
+	if (FAILED(COM_CALL(ct.info, INFO_GetNativeCodeStartAddresses, get_code_starts_fn, f, rejit, 16, &ns, starts)))
+		return -ENOENT;
+	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
+		if ((off = native_offset(starts[i], pc)) >= 0)
+			start = starts[i];
+	/* .NET 9 refuses GetCodeInfo4 during a dispatch (unsupported call
+	 * sequence): the nearest start below PC, its IL map bounding it */
+	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
+		if (starts[i] <= pc && starts[i] > start)
+			start = starts[i];
+	if (off < 0 && start)
+		off = (int64_t)(pc - start);
+	if (off < 0 || off > UINT32_MAX)
+		return -ENOENT;
+	if (FAILED(COM_CALL(ct.info, INFO_GetILToNativeMapping3, get_il_map3_fn, start, 0, &nm, NULL)) || !nm)
+		return -ENOENT;
+	map = calloc(nm, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	if (FAILED(COM_CALL(ct.info, INFO_GetILToNativeMapping3, get_il_map3_fn, start, nm, &nm, map))) {
+		free(map);
+		return -ENOENT;
+	}
+	/* same layout: three 32-bit fields */
+	r = il_offset_at((const struct il_map_entry *)map, nm, (uint32_t)off, il);
+	free(map);
+	return r;
+}
+
+/* Is the catch handler being left a filter clause's (see clauses.h)? */
+enum exm_know ct_catch_is_filter_handler(void)
+{
+	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
+	FunctionID f = 0;
+	ReJITID rejit = 0;
+	struct eh_clause *c;
+	size_t n;
+	uint32_t il;
+	ssize_t i;
+	size_t slot;
+	enum exm_know k = EXM_KNOW_UNKNOWN;
+
+	if (ct.info_version < 9 ||
+	    COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK || !ci.programCounter)
+		return EXM_KNOW_UNKNOWN;
+	if (FAILED(COM_CALL(ct.info, INFO_GetFunctionFromIP3, get_function_from_ip3_fn, (const uint8_t *)ci.programCounter,
+			    &f, &rejit)) ||
+	    !f)
+		return EXM_KNOW_UNKNOWN;
+	slot = (ci.programCounter >> 2) % CACHE;
+	pthread_mutex_lock(&handlers.lock);
+	if (handlers.v[slot].pc == ci.programCounter && handlers.v[slot].f == f)
+		k = handlers.v[slot].k;
+	pthread_mutex_unlock(&handlers.lock);
+	if (k != EXM_KNOW_UNKNOWN)
+		return k;
+	if (il_offset_of(f, rejit, ci.programCounter, &il) < 0 || load_clauses(f, &c, &n) < 0)
+		return EXM_KNOW_UNKNOWN;
+	i = eh_handler_at(c, n, il);
+	if (i >= 0)
+		k = c[i].flags & EH_CLAUSE_FILTER ? EXM_KNOW_YES : EXM_KNOW_NO;
+	free(c);
+	if (k != EXM_KNOW_UNKNOWN) {
+		pthread_mutex_lock(&handlers.lock);
+		handlers.v[slot].pc = ci.programCounter;
+		handlers.v[slot].f = f;
+		handlers.v[slot].k = k;
+		pthread_mutex_unlock(&handlers.lock);
+	}
+	return k;
+}
+
+/* The function and IL offset of the code at PC; negative errno. */
+static int il_at_pc(UINT_PTR pc, FunctionID *f, uint32_t *il)
+{
+	ReJITID rejit = 0;
+
+	*f = 0;
+	if (!pc || FAILED(COM_CALL(ct.info, INFO_GetFunctionFromIP3, get_function_from_ip3_fn, (const uint8_t *)pc, f,
+				   &rejit)) ||
+	    !*f)
+		return -ENOENT;
+	return il_offset_of(*f, rejit, pc, il);
+}
+
+/* Called from a CatcherLeave: does the handler that held OUTER_PC (a catch
+ * or finally of the same method that is still open) hold the catch being
+ * left? */
+enum exm_know ct_catch_within(uint64_t outer_pc)
+{
+	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
+	FunctionID f = 0, g = 0;
+	struct eh_clause *c;
+	uint32_t outer, inner;
+	size_t n;
+	int r;
+
+	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+		return EXM_KNOW_UNKNOWN;
+	if (il_at_pc(ci.programCounter, &f, &inner) < 0 || il_at_pc(outer_pc, &g, &outer) < 0 || f != g)
+		return EXM_KNOW_UNKNOWN;
+	if (load_clauses(f, &c, &n) < 0)
+		return EXM_KNOW_UNKNOWN;
+	r = eh_within_handler(c, n, outer, inner);
+	free(c);
+	return r < 0 ? EXM_KNOW_UNKNOWN : r ? EXM_KNOW_YES : EXM_KNOW_NO;
+}
+
+/* How many finally/fault clauses of F cover its call site at the return
+ * address IP (the handlers that still run when an exception leaves F
+ * there); 0 also when unknown. */
+unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip)
+{
+	FunctionID g = 0;
+	struct eh_clause *c;
+	uint32_t il;
+	size_t n;
+	unsigned k;
+
+	/* IP returns past the call: the call itself is the byte before.
+	 * .NET 9 may not map it to its function during a dispatch: F's code
+	 * versions (rejit 0) are searched then. */
+	if (!ip)
+		return 0;
+	if (il_at_pc(ip - 1, &g, &il) < 0 ? il_offset_of(f, 0, ip - 1, &il) < 0 : g != f)
+		return 0;
+	if (load_clauses(f, &c, &n) < 0)
+		return 0;
+	k = eh_finallys_covering(c, n, il);
+	free(c);
+	return k;
+}

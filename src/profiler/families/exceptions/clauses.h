@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The exception clauses of running methods, asked of the runtime (clauses.c). */
+#pragma once
+
+#include "profiler/abi/corprof.h"
+#include "profiler/families/exceptions/machine.h"
+
+/* Can a plain catch of F take an exception that one of its filters
+ * declined?  Cached per FunctionID. */
+enum exm_know ct_catch_after_filter(FunctionID f);
+
+/* Called from a CatcherLeave: is the catch handler being left a filter
+ * clause's handler (YES) or a plain catch's (NO)? */
+enum exm_know ct_catch_is_filter_handler(void);
+
+/* Called from a CatcherLeave: does the handler (catch or finally, of the
+ * same method) that holds OUTER_PC also hold the catch being left? */
+enum exm_know ct_catch_within(uint64_t outer_pc);
+
+/* How many finally/fault clauses of F cover the call at return address IP
+ * (0 also when unknown). */
+unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip);

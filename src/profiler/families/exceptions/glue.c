@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's exception callbacks → the pure state machine → ct_emit.
+ * Also: CLRTRACE_EXCEPTIONS filtering decided once at the throw, per-type
+ * rate limits, the stack snapshot that tells a native boundary from an
+ * unhandled exception, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
+ * which logs every resolved input as JSON Lines (the fixture format of
+ * tests/unit/test-machine).
+ */
+#include <link.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profiler/families/handlers.h"
+#include "profiler/families/exceptions/clauses.h"
+#include "profiler/families/exceptions/deferred.h"
+#include "profiler/families/exceptions/exceptions.h"
+#include "profiler/families/exceptions/inspect.h"
+#include "profiler/families/exceptions/machine.h"
+#include "profiler/families/exceptions/pin.h"
+
+static const enum ct_event event_map[_EXM_EV_MAX] = {
+	[EXM_EV_THROW] = EV_EXCEPTION_THROW,
+	[EXM_EV_SEARCH] = EV_EXCEPTION_SEARCH,
+	[EXM_EV_SEARCH_FRAME] = EV_EXCEPTION_SEARCH_FRAME,
+	[EXM_EV_FILTER] = EV_EXCEPTION_FILTER,
+	[EXM_EV_CATCHER_FOUND] = EV_EXCEPTION_CATCHER_FOUND,
+	[EXM_EV_UNWIND] = EV_EXCEPTION_UNWIND,
+	[EXM_EV_UNWIND_FRAME] = EV_EXCEPTION_UNWIND_FRAME,
+	[EXM_EV_FINALLY] = EV_EXCEPTION_FINALLY,
+	[EXM_EV_CATCH] = EV_EXCEPTION_CATCH,
+	[EXM_EV_UNHANDLED] = EV_EXCEPTION_UNHANDLED,
+	[EXM_EV_SUMMARY] = EV_EXCEPTION_SUMMARY,
+};
+
+static const enum ct_phase phase_map[] = {
+	[EXM_INSTANT] = PH_INSTANT,
+	[EXM_BEGIN] = PH_BEGIN,
+	[EXM_END] = PH_END,
+};
+
+static void emit_record(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload)
+{
+	ct_emit(ud, event_map[ev], phase_map[ph], key, payload);
+}
+
+/* Is the record's category on?  (frames is off by default.) */
+static bool emit_wants(void *ud, enum exm_event ev)
+{
+	return ct_on(ct_events[event_map[ev]].category);
+}
+
+static void emit_error(void *ud, const char *msg)
+{
+	ct_error(ud, "%s", msg);
+}
+
+static void emit_dying(void *ud)
+{
+	ct_flush_all(true);
+}
+
+static uint64_t emit_now(void *ud)
+{
+	return ct_now(ud);
+}
+
+/* --- raw input log (fixtures) ------------------------------------------ */
+
+static pthread_once_t rawlog_once = PTHREAD_ONCE_INIT;
+static int rawlog_fd = -1;
+
+/* Open CLRTRACE_EXC_RAWLOG (appended to, never through a symlink). */
+static void rawlog_open(void)
+{
+	const char *p = secure_getenv("CLRTRACE_EXC_RAWLOG");
+	int fd;
+
+	if (!p || !*p)
+		return;
+	fd = open_append_nofollow(p);
+	if (fd < 0)
+		ct_say_once("rawlog", "cannot open CLRTRACE_EXC_RAWLOG file %s: %s; no raw log", p, strerror(-fd));
+	else
+		rawlog_fd = fd;
+}
+
+/* One JSON line per input: {"tid":…,"in":"…",…}; what the fixtures hold. */
+static void rawlog(const struct ct_thread *t, const struct exm_input *in)
+{
+	json_t *o;
+	char *s;
+
+	pthread_once(&rawlog_once, rawlog_open);
+	if (rawlog_fd < 0)
+		return;
+	o = json_pack("{s:i,s:s}", "tid", t->tid, "in", exm_input_names[in->kind]);
+	if (!o)
+		return;
+	if (in->fn)
+		json_object_set_new(o, "fn", ct_json_id(in->fn));
+	if (in->function)
+		json_object_set_new(o, "function", json_string(in->function));
+	if (in->object)
+		json_object_set_new(o, "object", ct_json_id(in->object));
+	if (in->frame)
+		json_object_set_new(o, "frame", ct_json_id(in->frame));
+	if (in->kind == EXM_THROWN) {
+		json_object_set_new(o, "type", json_string(in->type ? in->type : "?"));
+		if (in->message)
+			json_object_set_new(o, "message", json_string(in->message));
+		if (in->has_hresult)
+			json_object_set_new(o, "hresult", json_integer(in->hresult));
+		if (in->muted)
+			json_object_set_new(o, "muted", json_true());
+		if (in->traced)
+			json_object_set_new(o, "traced", json_true());
+		if (in->inner)
+			json_object_set_new(o, "inner", ct_json_id(in->inner));
+		if (in->stack_depth)
+			json_object_set_new(o, "stack_depth", json_integer(in->stack_depth));
+		if (in->native_depth)
+			json_object_set_new(o, "native_depth", json_integer(in->native_depth));
+		if (in->native_boundary)
+			json_object_set_new(o, "native_boundary", json_true());
+		if (in->legacy)
+			json_object_set_new(o, "legacy", json_true());
+	}
+	if (in->verdict)
+		json_object_set_new(o, "verdict", json_string(exm_verdict_names[in->verdict]));
+	if (in->catch_after_filter)
+		json_object_set_new(o, "catch_after_filter", json_boolean(in->catch_after_filter == EXM_KNOW_YES));
+	if (in->ran_filter_handler)
+		json_object_set_new(o, "ran_filter_handler", json_boolean(in->ran_filter_handler == EXM_KNOW_YES));
+	if (in->within_outer)
+		json_object_set_new(o, "within_outer", json_boolean(in->within_outer == EXM_KNOW_YES));
+	if (in->last_finallys)
+		json_object_set_new(o, "last_finallys", json_integer(in->last_finallys));
+	if (in->pc)
+		json_object_set_new(o, "pc", ct_json_id(in->pc));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s) {
+		size_t n = strlen(s);
+
+		s[n] = '\n'; /* json_dumps leaves room for the NUL we overwrite */
+		(void)write_all(rawlog_fd, s, n + 1);
+		free(s);
+	}
+}
+
+/* --- filters and rate limits --------------------------------------------- */
+
+struct type_count {
+	char *type;
+	uint64_t window; /* the second being counted */
+	unsigned in_window;
+	uint64_t suppressed;
+};
+
+static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct type_count *counts;
+static size_t n_counts;
+static atomic_uint_fast64_t excluded_total;
+
+/* Under the rate limit for TYPE this second?  Counts what is suppressed. */
+static bool rate_ok(const char *type, unsigned limit)
+{
+	uint64_t sec = now_ns() / 1000000000u;
+	struct type_count *c = NULL;
+	bool ok;
+
+	pthread_mutex_lock(&counts_lock);
+	for (size_t i = 0; i < n_counts; i++)
+		if (strcmp(counts[i].type, type) == 0) {
+			c = &counts[i];
+			break;
+		}
+	if (!c) {
+		struct type_count *n = realloc(counts, (n_counts + 1) * sizeof(*n));
+		char *dup = strdup(type);
+
+		if (!n || !dup) {
+			if (n)
+				counts = n;
+			free(dup);
+			pthread_mutex_unlock(&counts_lock);
+			return true; /* cannot count: let it through */
+		}
+		counts = n;
+		c = &counts[n_counts++];
+		*c = (struct type_count){ .type = dup, .window = sec };
+	}
+	if (c->window != sec) {
+		c->window = sec;
+		c->in_window = 0;
+	}
+	ok = c->in_window < limit;
+	if (ok)
+		c->in_window++;
+	else
+		c->suppressed++;
+	pthread_mutex_unlock(&counts_lock);
+	return ok;
+}
+
+/* Should an exception of TYPE be recorded? */
+static bool type_wanted(const char *type)
+{
+	unsigned limit = 0;
+
+	if (!globs_match(&ct.cfg.exceptions, type, &limit)) {
+		atomic_fetch_add(&excluded_total, 1);
+		return false;
+	}
+	return limit == 0 || rate_ok(type, limit);
+}
+
+/* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per type. */
+json_t *ct_exceptions_totals(void)
+{
+	uint64_t tot[_EXM_OUTCOME_MAX];
+	json_t *o = json_object(), *sup = json_object();
+
+	exm_totals(tot);
+	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+		json_object_set_new(o, exm_outcome_names[i], json_integer((json_int_t)tot[i]));
+	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
+	/* stories still open on other threads: said, not silently lost */
+	json_object_set_new(o, "open", json_integer((json_int_t)exm_open()));
+	pthread_mutex_lock(&counts_lock);
+	for (size_t i = 0; i < n_counts; i++)
+		if (counts[i].suppressed)
+			json_object_set_new(sup, counts[i].type, json_integer((json_int_t)counts[i].suppressed));
+	pthread_mutex_unlock(&counts_lock);
+	json_object_set_new(o, "suppressed", sup);
+	return o;
+}
+
+/* --- feeding the machine ------------------------------------------------- */
+
+typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
+
+/* The frame pointer of the clause being notified, or 0; its handler's
+ * address in *PC (0 unknown). */
+static uint64_t clause_frame_pc(uint64_t *pc)
+{
+	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
+
+	*pc = 0;
+	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+		return 0;
+	*pc = ci.programCounter;
+	return ci.framePointer;
+}
+
+/* The frame pointer of the clause being notified, or 0. */
+static uint64_t clause_frame(void)
+{
+	uint64_t pc;
+
+	return clause_frame_pc(&pc);
+}
+
+typedef HRESULT (*stack_snapshot_cb)(FunctionID, UINT_PTR, UINT_PTR, uint32_t, uint8_t *, void *);
+typedef HRESULT (*do_stack_snapshot_fn)(com_object *, ThreadID, stack_snapshot_cb, uint32_t, void *, uint8_t *,
+					uint32_t);
+
+/* What a walk of this thread's stack found (FunctionID 0 in a snapshot
+ * marks a run of native frames, with the IP of its first frame). */
+struct walk {
+	FunctionID after;    /* start counting below this frame (0: at the top) */
+	bool found;          /* ... and it was seen */
+	unsigned managed;    /* managed frames counted */
+	unsigned before_native; /* managed frames before the first native run */
+	UINT_PTR native_ip;  /* that run's first IP, 0: none yet */
+	UINT_PTR after_ip;   /* the IP of frame AFTER (its call site) */
+	bool managed_below;  /* a managed frame follows that run */
+};
+
+/* DoStackSnapshot's callback: one frame, innermost first. */
+static HRESULT walk_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n, uint8_t *ctx, void *data)
+{
+	struct walk *w = data;
+
+	if (!w->found) {
+		if (w->after && f != w->after)
+			return S_OK;
+		w->found = true;
+		w->after_ip = ip;
+	}
+	if (f) {
+		w->managed++;
+		if (w->native_ip)
+			w->managed_below = true;
+		else
+			w->before_native++;
+	} else if (!w->native_ip && w->managed) {
+		w->native_ip = ip ? ip : 1;
+	}
+	return S_OK;
+}
+
+/* Walk this thread's stack; false if the runtime won't. */
+static bool walk_stack(struct walk *w)
+{
+	return SUCCEEDED(COM_CALL(ct.info, INFO_DoStackSnapshot, do_stack_snapshot_fn, 0, walk_frame, 0, w, NULL, 0));
+}
+
+/* The address range of libcoreclr.so's loaded segments, found once. */
+static pthread_once_t coreclr_once = PTHREAD_ONCE_INIT;
+static uintptr_t coreclr_lo, coreclr_hi;
+
+static int coreclr_segments(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	if (strcmp(base ? base + 1 : info->dlpi_name ? info->dlpi_name : "", "libcoreclr.so") != 0)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+
+		if (info->dlpi_phdr[i].p_type != PT_LOAD)
+			continue;
+		if (!coreclr_lo || lo < coreclr_lo)
+			coreclr_lo = lo;
+		if (lo + info->dlpi_phdr[i].p_memsz > coreclr_hi)
+			coreclr_hi = lo + info->dlpi_phdr[i].p_memsz;
+	}
+	return 1;
+}
+
+static void coreclr_find(void)
+{
+	dl_iterate_phdr(coreclr_segments, NULL);
+}
+
+/* Is IP inside the runtime's own native code (libcoreclr.so)?  No lock
+ * and no dladdr per call: .NET 8 asks at every throw. */
+static bool runtime_code(UINT_PTR ip)
+{
+	pthread_once(&coreclr_once, coreclr_find);
+	return ip >= coreclr_lo && ip < coreclr_hi;
+}
+
+/* A search that found no catcher ended at the native caller of LAST (the
+ * last frame searched): is that the runtime's own code, which catches the
+ * exception and raises it again or wraps it (a boundary), or the end of the
+ * managed stack or a reverse P/Invoke, which is fatal on Linux? */
+static enum exm_verdict search_end_verdict(FunctionID last, unsigned *finallys)
+{
+	struct walk w = { .after = last };
+
+	*finallys = 0;
+	if (!last || !walk_stack(&w) || !w.found)
+		return EXM_VERDICT_UNKNOWN;
+	if (w.native_ip && w.managed_below && runtime_code(w.native_ip))
+		return EXM_VERDICT_BOUNDARY;
+	/* the finally blocks of LAST that still run (and may replace it) */
+	*finallys = ct_finallys_covering(last, w.after_ip);
+	return EXM_VERDICT_UNHANDLED;
+}
+
+static const struct exm_emitter emitter_proto = {
+	.record = emit_record,
+	.wants = emit_wants,
+	.error = emit_error,
+	.dying = emit_dying,
+	.now = emit_now,
+};
+
+/* Is any exception event wanted (the stories, or their passes frame by
+ * frame)? */
+static inline bool exceptions_on(void)
+{
+	return ct_on(CAT_EXCEPTIONS) || ct_on(CAT_FRAMES);
+}
+
+/* Hand IN to this thread's machine (created on demand). */
+static HRESULT feed(struct ct_thread *t, struct exm_input *in)
+{
+	struct exm_emitter e = emitter_proto;
+
+	if (!exceptions_on())
+		return S_OK;
+	if (!t->exm) {
+		if (in->kind != EXM_THROWN)
+			return S_OK; /* nothing live: a stray callback */
+		t->exm = exm_new();
+		if (!t->exm)
+			return S_OK;
+		ct_thread_register(t); /* the exit path ends its stories */
+	}
+	e.userdata = t;
+	/* new exception handling: the first unwind input after a search that
+	 * found no catcher; decide here, while the stack is still intact */
+	if (!ct.legacy_eh && (in->kind == EXM_UNWIND_ENTER || in->kind == EXM_UNWIND_LEAVE)) {
+		uint64_t last;
+
+		if (exm_search_failed(t->exm, &last))
+			in->verdict = search_end_verdict(last, &in->last_finallys);
+	}
+	rawlog(t, in);
+	exm_feed(t->exm, in, &e);
+	if (!t->fed_by_other)
+		ct_pin_release(t, exm_depth(t->exm));
+	if (exm_dying(t->exm))
+		ct_flush_all(true);
+	return S_OK;
+}
+
+/* An input naming function F; the name only when someone will see it. */
+static HRESULT feed_fn(struct ct_thread *t, enum exm_input_kind kind, FunctionID f, bool with_frame)
+{
+	struct exm_input in = { .kind = kind, .fn = f };
+
+	ct_deferred_replay(t);
+	if (!exceptions_on() || !t->exm)
+		return S_OK;
+	if (!exm_top_muted(t->exm))
+		in.function = ct_function_name(f);
+	if (with_frame)
+		in.frame = clause_frame_pc(&in.pc);
+	return feed(t, &in);
+}
+
+static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool with_frame)
+{
+	struct exm_input in = { .kind = kind };
+
+	ct_deferred_replay(t);
+	if (!exceptions_on() || !t->exm)
+		return S_OK;
+	if (with_frame)
+		in.frame = clause_frame();
+	return feed(t, &in);
+}
+
+HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
+{
+	struct exm_input in = { .kind = EXM_THROWN, .object = obj };
+	struct exc_info info;
+
+	if (!exceptions_on())
+		return S_OK;
+	exc_inspect(obj, ct.cfg.messages, &info);
+	ct_deferred_replay(t); /* after reading the object: it may call into the runtime */
+	in.type = info.type;
+	in.message = info.message;
+	in.no_message = !ct.cfg.messages;
+	in.hresult = info.hresult;
+	in.has_hresult = info.has_hresult;
+	in.traced = info.traced;
+	in.inner = info.inner;
+	in.muted = !type_wanted(info.type);
+	if (ct.legacy_eh) {
+		struct walk w = { 0 };
+
+		in.legacy = true;
+		if (walk_stack(&w)) {
+			in.stack_depth = w.managed;
+			in.native_depth = w.native_ip ? w.before_native : 0;
+			in.native_boundary = w.managed_below && runtime_code(w.native_ip);
+		}
+	}
+	/* pins of stories the exit path ended from another thread */
+	if (t->exm)
+		ct_pin_release(t, exm_depth(t->exm));
+	ct_pin_thrown(t, obj);
+	feed(t, &in);
+	exc_info_done(&info);
+	return S_OK;
+}
+
+HRESULT on_ExceptionSearchFunctionEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_SEARCH_ENTER, f, false);
+}
+
+HRESULT on_ExceptionSearchFunctionLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_SEARCH_LEAVE, false);
+}
+
+/* The exception object is unprotected here: stash only (deferred.c). */
+HRESULT on_ExceptionSearchFilterEnter(struct ct_thread *t, FunctionID f)
+{
+	return exceptions_on() ? ct_defer_enter(t, EXM_FILTER_ENTER, f, 0) : S_OK;
+}
+
+HRESULT on_ExceptionSearchFilterLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_FILTER_LEAVE, true);
+}
+
+HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
+{
+	struct exm_input in = { .kind = EXM_CATCHER_FOUND, .fn = f };
+
+	ct_deferred_replay(t);
+	if (!exceptions_on() || !t->exm)
+		return S_OK;
+	if (!exm_top_muted(t->exm))
+		in.function = ct_function_name(f);
+	/* a filter of F just said something: its clause table tells what */
+	if (exm_filter_waits(t->exm, f))
+		in.catch_after_filter = ct_catch_after_filter(f);
+	return feed(t, &in);
+}
+
+HRESULT on_ExceptionUnwindFunctionEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_UNWIND_ENTER, f, false);
+}
+
+HRESULT on_ExceptionUnwindFunctionLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_UNWIND_LEAVE, false);
+}
+
+HRESULT on_ExceptionUnwindFinallyEnter(struct ct_thread *t, FunctionID f)
+{
+	return feed_fn(t, EXM_FINALLY_ENTER, f, true);
+}
+
+HRESULT on_ExceptionUnwindFinallyLeave(struct ct_thread *t)
+{
+	return feed_leave(t, EXM_FINALLY_LEAVE, true);
+}
+
+/* The exception object is unprotected here: stash only (deferred.c). */
+HRESULT on_ExceptionCatcherEnter(struct ct_thread *t, FunctionID f, ObjectID obj)
+{
+	return exceptions_on() ? ct_defer_enter(t, EXM_CATCH_ENTER, f, obj) : S_OK;
+}
+
+/* A FilterEnter or CatcherEnter that deferred.c stashed. */
+void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t object, uint64_t frame, uint64_t pc,
+				int kind)
+{
+	struct exm_input in = { .kind = kind, .fn = fn, .object = object, .frame = frame, .pc = pc };
+
+	if (!exceptions_on() || !t->exm)
+		return;
+	if (!exm_top_muted(t->exm))
+		in.function = ct_function_name(fn);
+	feed(t, &in);
+}
+
+HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
+{
+	struct exm_input in = { .kind = EXM_CATCH_LEAVE };
+	uint64_t outer_pc;
+
+	ct_deferred_replay(t); /* its CatcherEnter first */
+	if (!exceptions_on() || !t->exm)
+		return S_OK;
+	in.frame = clause_frame();
+	/* which clause ran decides a filter's result (clause info is valid
+	 * until this Leave returns) */
+	if (exm_catch_decides(t->exm))
+		in.ran_filter_handler = ct_catch_is_filter_handler();
+	/* legacy EH: did this catch leave a catch or finally of its frame? */
+	if (exm_catch_within(t->exm, &outer_pc))
+		in.within_outer = ct_catch_within(outer_pc);
+	return feed(t, &in);
+}
+
+/* Called by on_ThreadDestroyed (src/events/threads.c) for the dying thread. */
+void ct_exceptions_thread_end(struct ct_thread *t)
+{
+	struct exm_input in = { .kind = EXM_THREAD_END };
+
+	if (t)
+		ct_deferred_replay(t);
+	if (t && t->exm && exm_depth(t->exm))
+		feed(t, &in);
+}
+
+/* End the open stories of T, another thread, unless T is in a callback
+ * (then they stay counted as open in runtime.shutdown's totals). */
+static void exit_other(struct ct_thread *t, void *self)
+{
+	struct exm_input in = { .kind = EXM_EXIT };
+
+	if (t == self || !t->exm || pthread_mutex_trylock(&t->lock) != 0)
+		return;
+	t->fed_by_other = true;
+	/* a catch block that T is in: its begin (T stashed it) */
+	if (ct_deferred_take(t) && exm_depth(t->exm))
+		feed(t, &in);
+	t->fed_by_other = false;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Called by Shutdown and at exit() (src/profiler.c) on the exiting thread,
+ * holding T->lock: the stories of every thread end, as far as it is safe. */
+void ct_exceptions_exit(struct ct_thread *t)
+{
+	struct exm_input in = { .kind = EXM_EXIT };
+
+	if (t)
+		ct_deferred_replay(t); /* a catch block that calls exit: its begin */
+	if (t && t->exm && exm_depth(t->exm))
+		feed(t, &in);
+	/* other threads may be inside a catch or finally: never wait for one */
+	if (exceptions_on())
+		ct_threads_each(exit_other, t);
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The thrown object's type, System.Exception._message, _HResult,
+ * _stackTrace and _innerException.  The field offsets are looked up once
+ * (GetClassLayout of System.Exception + IMetaDataImport::FindField) and
+ * then read straight from the object, which is safe only inside
+ * ExceptionThrown (cooperative mode).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler/core/tracer.h"
+#include "common/util.h"
+#include "profiler/families/exceptions/inspect.h"
+
+typedef HRESULT (*get_class_from_object_fn)(com_object *, ObjectID, ClassID *);
+typedef HRESULT (*get_class_id_info2_fn)(com_object *, ClassID, ModuleID *, mdTypeDef *, ClassID *, uint32_t,
+					 uint32_t *, ClassID *);
+typedef HRESULT (*get_metadata_fn)(com_object *, ModuleID, DWORD, const GUID *, com_object **);
+typedef HRESULT (*find_field_fn)(com_object *, mdTypeDef, const WCHAR *, const uint8_t *, ULONG, mdFieldDef *);
+typedef HRESULT (*get_class_layout_fn)(com_object *, ClassID, COR_FIELD_OFFSET *, ULONG, ULONG *, ULONG *);
+typedef HRESULT (*get_string_layout2_fn)(com_object *, ULONG *, ULONG *);
+typedef ULONG (*release_fn)(com_object *);
+
+/* Offsets found once; 0 = unknown (no field sits at offset 0: the header does). */
+static struct {
+	pthread_mutex_t lock;
+	bool tried;
+	bool done; /* offsets below are final (atomic, release) */
+	ULONG message_off, hresult_off, trace_off, inner_off, str_len_off, str_buf_off;
+} L = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define MAX_FIELDS 64
+#define MAX_MESSAGE 4096 /* UTF-16 units kept of a message */
+
+/* System.Exception's ClassID: walk the parents of C. */
+static ClassID find_exception_class(ClassID c, ModuleID *mod, mdTypeDef *td)
+{
+	for (int depth = 0; c && depth < 32; depth++) {
+		ClassID parent = 0;
+		uint32_t n = 0;
+
+		if (FAILED(COM_CALL(ct.info, INFO_GetClassIDInfo2, get_class_id_info2_fn, c, mod, td, &parent, 0, &n,
+				    NULL)))
+			return 0;
+		if (strcmp(ct_class_name(c), "System.Exception") == 0)
+			return c;
+		c = parent;
+	}
+	return 0;
+}
+
+/* Offset of field NAME of class CLS (token td in mdi), or 0. */
+static ULONG field_offset(com_object *mdi, mdTypeDef td, ClassID cls, const char16_t *name)
+{
+	COR_FIELD_OFFSET fo[MAX_FIELDS];
+	ULONG n = 0, size = 0;
+	mdFieldDef fd = 0;
+
+	if (FAILED(COM_CALL(mdi, MDI_FindField, find_field_fn, td, (const WCHAR *)name, NULL, 0, &fd)) || !fd)
+		return 0;
+	if (FAILED(COM_CALL(ct.info, INFO_GetClassLayout, get_class_layout_fn, cls, fo, ELEMENTSOF(fo), &n, &size)))
+		return 0;
+	for (ULONG i = 0; i < n && i < ELEMENTSOF(fo); i++)
+		if (fo[i].ridOfField == fd)
+			return fo[i].ulOffset;
+	return 0;
+}
+
+/* Look the offsets up once, from the first thrown object's class. */
+static void layout_init(ClassID c)
+{
+	ModuleID mod = 0;
+	mdTypeDef td = 0;
+	com_object *mdi = NULL;
+	ClassID exc;
+
+	pthread_mutex_lock(&L.lock);
+	if (L.tried)
+		goto out;
+	L.tried = true;
+	exc = find_exception_class(c, &mod, &td);
+	if (!exc || FAILED(COM_CALL(ct.info, INFO_GetModuleMetaData, get_metadata_fn, mod, 0, &IID_IMetaDataImport,
+				    &mdi)) || !mdi) {
+		ct_say_once("exc-layout", "System.Exception's layout is unknown; no exception messages");
+		goto out;
+	}
+	L.message_off = field_offset(mdi, td, exc, u"_message");
+	L.hresult_off = field_offset(mdi, td, exc, u"_HResult");
+	L.trace_off = field_offset(mdi, td, exc, u"_stackTrace");
+	L.inner_off = field_offset(mdi, td, exc, u"_innerException");
+	if (FAILED(COM_CALL(ct.info, INFO_GetStringLayout2, get_string_layout2_fn, &L.str_len_off, &L.str_buf_off)))
+		L.message_off = 0;
+	COM_CALL(mdi, MDI_Release, release_fn);
+out:
+	__atomic_store_n(&L.done, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&L.lock);
+}
+
+/* The string object STR as UTF-8, or NULL. */
+static char *string_object(ObjectID str)
+{
+	int32_t len;
+
+	if (!str || !L.str_buf_off)
+		return NULL;
+	memcpy(&len, (const char *)str + L.str_len_off, sizeof(len));
+	if (len < 0)
+		return NULL;
+	if (len > MAX_MESSAGE)
+		len = MAX_MESSAGE;
+	return utf16_to_utf8((const uint16_t *)((const char *)str + L.str_buf_off), (size_t)len);
+}
+
+/* Fill *out from OBJ (see inspect.h). */
+void exc_inspect(ObjectID obj, bool with_message, struct exc_info *out)
+{
+	ClassID c = 0;
+
+	*out = (struct exc_info){ .type = "?" };
+	if (!obj || FAILED(COM_CALL(ct.info, INFO_GetClassFromObject, get_class_from_object_fn, obj, &c)) || !c)
+		return;
+	out->class_id = c;
+	out->type = ct_class_name(c);
+	if (!__atomic_load_n(&L.done, __ATOMIC_ACQUIRE))
+		layout_init(c);
+	if (L.hresult_off) {
+		memcpy(&out->hresult, (const char *)obj + L.hresult_off, sizeof(out->hresult));
+		out->has_hresult = true;
+	}
+	if (L.trace_off) {
+		ObjectID st;
+
+		memcpy(&st, (const char *)obj + L.trace_off, sizeof(st));
+		out->traced = st != 0;
+	}
+	if (L.inner_off)
+		memcpy(&out->inner, (const char *)obj + L.inner_off, sizeof(out->inner));
+	if (with_message && L.message_off) {
+		ObjectID str;
+
+		memcpy(&str, (const char *)obj + L.message_off, sizeof(str));
+		out->message = string_object(str);
+	}
+}
+
+void exc_info_done(struct exc_info *i)
+{
+	free(i->message);
+	i->message = NULL;
+}

@@ -1,0 +1,1172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-thread exception state machine (see machine.h for the records).
+ *
+ * Each thread has a stack of live exceptions; a nested exception (thrown
+ * while another's filter, finally or catch runs) sits above the one it is
+ * nested in.  Callbacks carry no exception identity, so an input belongs to
+ * the innermost exception, except handler Leaves, which are matched by the
+ * clause frame pointer.  Observed on .NET 10 (tests/fixtures/exceptions):
+ * no callback says "no handler": a search that reaches the end of the stack
+ * is followed by a stray UnwindFunctionLeave and the second pass; an
+ * exception escaping a filter looks the same and ends at the FilterLeave.
+ * A search that stops at a native boundary (reflection, a type initializer)
+ * looks the same too: the glue tells them apart with a stack snapshot and
+ * hands the answer in (exm_input.verdict; on .NET 8 the snapshot at the
+ * throw, exm_input.native_depth); a boundary's story ends at the thread's
+ * next throw, which raises the same object again or wraps it.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "profiler/families/exceptions/machine.h"
+
+#define MAX_LIVE 64    /* live exceptions per thread before we give up */
+#define RECENT 512     /* caught exceptions remembered for rethrow links */
+
+const char *const exm_input_names[_EXM_INPUT_MAX] = {
+	[EXM_THROWN] = "thrown",
+	[EXM_SEARCH_ENTER] = "search_enter",
+	[EXM_SEARCH_LEAVE] = "search_leave",
+	[EXM_FILTER_ENTER] = "filter_enter",
+	[EXM_FILTER_LEAVE] = "filter_leave",
+	[EXM_CATCHER_FOUND] = "catcher_found",
+	[EXM_UNWIND_ENTER] = "unwind_enter",
+	[EXM_UNWIND_LEAVE] = "unwind_leave",
+	[EXM_FINALLY_ENTER] = "finally_enter",
+	[EXM_FINALLY_LEAVE] = "finally_leave",
+	[EXM_CATCH_ENTER] = "catch_enter",
+	[EXM_CATCH_LEAVE] = "catch_leave",
+	[EXM_THREAD_END] = "thread_end",
+	[EXM_EXIT] = "exit",
+};
+
+const char *const exm_verdict_names[_EXM_VERDICT_MAX] = {
+	[EXM_VERDICT_UNKNOWN] = "unknown",
+	[EXM_VERDICT_UNHANDLED] = "unhandled",
+	[EXM_VERDICT_BOUNDARY] = "boundary",
+};
+
+const char *const exm_event_names[_EXM_EV_MAX] = {
+	[EXM_EV_THROW] = "exception.throw",
+	[EXM_EV_SEARCH] = "exception.search",
+	[EXM_EV_SEARCH_FRAME] = "exception.search.frame",
+	[EXM_EV_FILTER] = "exception.filter",
+	[EXM_EV_CATCHER_FOUND] = "exception.catcher_found",
+	[EXM_EV_UNWIND] = "exception.unwind",
+	[EXM_EV_UNWIND_FRAME] = "exception.unwind.frame",
+	[EXM_EV_FINALLY] = "exception.finally",
+	[EXM_EV_CATCH] = "exception.catch",
+	[EXM_EV_UNHANDLED] = "exception.unhandled",
+	[EXM_EV_SUMMARY] = "exception.summary",
+};
+
+const char *const exm_outcome_names[_EXM_OUTCOME_MAX] = {
+	[EXM_CAUGHT] = "caught",
+	[EXM_UNHANDLED] = "unhandled",
+	[EXM_SWALLOWED] = "swallowed",
+	[EXM_SUPERSEDED] = "superseded",
+	[EXM_RETHROWN] = "rethrown",
+	[EXM_UNKNOWN] = "unknown",
+};
+
+/* Input kind from its fixture name. */
+enum exm_input_kind exm_input_from_string(const char *s)
+{
+	for (int i = 0; s && i < _EXM_INPUT_MAX; i++)
+		if (strcmp(exm_input_names[i], s) == 0)
+			return i;
+	return _EXM_INPUT_INVALID;
+}
+
+enum st { S_SEARCH, S_FILTER, S_UNWIND, S_FINALLY, S_CATCH };
+
+/* The nested_in context of an exception thrown while another is in state S. */
+static const char *const context_names[] = {
+	[S_SEARCH] = "search", [S_FILTER] = "filter", [S_UNWIND] = "unwind",
+	[S_FINALLY] = "finally", [S_CATCH] = "catch",
+};
+
+static const enum exm_event handler_event[] = {
+	[S_FILTER] = EXM_EV_FILTER, [S_FINALLY] = EXM_EV_FINALLY, [S_CATCH] = EXM_EV_CATCH,
+};
+
+enum pending { P_NONE, P_SEARCH, P_UNWIND };
+
+/* One live exception. */
+struct exr {
+	uint64_t id, object, t0;
+	enum st state;
+	bool muted, reported, escaping_filter;
+	bool search_open, sframe_open, unwind_open, uframe_open;
+	bool has_catcher, filter_pending, coalesced;
+	enum pending pending;     /* a frame Leave held back: a funclet duplicate may follow */
+	uint64_t sframe_fn, uframe_fn, catcher_fn;
+	uint64_t handler_fn, handler_fp, handler_pc;
+	uint64_t parent_id, parent_handler_fn, rethrow_of, superseded_by;
+	const char *context;      /* static; NULL when not nested */
+	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
+	json_t *exc;              /* {id,type,message,hresult} */
+	json_t *searched, *filters, *finally, *unwound, *nested;
+	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
+	unsigned native_depth;
+	bool native_boundary, legacy;
+	uint64_t maybe_superseded_by; /* legacy EH: decided by what comes next */
+	bool maybe_rethrown;      /* ... by the same object */
+	uint64_t inner, origin;   /* InnerException's object; first throw of the object */
+	unsigned frames_entered, frames_unwound;
+	bool boundary_pending;    /* legacy EH: the search stopped at a boundary */
+	bool boundary;            /* the search ended at a native boundary */
+	bool reported_unhandled;  /* exception.unhandled was written */
+	unsigned last_finallys;   /* finally blocks of the last frame still to run */
+	bool end_waits;           /* its last frame unwinds: the summary waits for them */
+	bool wrapped;             /* superseded by a wrapper of it */
+	const char *interrupted;  /* static: what ended the story early */
+	/* 1 + index in filters of a result "unknown" until the catch that
+	 * runs tells (see settle_filter); 0: none */
+	size_t undecided;
+	uint64_t undecided_fp;
+};
+
+struct exm {
+	struct exr *live[MAX_LIVE];
+	size_t n;
+	bool dying;
+};
+
+static atomic_uint_fast64_t next_id = 1;
+static atomic_uint_fast64_t totals[_EXM_OUTCOME_MAX];
+static atomic_uint_fast64_t thrown_total; /* not muted */
+
+/* Recently caught exceptions (any thread, from their catch's start), for
+ * ExceptionDispatchInfo-style rethrows of an object whose first story may
+ * already have ended. */
+static struct {
+	pthread_mutex_t lock;
+	struct { uint64_t object, id, origin, inner; size_t type_hash; } v[RECENT];
+	size_t next;
+} recent = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 5381;
+
+	for (; s && *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t inner, size_t type_hash)
+{
+	pthread_mutex_lock(&recent.lock);
+	recent.v[recent.next].object = object;
+	recent.v[recent.next].id = id;
+	recent.v[recent.next].origin = origin;
+	recent.v[recent.next].inner = inner;
+	recent.v[recent.next].type_hash = type_hash;
+	recent.next = (recent.next + 1) % RECENT;
+	pthread_mutex_unlock(&recent.lock);
+}
+
+/* The id of a recent exception that IN throws again (and in *ORIGIN the
+ * first throw of its object), or 0.  The same address and type alone could
+ * be a new object where a collected one was, so IN must also be one that
+ * was thrown before (it holds a stack trace) or hold the same
+ * InnerException object: the runtime clears the stack trace of the
+ * TypeInitializationException it caches and throws again at each later
+ * access of the type, and a new wrapper of the same inner object at the
+ * old wrapper's address would need the old one collected and the inner
+ * one not moved. */
+static uint64_t recent_find(const struct exm_input *in, uint64_t *origin)
+{
+	size_t type_hash = hash_str(in->type);
+	uint64_t id = 0;
+
+	if (!in->object || (!in->traced && !in->inner))
+		return 0;
+	pthread_mutex_lock(&recent.lock);
+	for (size_t k = 1; k <= RECENT && !id; k++) { /* newest first */
+		size_t i = (recent.next + RECENT - k) % RECENT;
+
+		if (recent.v[i].object == in->object && recent.v[i].type_hash == type_hash &&
+		    (in->traced || recent.v[i].inner == in->inner)) {
+			id = recent.v[i].id;
+			*origin = recent.v[i].origin;
+		}
+	}
+	pthread_mutex_unlock(&recent.lock);
+	return id;
+}
+
+/* --- emission ------------------------------------------------------------- */
+
+struct ctx {
+	struct exm *m;
+	const struct exm_emitter *e;
+};
+
+static json_t *exc_ref(const struct exr *r)
+{
+	return json_pack("{s:I}", "id", (json_int_t)r->id);
+}
+
+/* Does the emitter write EV at all? */
+static inline bool wanted(const struct ctx *c, enum exm_event ev)
+{
+	return c->e->record && (!c->e->wants || c->e->wants(c->e->userdata, ev));
+}
+
+/* One record about R (nothing when R is muted); PAYLOAD is stolen. */
+static void out(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_phase ph, json_t *payload)
+{
+	if (r->muted || !wanted(c, ev)) {
+		json_decref(payload);
+		return;
+	}
+	if (!payload)
+		payload = json_object();
+	if (payload && !json_object_get(payload, "exception"))
+		json_object_set_new(payload, "exception", exc_ref(r));
+	c->e->record(c->e->userdata, ev, ph, r->id, payload);
+}
+
+/* A span begin/end naming FUNCTION; end records may carry a flag. */
+static void out_fn(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_phase ph, const char *function,
+		   const char *flag)
+{
+	json_t *p;
+
+	if (r->muted || !wanted(c, ev))
+		return;
+	p = json_pack("{s:s?}", "function", function);
+	if (p && flag)
+		json_object_set_new(p, flag, json_true());
+	out(c, r, ev, ph, p);
+}
+
+static void report(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A trace.error through the emitter. */
+static void report(struct ctx *c, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (!c->e->error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->e->error(c->e->userdata, buf);
+}
+
+static uint64_t now(struct ctx *c)
+{
+	return c->e->now ? c->e->now(c->e->userdata) : 0;
+}
+
+static void append_str(json_t *a, const char *s)
+{
+	if (a)
+		json_array_append_new(a, s ? json_string(s) : json_null());
+}
+
+static void set_str(char **slot, const char *s)
+{
+	free(*slot);
+	*slot = s ? strdup(s) : NULL;
+}
+
+/* --- spans of one exception, closed innermost first ----------------------- */
+
+static void close_sframe(struct ctx *c, struct exr *r, const char *flag)
+{
+	if (!r->sframe_open)
+		return;
+	out_fn(c, r, EXM_EV_SEARCH_FRAME, EXM_END, r->sframe_name, flag);
+	r->sframe_open = false;
+	r->pending = P_NONE;
+}
+
+static void close_uframe(struct ctx *c, struct exr *r, const char *flag, bool left)
+{
+	if (!r->uframe_open)
+		return;
+	out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_END, r->uframe_name, flag);
+	if (left && !r->muted)
+		append_str(r->unwound, r->uframe_name);
+	r->uframe_open = false;
+	r->pending = P_NONE;
+}
+
+/* End the open filter with RESULT ("true", "false", "threw", "unknown"). */
+static void close_filter(struct ctx *c, struct exr *r, const char *result, const char *flag)
+{
+	json_t *p;
+
+	if (!r->muted) {
+		p = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
+		if (p && flag)
+			json_object_set_new(p, flag, json_true());
+		out(c, r, EXM_EV_FILTER, EXM_END, p);
+		if (r->filters)
+			json_array_append_new(r->filters, json_pack("{s:s?,s:s}", "function", r->handler_name,
+								     "result", result));
+	}
+	r->filter_pending = false;
+	r->state = S_SEARCH;
+}
+
+/* End the open filter/finally/catch span, if any. */
+static void close_handler(struct ctx *c, struct exr *r, const char *flag)
+{
+	switch (r->state) {
+	case S_FILTER:
+		/* abandoned before its result was known */
+		close_filter(c, r, "unknown", flag);
+		break;
+	case S_FINALLY:
+	case S_CATCH:
+		out_fn(c, r, handler_event[r->state], EXM_END, r->handler_name, flag);
+		r->state = S_UNWIND;
+		break;
+	default:
+		break;
+	}
+}
+
+static void close_search(struct ctx *c, struct exr *r, const char *flag)
+{
+	close_sframe(c, r, flag);
+	if (r->search_open)
+		out(c, r, EXM_EV_SEARCH, EXM_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
+	r->search_open = false;
+}
+
+static void close_unwind(struct ctx *c, struct exr *r, const char *flag)
+{
+	close_uframe(c, r, flag, false);
+	if (r->unwind_open)
+		out(c, r, EXM_EV_UNWIND, EXM_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
+	r->unwind_open = false;
+}
+
+/* Every open span of R, innermost first. */
+static void close_all(struct ctx *c, struct exr *r, const char *flag)
+{
+	close_handler(c, r, flag);
+	close_search(c, r, flag);
+	close_unwind(c, r, flag);
+}
+
+/* --- life and death of a record -------------------------------------------- */
+
+static void exr_free(struct exr *r)
+{
+	if (!r)
+		return;
+	free(r->sframe_name);
+	free(r->uframe_name);
+	free(r->handler_name);
+	free(r->thrown_in);
+	free(r->caught_in);
+	json_decref(r->exc);
+	json_decref(r->searched);
+	json_decref(r->filters);
+	json_decref(r->finally);
+	json_decref(r->unwound);
+	json_decref(r->nested);
+	free(r);
+}
+
+/* exception.summary for R (once), and the outcome totals. */
+static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
+{
+	json_t *p;
+
+	if (r->reported)
+		return;
+	r->reported = true;
+	if (r->muted)
+		return;
+	atomic_fetch_add(&totals[o], 1);
+	/* copies: the lists may still grow (an unhandled exception unwinds on) */
+	p = json_pack("{s:O,s:s,s:s?,s:s?,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:I}",
+		      "exception", r->exc, "outcome", exm_outcome_names[o], "thrown_in", r->thrown_in,
+		      "caught_in", r->caught_in, "searched", json_copy(r->searched), "filters",
+		      json_deep_copy(r->filters), "finally", json_copy(r->finally), "unwound", json_copy(r->unwound),
+		      "rethrow", r->rethrow_of != 0, "rethrow_of",
+		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
+		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
+				   : json_null(),
+		      "nested", json_copy(r->nested), "superseded_by",
+		      r->superseded_by ? json_integer((json_int_t)r->superseded_by) : json_null(), "dur_ns",
+		      (json_int_t)(now(c) - r->t0));
+	if (p && r->origin)
+		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
+	if (p && r->boundary)
+		json_object_set_new(p, "boundary", json_true());
+	if (p && r->wrapped)
+		json_object_set_new(p, "wrapped", json_true());
+	if (p && r->reported_unhandled && o != EXM_UNHANDLED)
+		json_object_set_new(p, "reported_unhandled", json_true());
+	if (p && r->interrupted)
+		json_object_set_new(p, "interrupted", json_string(r->interrupted));
+	if (p)
+		out(c, r, EXM_EV_SUMMARY, EXM_INSTANT, p);
+}
+
+/* Close what is open, summarize with outcome O, free; R must be removed
+ * from the stack by the caller. */
+static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char *flag)
+{
+	close_all(c, r, flag);
+	summarize(c, r, o);
+	exr_free(r);
+}
+
+/* Pop the top record with outcome O. */
+static void pop(struct ctx *c, enum exm_outcome o, const char *flag)
+{
+	if (c->m->n)
+		finish(c, c->m->live[--c->m->n], o, flag);
+}
+
+/* The machine lost track: say so, close everything, start afresh. */
+static void reset(struct ctx *c, const char *why, const struct exm_input *in)
+{
+	report(c, "exception tracking reset: %s (at %s, %zu live)", why, exm_input_names[in->kind], c->m->n);
+	while (c->m->n)
+		pop(c, EXM_UNKNOWN, "abandoned");
+	c->m->dying = false;
+}
+
+static struct exr *top(struct exm *m)
+{
+	return m->n ? m->live[m->n - 1] : NULL;
+}
+
+/* The nearest record in a filter at or below index I, or -1. */
+static ssize_t filter_below(struct exm *m, size_t i)
+{
+	for (size_t k = i + 1; k > 0; k--)
+		if (m->live[k - 1]->state == S_FILTER)
+			return (ssize_t)(k - 1);
+	return -1;
+}
+
+/* --- transitions ------------------------------------------------------------ */
+
+/* A held-back frame Leave becomes real unless IN is its funclet duplicate. */
+static bool settle_pending(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (r->pending == P_SEARCH) {
+		if (in->kind == EXM_SEARCH_ENTER && in->fn == r->sframe_fn) {
+			r->pending = P_NONE;
+			r->coalesced = true;
+			return true;
+		}
+		close_sframe(c, r, NULL);
+	} else if (r->pending == P_UNWIND) {
+		if (in->kind == EXM_UNWIND_ENTER && in->fn == r->uframe_fn) {
+			r->pending = P_NONE;
+			r->coalesced = true;
+			return true;
+		}
+		close_uframe(c, r, NULL, true);
+	}
+	return false;
+}
+
+/* A filter's result shows in the next input.  Another filter or the end of
+ * the frame's search: false.  The catcher found in its own function: true,
+ * unless a plain catch of that method could have taken what the filter
+ * declined; then the catch that runs tells (on_catch_leave), and until then
+ * the result is "unknown". */
+static void settle_filter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (!r->filter_pending)
+		return;
+	if (in->kind != EXM_CATCHER_FOUND || in->fn != r->handler_fn) {
+		close_filter(c, r, "false", NULL);
+		return;
+	}
+	if (in->catch_after_filter == EXM_KNOW_NO) {
+		close_filter(c, r, "true", NULL);
+		return;
+	}
+	r->undecided_fp = r->handler_fp;
+	close_filter(c, r, "unknown", NULL);
+	r->undecided = r->filters ? json_array_size(r->filters) : 0;
+}
+
+/* The catch of R is being left: it ran a filter clause's handler (the
+ * undecided filter said true) or a plain catch's (false). */
+static void decide_filter(struct exr *r, const struct exm_input *in)
+{
+	json_t *f = r->undecided ? json_array_get(r->filters, r->undecided - 1) : NULL;
+
+	r->undecided = 0;
+	if (!f || in->ran_filter_handler == EXM_KNOW_UNKNOWN ||
+	    (r->handler_fp && r->undecided_fp && r->handler_fp != r->undecided_fp))
+		return; /* stays "unknown" */
+	json_object_set_new(f, "result", json_string(in->ran_filter_handler == EXM_KNOW_YES ? "true" : "false"));
+}
+
+/* B's story ends because R replaced it: rethrown when R is the same object. */
+static enum exm_outcome replaced(struct exr *b, struct exr *r)
+{
+	b->superseded_by = r->id;
+	if (r->rethrow_of == b->id)
+		return EXM_RETHROWN;
+	if (r->inner && r->inner == b->object)
+		b->wrapped = true;
+	return EXM_SUPERSEDED;
+}
+
+/* exception.unhandled: R's search found nothing; the process dies next.
+ * Legacy EH has no second pass: the story ends here.  New EH runs the
+ * finally blocks first, and one of them may replace R with an exception
+ * that is caught (the runtime has already said "Unhandled exception"):
+ * the summary waits for the unwind of the last frame searched. */
+static void unhandled(struct ctx *c, struct exr *r)
+{
+	struct exm *m = c->m;
+
+	if (!r->muted) {
+		json_t *p = json_pack("{s:O,s:s?}", "exception", r->exc, "thrown_in", r->thrown_in);
+
+		out(c, r, EXM_EV_UNHANDLED, EXM_INSTANT, p);
+	}
+	r->reported_unhandled = true;
+	if (r->legacy || !r->frames_entered)
+		summarize(c, r, EXM_UNHANDLED);
+	/* whatever handler it escaped from is lost with it */
+	for (size_t k = m->n - 1; k > 0; k--) {
+		struct exr *below = m->live[k - 1];
+
+		summarize(c, below, replaced(below, r));
+	}
+	m->dying = true;
+	if (c->e->dying)
+		c->e->dying(c->e->userdata);
+}
+
+/* First input of the second pass (UE/UL, or a handler without them). */
+static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	close_search(c, r, NULL);
+	r->state = S_UNWIND;
+	if (!r->has_catcher) {
+		if (filter_below(c->m, c->m->n - 1) >= 0)
+			r->escaping_filter = true; /* ends at that filter's Leave */
+		else if (r->legacy ? r->boundary_pending : in->verdict == EXM_VERDICT_BOUNDARY)
+			r->boundary = true; /* ends at the next throw */
+		else {
+			r->last_finallys = in->last_finallys;
+			unhandled(c, r);
+		}
+	}
+	out(c, r, EXM_EV_UNWIND, EXM_BEGIN, NULL);
+	r->unwind_open = true;
+}
+
+/* Did a handler of R (top) at FP/FN leave the handler of B (below)? */
+static bool escapes(const struct exr *r, struct exr *b, uint64_t fp, uint64_t fn)
+{
+	if (b->state != S_FINALLY && b->state != S_CATCH)
+		return false;
+	if (r->legacy && fp && fp == b->handler_fp) {
+		/* legacy EH: inside B's catch or finally block, or past it in
+		 * the same method?  B's own Leave, or its absence, will tell */
+		b->maybe_superseded_by = r->id;
+		b->maybe_rethrown = r->rethrow_of == b->id;
+		return false;
+	}
+	if (fp && b->handler_fp)
+		return fp >= b->handler_fp; /* stacks grow down: same or outer frame */
+	return fn != b->handler_fn;
+}
+
+/* The top exception R reached a handler at FP: the finally/catch blocks it
+ * was thrown in and has now left are abandoned by the runtime.  Their spans
+ * enclose R's, so R's unwind span is split around them ("continued" /
+ * "resumed") to keep the thread's nesting a proper stack. */
+static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t fn)
+{
+	struct exm *m = c->m;
+	size_t k = 0;
+	bool had_uframe = r->uframe_open;
+	char *uname = had_uframe && r->uframe_name ? strdup(r->uframe_name) : NULL;
+
+	while (k + 1 < m->n && escapes(r, m->live[m->n - 2 - k], fp, fn))
+		k++;
+	if (!k) {
+		free(uname);
+		return;
+	}
+	close_unwind(c, r, "continued");
+	for (size_t j = 0; j < k; j++) {
+		struct exr *b = m->live[m->n - 2 - j];
+
+		finish(c, b, replaced(b, r), "abandoned");
+	}
+	m->live[m->n - 1 - k] = r;
+	m->n -= k;
+	out(c, r, EXM_EV_UNWIND, EXM_BEGIN, json_pack("{s:b}", "resumed", 1));
+	r->unwind_open = true;
+	if (had_uframe) {
+		out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_BEGIN, uname, "resumed");
+		r->uframe_open = true;
+	}
+	free(uname);
+}
+
+/* The record whose open handler of state S matches FRAME (0: any), or -1. */
+static ssize_t find_handler_at(struct exm *m, enum st s, uint64_t frame)
+{
+	for (size_t k = m->n; k > 0; k--) {
+		struct exr *r = m->live[k - 1];
+
+		if (r->state == s && (!frame || !r->handler_fp || r->handler_fp == frame))
+			return (ssize_t)(k - 1);
+	}
+	return -1;
+}
+
+/* Match by frame first; a frame seen nowhere falls back to the innermost. */
+static ssize_t find_handler(struct exm *m, enum st s, uint64_t frame)
+{
+	ssize_t i = find_handler_at(m, s, frame);
+
+	return i >= 0 || !frame ? i : find_handler_at(m, s, 0);
+}
+
+/* Records above index I whose Leave never came: their stories end here. */
+static void drop_above(struct ctx *c, size_t i, enum exm_outcome o, const char *flag)
+{
+	while (c->m->n > i + 1) {
+		struct exr *r = top(c->m);
+
+		pop(c, r->state == S_CATCH && o == EXM_UNKNOWN ? EXM_CAUGHT : o, flag);
+	}
+}
+
+/* Open a handler span (filter/finally/catch) on R. */
+static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct exm_input *in)
+{
+	r->state = s;
+	r->handler_fn = in->fn;
+	r->handler_fp = in->frame;
+	r->handler_pc = in->pc;
+	r->filter_pending = false;
+	set_str(&r->handler_name, in->function);
+	out_fn(c, r, handler_event[s], EXM_BEGIN, in->function, NULL);
+}
+
+/* B's search ended at a native boundary, and R is the next throw on the
+ * thread: the same object raised again (its journey goes on as R), a
+ * wrapper of it (TargetInvocationException, TypeInitializationException),
+ * or something the tracer cannot relate to it. */
+static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const struct exm_input *in)
+{
+	enum exm_outcome o = EXM_UNKNOWN;
+
+	if (in->object && in->object == b->object) {
+		r->rethrow_of = b->muted ? 0 : b->id;
+		o = EXM_RETHROWN;
+	} else if (in->inner && in->inner == b->object) {
+		b->superseded_by = r->id;
+		b->wrapped = true;
+		o = EXM_SUPERSEDED;
+	}
+	if (o == EXM_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
+	    strcmp(json_string_value(json_object_get(b->exc, "type")), in->type) == 0) {
+		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
+		o = EXM_RETHROWN;
+	}
+	if (o == EXM_RETHROWN) {
+		b->superseded_by = r->id;
+		r->origin = b->origin ? b->origin : b->id;
+	}
+	c->m->n--;
+	finish(c, b, o, NULL);
+}
+
+static void on_thrown(struct ctx *c, const struct exm_input *in)
+{
+	struct exm *m = c->m;
+	struct exr *parent, *r;
+	json_t *p;
+
+	if (m->n >= MAX_LIVE)
+		reset(c, "too many nested exceptions", in);
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		report(c, "out of memory tracking an exception");
+		return;
+	}
+	r->id = atomic_fetch_add(&next_id, 1);
+	/* a story stopped at a native boundary: this throw decides its end,
+	 * and R is not nested in it */
+	while ((parent = top(m)) && parent->boundary && parent->state == S_UNWIND)
+		settle_boundary(c, parent, r, in);
+	r->object = in->object;
+	r->inner = in->inner;
+	r->native_depth = in->native_depth;
+	r->native_boundary = in->native_boundary;
+	r->stack_depth = in->stack_depth;
+	r->legacy = in->legacy;
+	r->t0 = now(c);
+	r->muted = in->muted;
+	r->state = S_SEARCH;
+	if (parent) {
+		r->parent_id = parent->muted ? 0 : parent->id;
+		r->context = context_names[parent->state];
+		r->parent_handler_fn = parent->handler_fn;
+		if (!parent->muted && !r->muted && parent->nested)
+			json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
+	}
+	/* the same object in flight here, or caught recently anywhere */
+	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
+		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
+			r->rethrow_of = m->live[k - 1]->id;
+			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
+		}
+	if (!r->rethrow_of)
+		r->rethrow_of = recent_find(in, &r->origin);
+	m->live[m->n++] = r;
+	if (r->muted)
+		return;
+	atomic_fetch_add(&thrown_total, 1);
+	/* in flight: another thread may throw it again before any callback of
+	 * this one says it was caught (an await's continuation can run while
+	 * the CatcherEnter is still held back, see deferred.c) */
+	if (in->object)
+		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, hash_str(in->type));
+	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
+	if (r->exc && !in->no_message)
+		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
+	if (r->exc) {
+		char hr[11];
+
+		snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
+		json_object_set_new(r->exc, "hresult", in->has_hresult ? json_string(hr) : json_null());
+	}
+	r->searched = json_array();
+	r->filters = json_array();
+	r->finally = json_array();
+	r->unwound = json_array();
+	r->nested = json_array();
+	p = json_pack("{s:O,s:b,s:o,s:o}", "exception", r->exc, "rethrow", r->rethrow_of != 0, "rethrow_of",
+		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
+		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
+				   : json_null());
+	if (p && r->origin)
+		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
+	out(c, r, EXM_EV_THROW, EXM_INSTANT, p);
+	out(c, r, EXM_EV_SEARCH, EXM_BEGIN, NULL);
+	r->search_open = true;
+}
+
+static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (r->state != S_SEARCH) {
+		reset(c, "a frame search outside the first pass", in);
+		return;
+	}
+	close_sframe(c, r, NULL); /* its Leave never came */
+	r->boundary_pending = false; /* legacy EH: the search went past it */
+	r->frames_entered++;
+	r->sframe_fn = in->fn;
+	set_str(&r->sframe_name, in->function);
+	if (!r->muted) {
+		if (!r->thrown_in && in->function)
+			r->thrown_in = strdup(in->function);
+		append_str(r->searched, in->function);
+	}
+	out_fn(c, r, EXM_EV_SEARCH_FRAME, EXM_BEGIN, in->function, NULL);
+	r->sframe_open = true;
+}
+
+static void on_search_leave(struct ctx *c, struct exr *r)
+{
+	if (r->state != S_SEARCH || !r->sframe_open)
+		return; /* stray */
+	/* thrown in a funclet of this very function: its main frame may be
+	 * reported next as a second Enter (.NET 9/10 before runtime#123564) */
+	if (r->parent_id && !r->coalesced && r->sframe_fn == r->parent_handler_fn)
+		r->pending = P_SEARCH;
+	else
+		close_sframe(c, r, NULL);
+	/* legacy EH: the outermost frame searched without a catcher, or the
+	 * last before a reverse P/Invoke, is the last callback before the
+	 * process dies; the last before the runtime's own native code may be
+	 * a boundary, known when the second pass starts */
+	if (!r->stack_depth || r->has_catcher || filter_below(c->m, c->m->n - 1) >= 0)
+		return;
+	r->frames_searched++;
+	if (r->frames_searched == r->native_depth && r->native_boundary) {
+		r->boundary_pending = true;
+	} else if (r->frames_searched >= r->stack_depth || r->frames_searched == r->native_depth) {
+		close_sframe(c, r, NULL);
+		close_search(c, r, NULL);
+		unhandled(c, r);
+	}
+}
+
+static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	switch (r->state) {
+	case S_SEARCH:
+		start_unwind(c, r, in);
+		break;
+	case S_FILTER:
+		reset(c, "a frame unwind inside a filter", in);
+		return;
+	case S_FINALLY:
+	case S_CATCH:
+		close_handler(c, r, "abandoned"); /* its Leave never came */
+		break;
+	case S_UNWIND:
+		break;
+	}
+	close_uframe(c, r, NULL, true);
+	r->uframe_fn = in->fn;
+	set_str(&r->uframe_name, in->function);
+	out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_BEGIN, in->function, NULL);
+	r->uframe_open = true;
+	/* an unhandled exception unwinds its last frame: the process dies
+	 * after that frame's finally blocks, with no further callback; when
+	 * it has some, one of them may still replace the exception, so the
+	 * summary waits for the last of them to end (exception.unhandled is
+	 * on disk already) */
+	if (r->reported_unhandled && ++r->frames_unwound >= r->frames_entered) {
+		if (r->last_finallys)
+			r->end_waits = true;
+		else
+			summarize(c, r, EXM_UNHANDLED);
+	}
+}
+
+static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (r->state == S_SEARCH) {
+		start_unwind(c, r, in); /* the stray Leave that follows a failed search */
+		return;
+	}
+	if (r->state != S_UNWIND || !r->uframe_open)
+		return; /* stray */
+	if (r->parent_id && !r->coalesced && r->uframe_fn == r->parent_handler_fn)
+		r->pending = P_UNWIND;
+	else
+		close_uframe(c, r, NULL, true);
+}
+
+static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (r->state == S_SEARCH)
+		start_unwind(c, r, in);
+	else if (r->state == S_FINALLY || r->state == S_CATCH)
+		close_handler(c, r, "abandoned");
+	else if (r->state == S_FILTER) {
+		reset(c, "a finally inside a filter", in);
+		return;
+	}
+	supersede_below(c, r, in->frame, in->fn);
+	if (!r->muted)
+		append_str(r->finally, in->function);
+	enter_handler(c, r, S_FINALLY, in);
+}
+
+static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (r->state == S_SEARCH)
+		start_unwind(c, r, in);
+	else if (r->state == S_FINALLY || r->state == S_CATCH)
+		close_handler(c, r, "abandoned");
+	else if (r->state == S_FILTER) {
+		reset(c, "a catch inside a filter", in);
+		return;
+	}
+	supersede_below(c, r, in->frame, in->fn);
+	if (in->object)
+		r->object = in->object; /* a GC may have moved it */
+	/* caught: another thread may throw it again before this catch ends
+	 * (an await's continuation) */
+	if (r->exc)
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner,
+			   hash_str(json_string_value(json_object_get(r->exc, "type"))));
+	if (!r->muted)
+		set_str(&r->caught_in, in->function);
+	enter_handler(c, r, S_CATCH, in);
+}
+
+static void on_filter_leave(struct ctx *c, const struct exm_input *in)
+{
+	ssize_t i = find_handler(c->m, S_FILTER, in->frame);
+	bool threw;
+	struct exr *r;
+
+	if (i < 0)
+		return; /* stray */
+	threw = (size_t)i + 1 < c->m->n;
+	drop_above(c, (size_t)i, EXM_SWALLOWED, NULL);
+	r = c->m->live[i];
+	if (threw)
+		close_filter(c, r, "threw", NULL);
+	else
+		r->filter_pending = true;
+}
+
+static void on_finally_leave(struct ctx *c, const struct exm_input *in)
+{
+	ssize_t i = find_handler(c->m, S_FINALLY, in->frame);
+	struct exr *r;
+
+	if (i < 0)
+		return; /* stray */
+	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	r = c->m->live[i];
+	close_handler(c, r, NULL);
+	/* the last finally of an unhandled exception's last frame ran and
+	 * did not replace it: the process dies now */
+	if (r->end_waits && r->last_finallys && --r->last_finallys == 0)
+		summarize(c, r, EXM_UNHANDLED);
+}
+
+static void on_catch_leave(struct ctx *c, const struct exm_input *in)
+{
+	ssize_t i = find_handler(c->m, S_CATCH, in->frame);
+	struct exr *b;
+	uint64_t id;
+
+	if (i < 0)
+		return; /* stray */
+	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	decide_filter(c->m->live[i], in);
+	close_handler(c, c->m->live[i], NULL);
+	id = c->m->live[i]->id;
+	pop(c, EXM_CAUGHT, NULL);
+	/* legacy EH: the clause table tells whether the catch or finally
+	 * below, in the same frame, holds this catch (it goes on) or not
+	 * (this exception left it) */
+	b = top(c->m);
+	if (b && b->maybe_superseded_by == id && in->within_outer != EXM_KNOW_UNKNOWN) {
+		if (in->within_outer == EXM_KNOW_YES) {
+			b->maybe_superseded_by = 0;
+		} else {
+			b->superseded_by = id;
+			pop(c, b->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+		}
+	}
+}
+
+/* The thread or the process ends: every open story ends with the outcome
+ * it had reached (a catch that was entered is caught), saying WHY. */
+static void end_all(struct ctx *c, const char *why)
+{
+	struct exm *m = c->m;
+
+	while (m->n) {
+		struct exr *r = top(m);
+		enum exm_outcome o = r->state == S_CATCH ? EXM_CAUGHT : r->reported_unhandled ? EXM_UNHANDLED : EXM_UNKNOWN;
+
+		r->interrupted = why;
+		pop(c, o, r->state == S_CATCH ? NULL : "abandoned");
+	}
+	m->dying = false;
+}
+
+/* Is an exception that the runtime reported unhandled still live, and not
+ * replaced by another? */
+static bool still_dying(const struct exm *m)
+{
+	for (size_t k = 0; k < m->n; k++)
+		if (m->live[k]->reported_unhandled && !m->live[k]->superseded_by)
+			return true;
+	return false;
+}
+
+/* --- public ----------------------------------------------------------------- */
+
+struct exm *exm_new(void)
+{
+	return calloc(1, sizeof(struct exm));
+}
+
+void exm_free(struct exm *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		exr_free(m->live[i]);
+	free(m);
+}
+
+bool exm_top_muted(const struct exm *m)
+{
+	return m && m->n && m->live[m->n - 1]->muted;
+}
+
+bool exm_dying(const struct exm *m)
+{
+	return m && m->dying;
+}
+
+bool exm_search_failed(const struct exm *m, uint64_t *last)
+{
+	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
+
+	if (!r || r->has_catcher || !r->frames_entered || r->legacy)
+		return false;
+	/* a filter of its own that has just returned counts as searched */
+	if (r->state != S_SEARCH && !(r->state == S_FILTER && r->filter_pending))
+		return false;
+	for (size_t k = m->n - 1; k > 0; k--)
+		if (m->live[k - 1]->state == S_FILTER)
+			return false; /* it escapes a filter */
+	*last = r->sframe_fn;
+	return true;
+}
+
+bool exm_filter_waits(const struct exm *m, uint64_t fn)
+{
+	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
+
+	return r && !r->muted && r->filter_pending && r->handler_fn == fn;
+}
+
+bool exm_catch_decides(const struct exm *m)
+{
+	/* not tied to the catch state: the glue may feed a CatcherEnter it
+	 * held back only with the Leave */
+	for (size_t k = m ? m->n : 0; k > 0; k--)
+		if (m->live[k - 1]->undecided)
+			return true;
+	return false;
+}
+
+bool exm_catch_within(const struct exm *m, uint64_t *outer_pc)
+{
+	const struct exr *r, *b;
+
+	if (!m || m->n < 2)
+		return false;
+	r = m->live[m->n - 1];
+	b = m->live[m->n - 2];
+	if (r->state != S_CATCH || b->maybe_superseded_by != r->id || !b->handler_pc)
+		return false;
+	*outer_pc = b->handler_pc;
+	return true;
+}
+
+size_t exm_depth(const struct exm *m)
+{
+	return m ? m->n : 0;
+}
+
+void exm_totals(uint64_t o[_EXM_OUTCOME_MAX])
+{
+	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+		o[i] = atomic_load(&totals[i]);
+}
+
+uint64_t exm_open(void)
+{
+	uint64_t ended = 0, thrown = atomic_load(&thrown_total);
+
+	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+		ended += atomic_load(&totals[i]);
+	return thrown > ended ? thrown - ended : 0;
+}
+
+/* Feed one input (see machine.h). */
+void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitter *e)
+{
+	struct ctx c = { m, e };
+	struct exr *r;
+
+	if (!m || !in || !e)
+		return;
+	r = top(m);
+	/* legacy EH: a catch or finally that an inner exception may have left
+	 * ends with its own Leave; anything else first means it was left */
+	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY)) {
+		enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
+
+		if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
+			r->maybe_superseded_by = 0;
+		} else {
+			r->superseded_by = r->maybe_superseded_by;
+			pop(&c, r->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+			r = top(m);
+		}
+	}
+	if (r && settle_pending(&c, r, in))
+		return;
+	if (r && in->kind != EXM_FILTER_LEAVE)
+		settle_filter(&c, r, in);
+
+	if (in->kind == EXM_THROWN) {
+		on_thrown(&c, in);
+		return;
+	}
+	if (in->kind == EXM_THREAD_END || in->kind == EXM_EXIT) {
+		end_all(&c, in->kind == EXM_EXIT ? "exit" : "thread_end");
+		return;
+	}
+	if (!r)
+		return; /* nothing live: a stray callback */
+
+	switch (in->kind) {
+	case EXM_SEARCH_ENTER:
+		on_search_enter(&c, r, in);
+		break;
+	case EXM_SEARCH_LEAVE:
+		on_search_leave(&c, r);
+		break;
+	case EXM_FILTER_ENTER:
+		if (r->state != S_SEARCH) {
+			reset(&c, "a filter outside the first pass", in);
+			break;
+		}
+		enter_handler(&c, r, S_FILTER, in);
+		break;
+	case EXM_FILTER_LEAVE:
+		on_filter_leave(&c, in);
+		break;
+	case EXM_CATCHER_FOUND:
+		r->has_catcher = true;
+		r->catcher_fn = in->fn;
+		out_fn(&c, r, EXM_EV_CATCHER_FOUND, EXM_INSTANT, in->function, NULL);
+		break;
+	case EXM_UNWIND_ENTER:
+		on_unwind_enter(&c, r, in);
+		break;
+	case EXM_UNWIND_LEAVE:
+		on_unwind_leave(&c, r, in);
+		break;
+	case EXM_FINALLY_ENTER:
+		on_finally_enter(&c, r, in);
+		break;
+	case EXM_FINALLY_LEAVE:
+		on_finally_leave(&c, in);
+		break;
+	case EXM_CATCH_ENTER:
+		on_catch_enter(&c, r, in);
+		break;
+	case EXM_CATCH_LEAVE:
+		on_catch_leave(&c, in);
+		break;
+	default:
+		break;
+	}
+	if (m->dying)
+		m->dying = still_dying(m);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Until dotnet/runtime#132482 (.NET 11), CallFilterFunclet and
+ * CallCatchFunclet keep the exception object in a local the GC does not
+ * update while the FilterEnter and CatcherEnter callbacks run; the first
+ * switches to preemptive mode, which is where a pending GC suspension
+ * catches the thread.  A compacting GC then moves the object and the filter
+ * or catch gets a stale pointer.  This happens with a profiler whose
+ * callbacks return at once (bench/filter-load.sh), so stashing alone
+ * (deferred.c) cannot prevent it.  What does: a pinned handle on each
+ * exception object from its throw until the thread's state machine ends its
+ * story (caught, swallowed, superseded, unhandled, thread end).  The GC then
+ * never moves an exception object in flight.  ICorProfilerInfo13 offers
+ * such handles; .NET 11, which has the fix, and the legacy exception
+ * handling, which does not have the race, are left alone.
+ */
+#include "profiler/families/exceptions/pin.h"
+
+typedef HRESULT (*create_handle_fn)(com_object *, ObjectID, uint32_t, uintptr_t *);
+typedef HRESULT (*destroy_handle_fn)(com_object *, uintptr_t);
+
+#define COR_PRF_HANDLE_TYPE_PINNED 3
+
+/* Does this runtime need it, and can the profiler do it?  The funclet
+ * helpers belong to the managed exception handling of .NET 9 and 10; the
+ * legacy one (.NET 8, or DOTNET_LegacyExceptionHandling=1) did not lose the
+ * object in 20 runs of tests/programs/FilterLoad under the old clrtrace. */
+static bool pin_wanted(void)
+{
+	return ct.info_version >= 13 && !ct.legacy_eh && ct.runtime_major >= 9 && ct.runtime_major < 11;
+}
+
+/* Pin OBJ for the story that starts now (see pin.h). */
+void ct_pin_thrown(struct ct_thread *t, ObjectID obj)
+{
+	uintptr_t h = 0;
+
+	if (!obj || !pin_wanted() || t->n_pins >= CT_PINS_MAX)
+		return;
+	if (FAILED(COM_CALL(ct.info, INFO_CreateHandle, create_handle_fn, obj, COR_PRF_HANDLE_TYPE_PINNED, &h)))
+		h = 0; /* keep the slot: one per live exception */
+	t->pins[t->n_pins++] = h;
+}
+
+/* Unpin the exceptions whose stories ended (see pin.h). */
+void ct_pin_release(struct ct_thread *t, size_t live)
+{
+	while (t->n_pins > live) {
+		uintptr_t h = t->pins[--t->n_pins];
+
+		if (h)
+			(void)COM_CALL(ct.info, INFO_DestroyHandle, destroy_handle_fn, h);
+	}
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Garbage collections as spans (category gc, off by default). */
+#include <stdatomic.h>
+
+#include "profiler/families/handlers.h"
+
+/* The thread that reported the GC's start.  Under server GC (.NET 8) the
+ * runtime reports the start on a GC worker thread and the end on the thread
+ * that suspended the runtime; the span is the worker's, which makes no other
+ * callback before the next GC, and that cannot start before this one ends. */
+static _Atomic(struct ct_thread *) gc_owner;
+
+HRESULT on_GarbageCollectionStarted(struct ct_thread *t, int ngen, BOOL *collected, uint32_t reason)
+{
+	json_t *gens;
+
+	if (!ct_on(CAT_GC))
+		return S_OK;
+	gens = json_array();
+	for (int i = 0; collected && i < ngen && i < 16; i++)
+		if (collected[i])
+			json_array_append_new(gens, json_integer(i));
+	if (ct_emit(t, EV_GC, PH_BEGIN, 0,
+		    json_pack("{s:o,s:s}", "generations", gens, "reason", reason == 1 ? "induced" : "other")) > 0)
+		atomic_store(&gc_owner, t);
+	return S_OK;
+}
+
+HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
+{
+	struct ct_thread *owner = atomic_exchange(&gc_owner, NULL);
+
+	if (ct_on(CAT_GC))
+		ct_emit(owner ? owner : t, EV_GC, PH_END, 0, NULL);
+	return S_OK;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Loader events: appdomains, assemblies and modules as spans, module attach. */
+#include "profiler/families/handlers.h"
+
+typedef HRESULT (*get_appdomain_info_fn)(com_object *, AppDomainID, ULONG, ULONG *, WCHAR *, UINT_PTR *);
+
+/* {id, name} of an appdomain (the name is known once it exists). */
+static json_t *appdomain_json(AppDomainID id, bool with_name)
+{
+	WCHAR buf[256];
+	ULONG len = 0;
+	UINT_PTR pid = 0;
+	json_t *o = json_pack("{s:o}", "id", ct_json_id(id));
+
+	if (with_name && SUCCEEDED(COM_CALL(ct.info, INFO_GetAppDomainInfo, get_appdomain_info_fn, id,
+					    ELEMENTSOF(buf), &len, buf, &pid)) && len > 0) {
+		char *n = utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : ELEMENTSOF(buf) - 1);
+
+		json_object_set_new(o, "name", n ? json_string(n) : json_null());
+		free(n);
+	}
+	return o;
+}
+
+typedef HRESULT (*get_assembly_info_fn)(com_object *, AssemblyID, ULONG, ULONG *, WCHAR *, AppDomainID *,
+					ModuleID *);
+
+/* {id, name, path} of an assembly. */
+static json_t *assembly_json(AssemblyID id, bool with_name)
+{
+	json_t *o = json_pack("{s:o}", "id", ct_json_id(id));
+	const char *name;
+
+	if (!with_name)
+		return o;
+	name = ct_assembly_name(id);
+	json_object_set_new(o, "name", json_string(name));
+	{
+		WCHAR buf[8];
+		ULONG len = 0;
+		AppDomainID ad = 0;
+		ModuleID mod = 0;
+
+		(void)COM_CALL(ct.info, INFO_GetAssemblyInfo, get_assembly_info_fn, id, ELEMENTSOF(buf), &len, buf,
+			       &ad, &mod);
+		if (mod) {
+			const char *path = ct_module_path(mod);
+
+			if (path[0] == '/')
+				json_object_set_new(o, "path", json_string(path));
+		}
+	}
+	return o;
+}
+
+/* {id, path} of a module. */
+static json_t *module_json(ModuleID id, bool with_path)
+{
+	json_t *o = json_pack("{s:o}", "id", ct_json_id(id));
+
+	if (with_path)
+		json_object_set_new(o, "path", json_string(ct_module_path(id)));
+	return o;
+}
+
+/* One Started/Finished pair of loader callbacks as a span.  The runtime can
+ * name a thing only once it is loaded, and not once it is unloaded: the
+ * begin of a load and the end of an unload carry the id alone. */
+#define LOADER_SPAN(started, finished, ev, field, to_json, named_at_begin) \
+	HRESULT on_##started(struct ct_thread *t, UINT_PTR id) \
+	{ \
+		if (ct_on(CAT_LOADER)) \
+			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", field, to_json(id, named_at_begin))); \
+		return S_OK; \
+	} \
+	HRESULT on_##finished(struct ct_thread *t, UINT_PTR id, HRESULT hr) \
+	{ \
+		if (ct_on(CAT_LOADER)) \
+			ct_emit(t, ev, PH_END, id, \
+				json_pack("{s:o,s:o}", field, to_json(id, !(named_at_begin) && SUCCEEDED(hr)), "hr", \
+					  ct_json_hr(hr))); \
+		return S_OK; \
+	}
+
+LOADER_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false)
+LOADER_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true)
+LOADER_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false)
+LOADER_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true)
+LOADER_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false)
+LOADER_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true)
+
+HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)
+{
+	if (ct_on(CAT_LOADER))
+		ct_emit(t, EV_MODULE_ATTACH, PH_INSTANT, 0,
+			json_pack("{s:o,s:o}", "module", module_json(mod, true), "assembly",
+				  json_pack("{s:o,s:s}", "id", ct_json_id(asm_id), "name", ct_assembly_name(asm_id))));
+	return S_OK;
+}

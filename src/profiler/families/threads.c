@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Managed thread lifetime: create, OS thread assignment, name, destroy. */
+#include "profiler/families/handlers.h"
+#include "profiler/families/exceptions/exceptions.h"
+
+/* {id, os_tid} of the managed thread a record is about. */
+static json_t *target_json(ThreadID id, int os_tid)
+{
+	json_t *o = json_pack("{s:o}", "id", ct_json_id(id));
+
+	if (os_tid > 0)
+		json_object_set_new(o, "os_tid", json_integer(os_tid));
+	return o;
+}
+
+HRESULT on_ThreadCreated(struct ct_thread *t, ThreadID id)
+{
+	if (ct_on(CAT_THREADS))
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0,
+			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
+	return S_OK;
+}
+
+HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
+{
+	if (id == t->managed_id) /* exceptions still in flight end with it */
+		ct_exceptions_thread_end(t);
+	if (ct_on(CAT_THREADS))
+		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
+			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
+	return S_OK;
+}
+
+HRESULT on_ThreadAssignedToOSThread(struct ct_thread *t, ThreadID id, DWORD os_tid)
+{
+	if ((int)os_tid == t->tid)
+		t->managed_id = id;
+	if (ct_on(CAT_THREADS))
+		ct_emit(t, EV_THREAD_OS_ASSIGN, PH_INSTANT, 0,
+			json_pack("{s:o}", "target", target_json(id, (int)os_tid)));
+	return S_OK;
+}
+
+HRESULT on_ThreadNameChanged(struct ct_thread *t, ThreadID id, ULONG cch, WCHAR *name)
+{
+	char *n;
+
+	if (!ct_on(CAT_THREADS))
+		return S_OK;
+	n = name ? utf16_to_utf8((uint16_t *)name, cch) : NULL;
+	json_t *target = target_json(id, ct_os_tid(id));
+	json_object_set_new(target, "name", n ? json_string(n) : json_null());
+	free(n);
+	ct_emit(t, EV_THREAD_NAME, PH_INSTANT, 0, json_pack("{s:o}", "target", target));
+	return S_OK;
+}

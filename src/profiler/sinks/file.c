@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JSON Lines file sink.  Records go into one of two buffers; when it
+ * fills, the buffers swap and the full one is written with one write(2)
+ * after the emit lock is released (drain), so other threads keep appending
+ * meanwhile.  The flusher and the death paths write both.  Write errors and
+ * a removed file are counted, never fatal: a buffer the disk takes only
+ * part of keeps its whole lines, the torn last one is cut off the file (or
+ * its rest written first next time), and the records that did not make it
+ * are counted, each once.
+ *
+ * The buffers are a shared mapping of FILE.<pid>.pending: a process that
+ * dies with no chance to flush (Environment.FailFast, whose abort path
+ * resets every signal handler; kill -9) leaves its last records there, and
+ * `clrtrace run` or `clrtrace recover` appends them to FILE.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/pending.h"
+#include "profiler/sinks/sink.h"
+#include "profiler/core/tracer.h"
+#include "common/util.h"
+
+#define FILE_BUFFER_SIZE (256 * 1024)
+
+struct file_buf {
+	char *data;
+	size_t used;
+	uint64_t n; /* records in it */
+};
+
+struct file_sink {
+	pthread_mutex_t lock;   /* the buffers, active, full */
+	pthread_cond_t written; /* the full buffer went out */
+	pthread_mutex_t io;     /* one writer at a time: buffers go out in order */
+	int fd;
+	char *path;
+	struct file_buf b[2];
+	int active;             /* the buffer records go into */
+	bool full;              /* the other one holds records not yet written */
+	uint64_t gen;
+	struct pending_header *pending; /* mapping of FILE.<pid>.pending, or NULL */
+	char *pending_path;
+	int pending_fd;         /* holds the writer's lock on it */
+	char *heap;             /* the buffers when there is no mapping */
+	uint64_t n_since_stat;  /* records in the file as opened (lost if it is removed) */
+	char *owed;             /* the rest of a torn last line, written first next time */
+	size_t owed_len;
+	size_t torn;            /* bytes of that line in the file */
+	char gone[160];         /* the file was removed and cannot be made again: why */
+	bool in_error;
+};
+
+/* Open PATH for appending, never through a symlink. */
+static int file_open_path(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Open the sink from its template. */
+static int file_open(struct ct_sink *s, const struct ct_output *o, char **why)
+{
+	struct file_sink *f;
+	char *path;
+	int fd;
+
+	path = config_expand_path(o->path, ct.pid, ct.program, (long long)(ct.start_ns / 1000000000u));
+	if (!path)
+		return -ENOMEM;
+	fd = file_open_path(path);
+	if (fd < 0) {
+		if (asprintf(why, "cannot open trace file %s: %s", path, strerror(-fd)) < 0)
+			*why = NULL;
+		free(path);
+		return fd;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f && pending_create(path, fd, FILE_BUFFER_SIZE, &f->pending, &f->pending_path, &f->pending_fd) == 0) {
+		f->b[0].data = pending_data(f->pending, 0);
+		f->b[1].data = pending_data(f->pending, 1);
+	} else if (f && (f->heap = malloc(2 * FILE_BUFFER_SIZE))) {
+		f->b[0].data = f->heap;
+		f->b[1].data = f->heap + FILE_BUFFER_SIZE;
+	}
+	if (!f || !f->b[0].data) {
+		free(f);
+		close(fd);
+		free(path);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->io, NULL);
+	pthread_cond_init(&f->written, NULL);
+	f->fd = fd;
+	f->path = path;
+	s->data = f;
+	s->where = strdup(path);
+	return 0;
+}
+
+/* Forget the rest of a torn line. */
+static void file_forget_owed(struct file_sink *f)
+{
+	free(f->owed);
+	f->owed = NULL;
+	f->owed_len = 0;
+	f->torn = 0;
+}
+
+/* If the file was removed, count what went into it as lost and (if
+ * REOPEN) make it again; when that fails, say why in f->gone (and retry
+ * next time).  Caller holds f->io. */
+static void file_check_removed(struct ct_sink *s, struct file_sink *f, bool reopen)
+{
+	uint64_t with_it = 0; /* records (and a torn one) that went with the file */
+	struct stat st;
+	int fd;
+
+	if (!f->gone[0]) {
+		if (fstat(f->fd, &st) < 0 || st.st_nlink > 0)
+			return;
+		with_it = f->n_since_stat + (f->owed_len ? 1 : 0);
+		f->n_since_stat = 0;
+		file_forget_owed(f);
+		snprintf(f->gone, sizeof(f->gone), "trace file removed while in use");
+	}
+	fd = reopen ? file_open_path(f->path) : -ENOENT;
+	if (fd < 0) {
+		if (reopen)
+			snprintf(f->gone, sizeof(f->gone), "trace file removed, cannot create it again: %s",
+				 strerror(-fd));
+		ct_sink_lost(s, with_it, f->gone);
+		return;
+	}
+	ct_sink_lost(s, with_it, f->gone);
+	close(f->fd);
+	f->fd = fd;
+	f->gone[0] = 0;
+	f->in_error = false;
+	ct_sink_recovered(s);
+}
+
+/* Records (newlines) in D[0..n). */
+static uint64_t count_lines(const char *d, size_t n)
+{
+	uint64_t k = 0;
+
+	for (const char *p = d; (p = memchr(p, '\n', (size_t)(d + n - p))); p++)
+		k++;
+	return k;
+}
+
+/* A write stopped TORN bytes into a line: cut them off the file while it
+ * still ends there; if the file cannot be cut, owe the rest of the line
+ * (REST) to the next write.  True when the torn record is lost. */
+static bool file_untear(struct file_sink *f, size_t torn, const char *rest, size_t rest_len)
+{
+	off_t end = lseek(f->fd, 0, SEEK_CUR); /* O_APPEND: the end of our write */
+	struct stat st;
+
+	if (end >= (off_t)torn && fstat(f->fd, &st) == 0) {
+		if (st.st_size != end)
+			return true; /* another process appended since: nothing to mend */
+		if (ftruncate(f->fd, end - (off_t)torn) == 0)
+			return true;
+	}
+	f->owed = malloc(rest_len);
+	if (!f->owed)
+		return true;
+	memcpy(f->owed, rest, rest_len);
+	f->owed_len = rest_len;
+	f->torn = torn;
+	return false;
+}
+
+/* Count N records lost for the write error R. */
+static void file_failed(struct ct_sink *s, struct file_sink *f, int r, uint64_t n)
+{
+	ct_sink_lost(s, n, ct_sink_errno_reason(r));
+	f->in_error = true;
+}
+
+/* Put D[0..len), N whole lines, into the file; count those that do not
+ * reach it.  Afterwards the file ends at a line boundary, or the rest of
+ * its last line is owed.  Caller holds f->io. */
+static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size_t len, uint64_t n)
+{
+	const char *nl, *eol;
+	size_t done, whole;
+	uint64_t lost;
+	int r;
+
+	file_check_removed(s, f, true);
+	if (f->gone[0]) {
+		ct_sink_lost(s, n, f->gone);
+		return;
+	}
+	if (f->owed_len) {
+		r = write_counted(f->fd, f->owed, f->owed_len, &done);
+		f->torn += done;
+		if (r < 0) {
+			memmove(f->owed, f->owed + done, f->owed_len - done);
+			f->owed_len -= done;
+			file_failed(s, f, r, n);
+			return;
+		}
+		file_forget_owed(f);
+		f->n_since_stat++;
+	}
+	r = write_counted(f->fd, d, len, &done);
+	if (r == 0) {
+		f->n_since_stat += n;
+		if (f->in_error) {
+			f->in_error = false;
+			ct_sink_recovered(s);
+		}
+		return;
+	}
+	nl = done ? memrchr(d, '\n', done) : NULL;
+	whole = nl ? (size_t)(nl - d) + 1 : 0;
+	lost = n - count_lines(d, whole);
+	f->n_since_stat += n - lost;
+	if (done > whole) {
+		eol = memchr(d + done, '\n', len - done);
+		if (eol && !file_untear(f, done - whole, d + done, (size_t)(eol - (d + done)) + 1))
+			lost--; /* not lost yet: owed */
+	}
+	file_failed(s, f, r, lost);
+}
+
+/* Write buffer I out, then empty it.  Caller holds f->io, not f->lock:
+ * appends to the other buffer go on meanwhile. */
+static void file_write_out(struct ct_sink *s, struct file_sink *f, int i)
+{
+	struct file_buf *b = &f->b[i];
+
+	if (b->used)
+		file_put(s, f, b->data, b->used, b->n);
+	pthread_mutex_lock(&f->lock);
+	b->used = 0;
+	b->n = 0;
+	if (f->pending)
+		pending_set_used(f->pending, i, 0);
+	if (i != f->active)
+		f->full = false;
+	pthread_cond_broadcast(&f->written);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Make the active buffer the full one and start on the other.  Caller
+ * holds f->lock and has checked that the other one is empty. */
+static void file_swap(struct file_sink *f)
+{
+	f->full = true;
+	f->active ^= 1;
+	if (f->pending)
+		f->pending->gen[f->active] = ++f->gen;
+}
+
+/* Append one record (under the emit lock: never writes, except to wait
+ * for the previous full buffer when both are full). */
+static void file_write(struct ct_sink *s, const struct ct_rec *r)
+{
+	struct file_sink *f = s->data;
+	struct file_buf *b;
+
+	pthread_mutex_lock(&f->lock);
+	if (f->b[f->active].used + r->len + 1 > FILE_BUFFER_SIZE && f->b[f->active].used) {
+		while (f->full) /* the disk is slower than the program: wait */
+			pthread_cond_wait(&f->written, &f->lock);
+		file_swap(f);
+		atomic_store(&s->drain_wanted, true);
+	}
+	b = &f->b[f->active];
+	if (r->len + 1 > FILE_BUFFER_SIZE) {
+		/* a record bigger than a buffer goes out on its own, in order */
+		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_lock(&f->io);
+		if (f->full)
+			file_write_out(s, f, f->active ^ 1);
+		char *one = malloc(r->len + 1);
+		if (one) {
+			memcpy(one, r->line, r->len);
+			one[r->len] = '\n';
+			file_put(s, f, one, r->len + 1, 1);
+			free(one);
+		} else
+			ct_sink_lost(s, 1, strerror(ENOMEM));
+		pthread_mutex_unlock(&f->io);
+		return;
+	}
+	memcpy(b->data + b->used, r->line, r->len);
+	b->used += r->len;
+	b->data[b->used++] = '\n';
+	b->n++;
+	if (f->pending)
+		pending_set_used(f->pending, f->active, b->used);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Lock f->io; when DYING, give up after two seconds (a thread that died
+ * holding it must not hang the exit). */
+static bool file_lock_io(struct file_sink *f, bool dying)
+{
+	struct timespec ts;
+
+	if (!dying)
+		return pthread_mutex_lock(&f->io) == 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 2;
+	return pthread_mutex_timedlock(&f->io, &ts) == 0;
+}
+
+/* After the emit lock: write the buffer that just filled. */
+static void file_drain(struct ct_sink *s)
+{
+	struct file_sink *f = s->data;
+	int full = -1;
+
+	pthread_mutex_lock(&f->io);
+	pthread_mutex_lock(&f->lock);
+	if (f->full)
+		full = f->active ^ 1;
+	pthread_mutex_unlock(&f->lock);
+	if (full >= 0)
+		file_write_out(s, f, full);
+	pthread_mutex_unlock(&f->io);
+}
+
+/* Push everything buffered to the file: the full buffer, then the active. */
+static void file_flush(struct ct_sink *s, bool dying)
+{
+	struct file_sink *f = s->data;
+	int first = -1, second = -1;
+
+	if (!file_lock_io(f, dying))
+		return;
+	pthread_mutex_lock(&f->lock);
+	if (f->full)
+		first = f->active ^ 1;
+	pthread_mutex_unlock(&f->lock);
+	if (first >= 0)
+		file_write_out(s, f, first);
+	pthread_mutex_lock(&f->lock);
+	if (f->b[f->active].used && !f->full) {
+		file_swap(f);
+		second = f->active ^ 1;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (second >= 0)
+		file_write_out(s, f, second);
+	pthread_mutex_unlock(&f->io);
+}
+
+/* Flush and close. */
+static void file_close(struct ct_sink *s)
+{
+	struct file_sink *f = s->data;
+
+	file_flush(s, false);
+	pthread_mutex_lock(&f->io);
+	file_check_removed(s, f, false); /* the last records went into a removed file? */
+	if (f->owed_len) {
+		/* the disk never took the rest of the torn line: cut it if we can */
+		off_t end = lseek(f->fd, 0, SEEK_CUR);
+		struct stat st;
+
+		if (end >= (off_t)f->torn && fstat(f->fd, &st) == 0 && st.st_size == end)
+			(void)ftruncate(f->fd, end - (off_t)f->torn);
+		ct_sink_lost(s, 1, s->reason[0] ? s->reason : "write error");
+		file_forget_owed(f);
+	}
+	pthread_mutex_unlock(&f->io);
+	close(f->fd);
+	pthread_mutex_destroy(&f->lock);
+	pthread_mutex_destroy(&f->io);
+	pthread_cond_destroy(&f->written);
+	if (f->pending) {
+		/* everything is in FILE now: the mirror has nothing to tell */
+		pending_remove(f->pending, f->pending_path, f->pending_fd);
+		free(f->pending_path);
+	}
+	free(f->heap);
+	free(f->path);
+	free(f);
+	s->data = NULL;
+}
+
+const struct ct_sink_ops ct_sink_file_ops = {
+	.kind = OUT_FILE,
+	.open = file_open,
+	.write = file_write,
+	.drain = file_drain,
+	.flush = file_flush,
+	.close = file_close,
+};

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One record → one journal entry.  Every leaf of the record becomes
+ * CLRTRACE_<PATH> (upper snake case); arrays repeat their field (journalctl
+ * matches any element; order and duplicates live in CLRTRACE_JSON); null
+ * leaves are left out.  MESSAGE is rendered from a per-event template.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler/sinks/journal-fields.h"
+#include "common/util.h"
+
+#define MESSAGE_INDENT_MAX 40 /* depth levels shown as indentation */
+
+/*
+ * The subject of each event's MESSAGE: @path@ is the record's value there;
+ * a [group] is left out when any value in it is missing or null.
+ */
+static const char *const subjects[_EV_MAX] = {
+	[EV_RUNTIME_INIT] = "[@program@][ on .NET @runtime.version@][, clrtrace @clrtrace@]",
+	[EV_RUNTIME_SHUTDOWN] = "[@totals.records@ records][, @totals.dropped@ dropped]",
+	[EV_APPDOMAIN_CREATE] = "[@appdomain.name@]",
+	[EV_APPDOMAIN_SHUTDOWN] = "[@appdomain.name@]",
+	[EV_ASSEMBLY_LOAD] = "[@assembly.name@]",
+	[EV_ASSEMBLY_UNLOAD] = "[@assembly.name@]",
+	[EV_MODULE_LOAD] = "[@module.path@]",
+	[EV_MODULE_UNLOAD] = "[@module.path@]",
+	[EV_MODULE_ATTACH] = "[@module.path@][ to @assembly.name@]",
+	[EV_CLASS_LOAD] = "[@class.name@]",
+	[EV_CLASS_UNLOAD] = "[@class.name@]",
+	[EV_THREAD_CREATE] = "[@target.id@][ tid @target.os_tid@]",
+	[EV_THREAD_DESTROY] = "[@target.id@][ tid @target.os_tid@]",
+	[EV_THREAD_OS_ASSIGN] = "[@target.id@][ tid @target.os_tid@]",
+	[EV_THREAD_NAME] = "[@target.id@][ \"@target.name@\"]",
+	[EV_RUNTIME_SUSPEND] = "[@reason@][ aborted=@aborted@]",
+	[EV_THREAD_SUSPEND] = "[@target.id@]",
+	[EV_THREAD_RESUME] = "[@target.id@]",
+	[EV_TRANSITION] = "[@direction@][ (@reason@)][ @function@]",
+	[EV_GC] = "[generations @generations@][ @reason@]",
+	[EV_JIT_COMPILE] = "[@function@]",
+	[EV_EXCEPTION_THROW] = "[@exception.type@][: @exception.message@][ in @function@]",
+	[EV_EXCEPTION_SEARCH] = "[@exception.type@]",
+	[EV_EXCEPTION_SEARCH_FRAME] = "[@function@]",
+	[EV_EXCEPTION_FILTER] = "[@function@][ -> @result@]",
+	[EV_EXCEPTION_CATCHER_FOUND] = "[@function@]",
+	[EV_EXCEPTION_UNWIND] = "[@exception.type@]",
+	[EV_EXCEPTION_UNWIND_FRAME] = "[@function@]",
+	[EV_EXCEPTION_FINALLY] = "[@function@]",
+	[EV_EXCEPTION_CATCH] = "[@function@]",
+	[EV_EXCEPTION_UNHANDLED] = "[@exception.type@][: @exception.message@][ (thrown in @thrown_in@)]",
+	[EV_EXCEPTION_SUMMARY] = "[@exception.type@][ @outcome@][: thrown in @thrown_in@][, caught in @caught_in@]",
+	[EV_TRACE_DROPPED] = "[@count@ records lost][ by @sink@][ (@where@)][: @reason@]",
+	[EV_TRACE_ERROR] = "[@message@]",
+};
+
+/* A growable string; on allocation failure it stays failed (oom). */
+struct sb {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+/* Append N bytes to B. */
+static void sb_add(struct sb *b, const char *p, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 128;
+		char *s;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+/* Append a NUL-terminated string to B. */
+static void sb_puts(struct sb *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+/* FNV-1a of a string, to keep over-long field names distinct. */
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* One character of a record path as it appears in a field name. */
+static char name_char(char c)
+{
+	if (c >= 'a' && c <= 'z')
+		return (char)(c - 'a' + 'A');
+	if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return c;
+	return '_';
+}
+
+/* Journal field name of a record path (see journal-fields.h). */
+void jf_field_name(const char *path, char out[JF_NAME_MAX + 1])
+{
+	const size_t pre = sizeof(JF_PREFIX) - 1, room = JF_NAME_MAX - pre;
+	size_t len = strlen(path), keep = len <= room ? len : room - 9;
+
+	memcpy(out, JF_PREFIX, pre);
+	for (size_t i = 0; i < keep; i++)
+		out[pre + i] = name_char(path[i]);
+	if (keep < len) /* too long: a prefix and a hash of the whole path */
+		snprintf(out + pre + keep, 10, "_%08" PRIX32, fnv1a(path));
+	else
+		out[pre + keep] = 0;
+}
+
+/* Is NAME a field name journald keeps? */
+bool jf_field_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > JF_NAME_MAX || name[0] == '_' || (name[0] >= '0' && name[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name_char(name[i]) != name[i] || (name[i] >= 'a' && name[i] <= 'z'))
+			return false;
+	return true;
+}
+
+/* Make room for one more item in E. */
+static int entry_grow_items(struct jf_entry *e)
+{
+	size_t cap;
+	size_t *off, *ilen;
+
+	if (e->n < e->ncap)
+		return 0;
+	cap = e->ncap ? e->ncap * 2 : 64;
+	off = realloc(e->off, cap * sizeof(*off));
+	if (!off)
+		return -ENOMEM;
+	e->off = off;
+	ilen = realloc(e->ilen, cap * sizeof(*ilen));
+	if (!ilen)
+		return -ENOMEM;
+	e->ilen = ilen;
+	e->ncap = cap;
+	return 0;
+}
+
+/* Add the item NAME=VALUE (VLEN bytes, may hold any byte) to E. */
+static int entry_add(struct jf_entry *e, const char *name, const char *value, size_t vlen)
+{
+	size_t nlen = strlen(name), need = nlen + 1 + vlen;
+	int r;
+
+	r = entry_grow_items(e);
+	if (r < 0)
+		return r;
+	if (e->len + need > e->cap) {
+		size_t cap = e->cap ? e->cap : 4096;
+		char *d;
+
+		while (cap < e->len + need)
+			cap *= 2;
+		d = realloc(e->data, cap);
+		if (!d)
+			return -ENOMEM;
+		e->data = d;
+		e->cap = cap;
+	}
+	memcpy(e->data + e->len, name, nlen);
+	e->data[e->len + nlen] = '=';
+	memcpy(e->data + e->len + nlen + 1, value, vlen);
+	e->off[e->n] = e->len;
+	e->ilen[e->n] = need;
+	e->n++;
+	e->len += need;
+	return 0;
+}
+
+/* Text of a scalar: strings raw, numbers as JSON, booleans true/false.
+ * Writes into BUF (64 bytes) when it has to format; NULL for null/containers. */
+static const char *scalar_text(json_t *v, char buf[64], size_t *len)
+{
+	const char *s;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		*len = json_string_length(v);
+		return json_string_value(v);
+	case JSON_INTEGER:
+		*len = (size_t)snprintf(buf, 64, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	case JSON_REAL:
+		*len = (size_t)snprintf(buf, 64, "%.17g", json_real_value(v));
+		return buf;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		s = json_is_true(v) ? "true" : "false";
+		*len = strlen(s);
+		return s;
+	default:
+		return NULL;
+	}
+}
+
+/* Add the leaves under V, whose record path is PATH->s, to E. */
+static int flatten(struct jf_entry *e, json_t *v, struct sb *path)
+{
+	char name[JF_NAME_MAX + 1], buf[64];
+	const char *key, *text;
+	size_t base = path->len, i, len;
+	json_t *x;
+	int r = 0;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_object_foreach(v, key, x) {
+			if (base)
+				sb_add(path, ".", 1);
+			sb_puts(path, key);
+			if (path->oom)
+				return -ENOMEM;
+			r = flatten(e, x, path);
+			path->len = base;
+			path->s[base] = 0;
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, x) {
+			r = flatten(e, x, path);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	case JSON_NULL:
+		return 0;
+	default:
+		if (e->n >= JF_FIELDS_MAX) {
+			e->truncated = true;
+			return 0;
+		}
+		text = scalar_text(v, buf, &len);
+		jf_field_name(path->s ? path->s : "", name);
+		return text ? entry_add(e, name, text, len) : 0;
+	}
+}
+
+/* Value at a dotted PATH in REC, or NULL. */
+static json_t *lookup(json_t *rec, const char *path)
+{
+	const char *p = path;
+	json_t *v = rec;
+
+	while (v && *p) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+
+		v = json_is_object(v) ? json_object_getn(v, p, n) : NULL;
+		p += n + (dot ? 1 : 0);
+	}
+	return v;
+}
+
+/* Append V as MESSAGE text (arrays joined by ","), control characters as
+ * spaces; false if it is missing, null or an object. */
+static bool append_value(struct sb *b, json_t *v)
+{
+	char buf[64];
+	const char *t;
+	size_t len, i;
+	json_t *x;
+
+	if (json_is_array(v)) {
+		if (json_array_size(v) == 0)
+			return false;
+		json_array_foreach(v, i, x) {
+			if (i)
+				sb_add(b, ",", 1);
+			if (!append_value(b, x))
+				return false;
+		}
+		return true;
+	}
+	t = v ? scalar_text(v, buf, &len) : NULL;
+	if (!t)
+		return false;
+	for (size_t k = 0; k < len; k++)
+		sb_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? " " : t + k, 1);
+	return true;
+}
+
+/* Expand a subject template (see subjects[]) for REC into B. */
+static void expand(struct sb *b, const char *tmpl, json_t *rec)
+{
+	size_t group_start = 0;
+	bool in_group = false, group_ok = true;
+
+	for (const char *p = tmpl; *p; p++) {
+		if (*p == '[') {
+			in_group = true;
+			group_ok = true;
+			group_start = b->len;
+		} else if (*p == ']') {
+			if (!group_ok && !b->oom) {
+				b->len = group_start;
+				b->s[b->len] = 0;
+			}
+			in_group = false;
+		} else if (*p == '@' && strchr(p + 1, '@')) {
+			const char *end = strchr(p + 1, '@');
+			char *path = strndup(p + 1, (size_t)(end - p - 1));
+
+			if (!path || !append_value(b, lookup(rec, path)))
+				group_ok = !in_group;
+			free(path);
+			p = end;
+		} else
+			sb_add(b, p, 1);
+	}
+}
+
+/* Human form of a duration in nanoseconds. */
+static void append_duration(struct sb *b, json_int_t ns)
+{
+	char buf[48];
+
+	if (ns < 1000000)
+		snprintf(buf, sizeof(buf), " (%.1f us)", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, sizeof(buf), " (%.2f ms)", (double)ns / 1e6);
+	else
+		snprintf(buf, sizeof(buf), " (%.2f s)", (double)ns / 1e9);
+	sb_puts(b, buf);
+}
+
+/* The MESSAGE line of a record (see journal-fields.h). */
+char *jf_message(json_t *rec, enum ct_event ev, int depth)
+{
+	struct sb b = { 0 };
+	const char *phase = json_string_value(json_object_get(rec, "phase"));
+	json_t *dur = json_object_get(rec, "dur_ns");
+	size_t before;
+
+	for (int i = 0; i < depth && i < MESSAGE_INDENT_MAX; i++)
+		sb_add(&b, "  ", 2);
+	sb_puts(&b, ev >= 0 && ev < _EV_MAX ? ct_events[ev].name : "?");
+	if (phase && strcmp(phase, "instant") != 0) {
+		sb_add(&b, " ", 1);
+		sb_puts(&b, phase);
+	}
+	before = b.len;
+	sb_add(&b, ": ", 2);
+	if (ev >= 0 && ev < _EV_MAX && subjects[ev])
+		expand(&b, subjects[ev], rec);
+	if (!b.oom && b.len == before + 2) { /* no subject */
+		b.len = before;
+		b.s[b.len] = 0;
+	}
+	if (json_is_integer(dur))
+		append_duration(&b, json_integer_value(dur));
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* Build the entry for one record line (see journal-fields.h). */
+int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m)
+{
+	_cleanup_free_ char *msg = NULL;
+	struct sb path = { 0 };
+	char num[32];
+	json_t *rec;
+	int r = -EINVAL;
+
+	e->len = 0;
+	e->n = 0;
+	e->truncated = false;
+	rec = json_loadb(line, len, 0, NULL);
+	if (!json_is_object(rec))
+		goto out;
+	r = -ENOMEM;
+	msg = jf_message(rec, m->event, m->depth);
+	if (!msg)
+		goto out;
+	if ((r = entry_add(e, "MESSAGE", msg, strlen(msg))) < 0)
+		goto out;
+	snprintf(num, sizeof(num), "%d", m->event >= 0 && m->event < _EV_MAX ? ct_events[m->event].priority : 6);
+	if ((r = entry_add(e, "PRIORITY", num, strlen(num))) < 0)
+		goto out;
+	if (m->event >= 0 && m->event < _EV_MAX &&
+	    (r = entry_add(e, "MESSAGE_ID", ct_events[m->event].message_id, 32)) < 0)
+		goto out;
+	if (m->ident && (r = entry_add(e, "SYSLOG_IDENTIFIER", m->ident, strlen(m->ident))) < 0)
+		goto out;
+	snprintf(num, sizeof(num), "%d", m->tid);
+	if ((r = entry_add(e, "TID", num, strlen(num))) < 0)
+		goto out;
+	if ((r = flatten(e, rec, &path)) < 0)
+		goto out;
+	if (e->truncated && (r = entry_add(e, JF_PREFIX "FIELDS_TRUNCATED", "1", 1)) < 0)
+		goto out;
+	r = entry_add(e, JF_PREFIX "JSON", line, len);
+out:
+	free(path.s);
+	json_decref(rec);
+	return r;
+}
+
+/* The iovecs of the entry just built. */
+const struct iovec *jf_iovec(struct jf_entry *e, size_t *n)
+{
+	if (e->iovcap < e->n) {
+		struct iovec *iov = realloc(e->iov, e->ncap * sizeof(*iov));
+
+		if (!iov)
+			return NULL;
+		e->iov = iov;
+		e->iovcap = e->ncap;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		e->iov[i] = (struct iovec){ .iov_base = e->data + e->off[i], .iov_len = e->ilen[i] };
+	*n = e->n;
+	return e->iov;
+}
+
+/* Free what E holds. */
+void jf_entry_done(struct jf_entry *e)
+{
+	free(e->data);
+	free(e->off);
+	free(e->ilen);
+	free(e->iov);
+	*e = (struct jf_entry){ 0 };
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Turning one record (its JSON line) into one journal entry: field names,
+ * flattened values, the MESSAGE line.  Pure code (no I/O) so unit tests
+ * can drive it; the journal sink's writer thread is its only user.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "common/vocabulary.h"
+
+/* journald's limits: a field name is 1..64 of [A-Z0-9_], not starting with
+ * a digit or '_'; an entry with more than 1024 fields is dropped whole. */
+#define JF_NAME_MAX 64
+#define JF_PREFIX "CLRTRACE_"
+#define JF_FIELDS_MAX 1000
+
+/* One entry under construction: "NAME=value" items in one growing buffer
+ * (reused from entry to entry), turned into iovecs at the end. */
+struct jf_entry {
+	char *data;
+	size_t len, cap;
+	size_t *off;  /* start of item i in data */
+	size_t *ilen; /* length of item i */
+	size_t n, ncap;
+	struct iovec *iov;
+	size_t iovcap;
+	bool truncated; /* fields left out to stay under JF_FIELDS_MAX */
+};
+
+/* What the record line does not say, or says for the sink's convenience. */
+struct jf_meta {
+	const char *ident; /* SYSLOG_IDENTIFIER */
+	enum ct_event event;
+	int depth;
+	int tid;
+};
+
+/* Write the journal name of record path PATH ("exception.type") into OUT
+ * (JF_NAME_MAX + 1 bytes): "CLRTRACE_EXCEPTION_TYPE".  Always valid. */
+void jf_field_name(const char *path, char out[JF_NAME_MAX + 1]);
+
+/* Is NAME a field name journald keeps (not silently drops)? */
+bool jf_field_name_valid(const char *name);
+
+/* Build the entry for the record LINE (LEN bytes, one JSON object) into E.
+ * Returns 0 or -errno (-EINVAL: not a JSON object). */
+int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m);
+
+/* The iovecs of the entry just built; *n gets their number. */
+const struct iovec *jf_iovec(struct jf_entry *e, size_t *n);
+
+/* Render the MESSAGE line of a parsed record into a malloc'd string:
+ * indentation by depth, event and phase, the event's subject, duration. */
+char *jf_message(json_t *rec, enum ct_event ev, int depth);
+
+/* Free what E holds; E may be reused after. */
+void jf_entry_done(struct jf_entry *e);

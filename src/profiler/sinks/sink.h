@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* Sinks: where finished records go.  One table of kinds (sink.c). */
+#pragma once
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/vocabulary.h"
+
+/* One finished record, as every sink sees it. */
+struct ct_rec {
+	const char *line; /* the record as one JSON line, without newline */
+	size_t len;
+	uint64_t seq;
+	enum ct_event event;
+	int depth;
+	int tid;
+};
+
+struct ct_sink;
+
+struct ct_sink_ops {
+	enum ct_output_kind kind;
+	/* Open; 0 or -errno, *why set to a sentence for stderr on failure. */
+	int (*open)(struct ct_sink *s, const struct ct_output *o, char **why);
+	/* Take one record.  Called with the emit lock held, in seq order: must
+	 * not block for long (no waiting on a peer; buffer or queue). */
+	void (*write)(struct ct_sink *s, const struct ct_rec *r);
+	/* Optional: called after the emit lock is released when write() set
+	 * drain_wanted, to do the slow part (a write(2)) off that lock. */
+	void (*drain)(struct ct_sink *s);
+	/* Push what is buffered out.  DYING: the process is about to die. */
+	void (*flush)(struct ct_sink *s, bool dying);
+	void (*close)(struct ct_sink *s);
+};
+
+struct ct_sink {
+	const struct ct_sink_ops *ops;
+	void *data;
+	char *where;  /* path or "journal", for messages */
+	/* Drop accounting: records lost, and those not yet reported in a
+	 * trace.dropped record (reported once the sink works again). */
+	atomic_uint_fast64_t dropped;
+	atomic_uint_fast64_t unreported;
+	atomic_bool report_ready; /* set by the sink when it works again */
+	atomic_bool drain_wanted; /* see ops->drain */
+	atomic_bool announce;     /* a new loss to say on stderr (off the emit lock) */
+	pthread_mutex_t reason_lock; /* the two below (losses come from several threads) */
+	char reason[128];         /* why the last records were lost */
+	char reasons[256];        /* every reason so far, "; " between, for the exit */
+};
+
+extern const struct ct_sink_ops ct_sink_file_ops;
+extern const struct ct_sink_ops ct_sink_journal_ops;
+extern const struct ct_sink_ops ct_sink_stderr_ops;
+
+/* For sinks: count N records lost for REASON (short text: "disk full").
+ * The first loss for each reason is said on stderr soon after, off the
+ * emit lock; every loss is in the exit line and `clrtrace run`'s summary. */
+void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
+/* For sinks: writes work again; report what was lost at the next chance. */
+void ct_sink_recovered(struct ct_sink *s);
+/* A short reason for a write error -E: "disk full" for ENOSPC, else strerror. */
+const char *ct_sink_errno_reason(int e);
+
+struct ct_thread;
+/* Give the record in t->line its seq and hand it to every sink. */
+void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth);

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sink set: one lock orders records (seq) and hands each to every
+ * sink; a flusher thread pushes buffers out a few times a second; drops are
+ * reported as trace.dropped records once a sink works again, on stderr at
+ * the time and at exit, and to `clrtrace run` (CLRTRACE_STATUS).
+ *
+ * runtime.shutdown ends the trace: ct_sinks_totals() seals it, so that the
+ * shutdown record is the last one numbered and its totals are final;
+ * threads still running afterwards (Environment.Exit) get no seq at all.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "profiler/sinks/sink.h"
+#include "profiler/core/tracer.h"
+#include "common/util.h"
+
+
+static const struct ct_sink_ops *const sink_kinds[_OUT_MAX] = {
+	[OUT_FILE] = &ct_sink_file_ops,
+	[OUT_JOURNAL] = &ct_sink_journal_ops,
+	[OUT_STDERR] = &ct_sink_stderr_ops,
+};
+
+static struct ct_sink *sinks;
+static size_t n_sinks;
+static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held for reading by everything that uses a sink (dispatch, drains,
+ * flushes) and for writing by close: a thread still emitting while the
+ * runtime shuts down never touches a closed sink.  glibc's default rwlock
+ * prefers readers, so a flusher can still get in while close waits. */
+static pthread_rwlock_t sinks_rw = PTHREAD_RWLOCK_INITIALIZER;
+static uint64_t seq; /* under emit_lock */
+/* under emit_lock: OPEN; SEALED, only runtime.shutdown may come; ENDED */
+enum { TRACE_OPEN, TRACE_SEALED, TRACE_ENDED };
+static _Atomic int trace_state;
+static atomic_bool reports_pending;
+static atomic_bool announce_pending;
+static char *status_socket; /* CLRTRACE_STATUS: where `clrtrace run` listens */
+static bool exit_said, atexit_done;
+static void sinks_atexit(void);
+
+static pthread_t flusher;
+static bool flusher_running;
+static pthread_mutex_t flusher_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flusher_cond = PTHREAD_COND_INITIALIZER;
+static bool flusher_stop;
+
+/* For sinks: count N records lost for REASON. */
+void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
+{
+	if (!n)
+		return;
+	atomic_fetch_add(&s->dropped, n);
+	atomic_fetch_add(&s->unreported, n);
+	pthread_mutex_lock(&s->reason_lock);
+	if (strcmp(s->reason, reason) != 0) {
+		size_t used = strlen(s->reasons);
+
+		snprintf(s->reason, sizeof(s->reason), "%s", reason);
+		if (!strstr(s->reasons, reason))
+			snprintf(s->reasons + used, sizeof(s->reasons) - used, "%s%s", used ? "; " : "", reason);
+		atomic_store(&s->announce, true);
+		atomic_store(&announce_pending, true);
+	}
+	pthread_mutex_unlock(&s->reason_lock);
+}
+
+/* For sinks: writes work again; report what was lost at the next chance. */
+void ct_sink_recovered(struct ct_sink *s)
+{
+	if (atomic_load(&s->unreported)) {
+		atomic_store(&s->report_ready, true);
+		atomic_store(&reports_pending, true);
+	}
+}
+
+/* A short reason for a write error -E. */
+const char *ct_sink_errno_reason(int e)
+{
+	switch (-e) {
+	case ENOSPC:
+		return "disk full";
+	case EDQUOT:
+		return "disk quota exceeded";
+	case EFBIG:
+		return "file size limit exceeded";
+	case EROFS:
+		return "read-only file system";
+	default:
+		return strerror(-e);
+	}
+}
+
+/* Say each new loss on stderr once, off the emit lock (a sink counts its
+ * losses where it must not block). */
+static void announce_losses(void)
+{
+	if (!atomic_exchange(&announce_pending, false))
+		return;
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		char key[300], reason[sizeof(s->reason)];
+
+		if (!atomic_exchange(&s->announce, false))
+			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reason, s->reason, sizeof(reason));
+		pthread_mutex_unlock(&s->reason_lock);
+		snprintf(key, sizeof(key), "loss %s %s", s->where, reason);
+		ct_say_once(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
+			    reason);
+	}
+}
+
+/* At exit: the loss of each sink, once, on stderr and to `clrtrace run`. */
+static void say_exit_losses(uint64_t records)
+{
+	char *msg = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (exit_said)
+		return;
+	exit_said = true;
+	f = status_socket ? open_memstream(&msg, &size) : NULL;
+	if (f)
+		fprintf(f, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		uint64_t lost = atomic_load(&s->dropped);
+		char key[300], reasons[sizeof(s->reasons)];
+
+		if (!lost)
+			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reasons, s->reasons, sizeof(reasons));
+		pthread_mutex_unlock(&s->reason_lock);
+		snprintf(key, sizeof(key), "exit %s", s->where);
+		ct_say_once(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
+			    s->where, reasons);
+		if (f)
+			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
+	}
+	if (f && fclose(f) == 0 && msg) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		size_t l = strlen(status_socket);
+		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		/* "@name": an abstract socket, nothing on disk (which may be full) */
+		if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
+			memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
+			(void)sendto(fd, msg, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
+				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	free(msg);
+}
+
+/* Emit trace.dropped for every sink that lost records and works again. */
+static void report_drops(bool all)
+{
+	struct ct_thread *t;
+
+	if (atomic_load(&trace_state) != TRACE_OPEN || (!atomic_exchange(&reports_pending, false) && !all))
+		return;
+	t = ct_thread_get();
+	pthread_rwlock_rdlock(&sinks_rw); /* ct_emit takes it again: reads nest */
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct ct_sink *s = &sinks[i];
+		uint64_t n;
+
+		if (!all && !atomic_exchange(&s->report_ready, false))
+			continue;
+		char reason[sizeof(s->reason)];
+
+		n = atomic_exchange(&s->unreported, 0);
+		if (!n)
+			continue;
+		pthread_mutex_lock(&s->reason_lock);
+		memcpy(reason, s->reason, sizeof(reason));
+		pthread_mutex_unlock(&s->reason_lock);
+		ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
+			json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)n,
+				  "sink", ct_output_kind_to_string(s->ops->kind),
+				  "where", s->where, "reason", reason));
+	}
+	pthread_rwlock_unlock(&sinks_rw);
+}
+
+/* Give the record in t->line its seq and hand it to every sink, in seq
+ * order.  Only this short section is serialised between threads. */
+void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
+{
+	static const char prefix[] = "{\"v\":1,\"seq\":";
+	struct ct_rec r = { .event = ev, .depth = depth, .tid = t->tid };
+	char digits[24], *start, *d;
+	size_t nd;
+
+	pthread_rwlock_rdlock(&sinks_rw);
+	if (n_sinks == 0) { /* closed: the record has nowhere to go */
+		pthread_rwlock_unlock(&sinks_rw);
+		return;
+	}
+	pthread_mutex_lock(&emit_lock);
+	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || ev != EV_RUNTIME_SHUTDOWN)) {
+		/* after runtime.shutdown: not part of the trace */
+		pthread_mutex_unlock(&emit_lock);
+		pthread_rwlock_unlock(&sinks_rw);
+		return;
+	}
+	if (ev == EV_RUNTIME_SHUTDOWN)
+		trace_state = TRACE_ENDED;
+	r.seq = ++seq;
+	d = digits + sizeof(digits);
+	for (uint64_t v = r.seq; v; v /= 10)
+		*--d = (char)('0' + v % 10);
+	nd = (size_t)(digits + sizeof(digits) - d);
+	start = t->line.p + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
+	memcpy(start, prefix, sizeof(prefix) - 1);
+	memcpy(start + sizeof(prefix) - 1, d, nd);
+	r.line = start;
+	r.len = t->line.len - (size_t)(start - t->line.p);
+	for (size_t i = 0; i < n_sinks; i++)
+		sinks[i].ops->write(&sinks[i], &r);
+	pthread_mutex_unlock(&emit_lock);
+	for (size_t i = 0; i < n_sinks; i++)
+		if (atomic_load_explicit(&sinks[i].drain_wanted, memory_order_relaxed) &&
+		    atomic_exchange(&sinks[i].drain_wanted, false))
+			sinks[i].ops->drain(&sinks[i]);
+	if (atomic_load_explicit(&announce_pending, memory_order_relaxed))
+		announce_losses();
+	pthread_rwlock_unlock(&sinks_rw);
+	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
+		report_drops(false);
+}
+
+/* Flush every sink (a caller that is about to die waits at most 2 s, and
+ * says the losses as the exit line: from a thread, never a signal handler). */
+void ct_flush_all(bool dying)
+{
+	PROTECT_ERRNO;
+
+	if (dying) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		if (pthread_rwlock_timedrdlock(&sinks_rw, &ts) != 0)
+			return;
+	} else
+		pthread_rwlock_rdlock(&sinks_rw);
+	for (size_t i = 0; i < n_sinks; i++)
+		if (sinks[i].ops->flush)
+			sinks[i].ops->flush(&sinks[i], dying);
+	if (!dying)
+		announce_losses();
+	else /* no Shutdown and no atexit come after an unhandled exception */
+		say_exit_losses(__atomic_load_n(&seq, __ATOMIC_RELAXED));
+	pthread_rwlock_unlock(&sinks_rw);
+}
+
+/* The flusher thread: push buffers out every CLRTRACE_FLUSH_MS. */
+static void *flusher_main(void *arg)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&flusher_lock);
+	while (!flusher_stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += ct.cfg.flush_ms / 1000;
+		ts.tv_nsec += (long)(ct.cfg.flush_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&flusher_cond, &flusher_lock, &ts);
+		if (flusher_stop)
+			break;
+		pthread_mutex_unlock(&flusher_lock);
+		ct_flush_all(false);
+		pthread_mutex_lock(&flusher_lock);
+	}
+	pthread_mutex_unlock(&flusher_lock);
+	return NULL;
+}
+
+/* Open O into the next free slot; *why (malloc'd) says why not. */
+static int sink_open_one(const struct ct_output *o, char **why)
+{
+	struct ct_sink *s = &sinks[n_sinks];
+	int r;
+
+	*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
+	pthread_mutex_init(&s->reason_lock, NULL);
+	r = s->ops->open(s, o, why);
+	if (r < 0) {
+		free(s->where);
+		if (!*why)
+			*why = strdup(ct_output_kind_to_string(o->kind));
+		return r;
+	}
+	n_sinks++;
+	return 0;
+}
+
+/* Open every configured sink; those that fail are said once (one line
+ * each) and left out.  When nothing opens and a trace file was asked for,
+ * the default file takes its place, as for any bad value.  Returns the
+ * number open, or -errno when none could be opened. */
+int ct_sinks_open(void)
+{
+	const struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
+	size_t n = ct.cfg.n_outputs, last_file = SIZE_MAX;
+	_cleanup_free_ char **whys = calloc(n, sizeof(char *));
+	_cleanup_free_ char *def_why = NULL, *def_where = NULL;
+	bool default_tried = false, fell_back = false;
+
+	sinks = calloc(n + 1, sizeof(*sinks)); /* + 1: the default file */
+	if (!sinks || !whys) {
+		free(sinks);
+		sinks = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_output *o = &ct.cfg.outputs[i];
+
+		if (sink_open_one(o, &whys[i]) < 0 && o->kind == OUT_FILE) {
+			last_file = i;
+			default_tried |= streq(o->path, CT_DEFAULT_FILE);
+		}
+	}
+	if (n_sinks == 0 && last_file != SIZE_MAX && !default_tried) {
+		const char *w = NULL;
+
+		fell_back = sink_open_one(&def, &def_why) == 0;
+		if (fell_back) {
+			def_where = realpath(sinks[0].where, NULL);
+			(void)config_parse_outputs(CT_DEFAULT_OUTPUT, &ct.cfg, &w); /* runtime.init tells the truth */
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!whys[i])
+			continue;
+		if (i == last_file && fell_back)
+			ct_say_once(whys[i], "%s; writing %s instead", whys[i], def_where ? def_where : sinks[0].where);
+		else if (i == last_file && def_why)
+			ct_say_once(whys[i], "%s; the default file failed too: %s; not tracing", whys[i], def_why);
+		else
+			ct_say_once(whys[i], "%s; %s", whys[i], n_sinks ? "no trace goes there" : "not tracing");
+		free(whys[i]);
+	}
+	if (n_sinks == 0)
+		return -EIO;
+	if (!atexit_done) {
+		const char *v = secure_getenv("CLRTRACE_STATUS");
+
+		/* set by `clrtrace run` only: an abstract socket name */
+		if (v && v[0] == '@' && strlen(v) < sizeof(((struct sockaddr_un *)0)->sun_path))
+			status_socket = strdup(v);
+		atexit(sinks_atexit);
+		atexit_done = true;
+	}
+	atomic_store(&trace_state, TRACE_OPEN);
+	exit_said = false;
+	sigset_t all, old;
+	sigfillset(&all);
+	/* the flusher must never take a signal meant for the program */
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	flusher_running = ct.cfg.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return (int)n_sinks;
+}
+
+/* Seal the trace for runtime.shutdown and give its totals: drops are
+ * reported and buffers flushed first, so that the totals count every loss
+ * of the records before it; after this, only runtime.shutdown gets a seq. */
+void ct_sinks_totals(struct ct_totals *out)
+{
+	report_drops(true);
+	ct_flush_all(false);
+	pthread_rwlock_rdlock(&sinks_rw);
+	pthread_mutex_lock(&emit_lock);
+	if (atomic_load(&trace_state) == TRACE_OPEN)
+		atomic_store(&trace_state, TRACE_SEALED);
+	out->records = seq;
+	out->dropped = 0;
+	for (size_t i = 0; i < n_sinks; i++)
+		out->dropped += atomic_load(&sinks[i].dropped);
+	pthread_mutex_unlock(&emit_lock);
+	pthread_rwlock_unlock(&sinks_rw);
+}
+
+/* exit() without Shutdown: say the losses (after the profiler's own
+ * atexit flush, which was registered later and so runs first). */
+static void sinks_atexit(void)
+{
+	uint64_t records;
+
+	if (pthread_rwlock_tryrdlock(&sinks_rw) != 0)
+		return; /* closing right now: close says it */
+	pthread_mutex_lock(&emit_lock);
+	records = seq;
+	pthread_mutex_unlock(&emit_lock);
+	if (n_sinks)
+		say_exit_losses(records);
+	pthread_rwlock_unlock(&sinks_rw);
+}
+
+/* Report leftovers, flush, close every sink, stop the flusher; say what
+ * was lost. */
+void ct_sinks_close(void)
+{
+	if (flusher_running) {
+		pthread_mutex_lock(&flusher_lock);
+		flusher_stop = true;
+		pthread_cond_signal(&flusher_cond);
+		pthread_mutex_unlock(&flusher_lock);
+		pthread_join(flusher, NULL);
+		flusher_running = false;
+	}
+	report_drops(true);
+	ct_flush_all(false);
+	pthread_rwlock_wrlock(&sinks_rw);
+	pthread_mutex_lock(&emit_lock);
+	atomic_store(&trace_state, TRACE_ENDED);
+	for (size_t i = 0; i < n_sinks; i++)
+		if (sinks[i].ops->close)
+			sinks[i].ops->close(&sinks[i]);
+	/* close may count the last losses (a buffer the disk refused): the
+	 * exit line says them, with the rest */
+	say_exit_losses(seq);
+	for (size_t i = 0; i < n_sinks; i++) {
+		free(sinks[i].where);
+		pthread_mutex_destroy(&sinks[i].reason_lock);
+	}
+	n_sinks = 0;
+	free(sinks);
+	sinks = NULL;
+	pthread_mutex_unlock(&emit_lock);
+	pthread_rwlock_unlock(&sinks_rw);
+}
