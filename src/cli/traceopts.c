@@ -14,18 +14,10 @@
 
 #define CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"
 
+/* The options of config.def's rows, then --library. */
 const char trace_opts_help[] =
-	"  -o, --output SINK       file:PATH (%p pid, %n program, %t time), journal or stderr;\n"
-	"                          repeat or comma-separate for several (default file:clrtrace-%n-%p.jsonl)\n"
-	"  -j, --journal           same as --output journal\n"
-	"  -e, --events LIST       categories: exceptions,frames,loader,classes,threads,suspend,\n"
-	"                          transitions,gc,jit, all, none, or +cat/-cat against the default\n"
-	"  -x, --exceptions GLOBS  exception types to trace: glob, !glob, glob:N (N a second)\n"
-	"  -p, --processes GLOBS   program names to trace: glob, !glob\n"
-	"      --no-messages       leave exception messages out\n"
-	"      --ident NAME        journal SYSLOG_IDENTIFIER (default: the program's name)\n"
-	"      --journal-ratelimit BURST/SECONDS\n"
-	"                          journal records kept per interval (default 10000/30), or off\n"
+#define CT_VAR(NAME, field, parse, default, fallback, cli, help, doc) help
+#include "common/config.def"
 	"      --library PATH      the profiler library to load\n";
 
 /* Append ITEM to a comma list. */
@@ -215,20 +207,20 @@ char **trace_opts_environment(const struct trace_opts *o)
 	r |= env_add(&v, &n, "CORECLR_ENABLE_PROFILING", "1");
 	r |= env_add(&v, &n, "CORECLR_PROFILER", CLSID_STRING);
 	r |= env_add(&v, &n, "CORECLR_PROFILER_PATH", o->library);
-	if (o->outputs)
-		r |= env_add(&v, &n, "CLRTRACE_OUTPUT", o->outputs);
-	if (o->events)
-		r |= env_add(&v, &n, "CLRTRACE_EVENTS", o->events);
-	if (o->exceptions)
-		r |= env_add(&v, &n, "CLRTRACE_EXCEPTIONS", o->exceptions);
-	if (o->processes)
-		r |= env_add(&v, &n, "CLRTRACE_PROCESSES", o->processes);
-	if (o->no_messages)
-		r |= env_add(&v, &n, "CLRTRACE_MESSAGES", "0");
-	if (o->ident)
-		r |= env_add(&v, &n, "CLRTRACE_IDENT", o->ident);
-	if (o->ratelimit)
-		r |= env_add(&v, &n, "CLRTRACE_JOURNAL_RATELIMIT", o->ratelimit);
+	/* each variable an option set, in config.def's order */
+#define CLI_STR(member) o->member
+#define CLI_FLAG(member, value) (o->member ? (value) : NULL)
+#define CLI_NONE NULL
+#define CT_VAR(NAME, field, parse, default, fallback, cli, ...)         \
+	{                                                                \
+		const char *value = cli;                                 \
+		if (value)                                               \
+			r |= env_add(&v, &n, "CLRTRACE_" #NAME, value);  \
+	}
+#include "common/config.def"
+#undef CLI_STR
+#undef CLI_FLAG
+#undef CLI_NONE
 	if (r) {
 		for (size_t i = 0; v && v[i]; i++)
 			free(v[i]);

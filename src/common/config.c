@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Parsing of the CLRTRACE_* variables (see DESIGN.md "Configuration"). */
+/* Parsing of the CLRTRACE_* variables, as config.def lists them. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdint.h>
@@ -583,88 +583,112 @@ static void warn_bad(ct_warn_fn warn, void *ud, const char *var, const char *val
 	free(line);
 }
 
+/* CLRTRACE_OUTPUT → c->outputs. */
+static int var_outputs(const char *v, struct ct_config *c, const char **why)
+{
+	return config_parse_outputs(v, c, why);
+}
+
+/* CLRTRACE_EVENTS → c->categories. */
+static int var_events(const char *v, struct ct_config *c, const char **why)
+{
+	return config_parse_events(v, &c->categories, why);
+}
+
+/* CLRTRACE_EXCEPTIONS → c->exceptions. */
+static int var_exceptions(const char *v, struct ct_config *c, const char **why)
+{
+	return config_parse_globs(v, true, &c->exceptions, why);
+}
+
+/* CLRTRACE_PROCESSES → c->processes. */
+static int var_processes(const char *v, struct ct_config *c, const char **why)
+{
+	return config_parse_globs(v, false, &c->processes, why);
+}
+
+/* CLRTRACE_MESSAGES → c->messages. */
+static int var_messages(const char *v, struct ct_config *c, const char **why)
+{
+	if (!streq(v, "0") && !streq(v, "1")) {
+		*why = "accepted: 0 or 1";
+		return -EINVAL;
+	}
+	c->messages = streq(v, "1");
+	return 0;
+}
+
+/* CLRTRACE_IDENT → c->ident. */
+static int var_ident(const char *v, struct ct_config *c, const char **why)
+{
+	bool ok = *v && strlen(v) <= 64;
+	char *d;
+
+	for (const char *p = v; ok && *p; p++)
+		ok = (unsigned char)*p > ' ' && *p != '=' && (unsigned char)*p < 0x7f;
+	if (!ok) {
+		*why = "accepted: 1 to 64 printable characters, no spaces or '='";
+		return -EINVAL;
+	}
+	d = strdup(v);
+	if (!d)
+		return -ENOMEM;
+	free(c->ident);
+	c->ident = d;
+	return 0;
+}
+
+/* CLRTRACE_JOURNAL_RATELIMIT → c->journal_burst, c->journal_interval_s. */
+static int var_ratelimit(const char *v, struct ct_config *c, const char **why)
+{
+	return config_parse_ratelimit(v, &c->journal_burst, &c->journal_interval_s, why);
+}
+
+/* CLRTRACE_FLUSH_MS → c->flush_ms. */
+static int var_flush_ms(const char *v, struct ct_config *c, const char **why)
+{
+	char *end;
+	unsigned long ms;
+
+	errno = 0;
+	ms = strtoul(v, &end, 10);
+	if (errno || end == v || *end || ms > 60000 || *v == '-') {
+		*why = "accepted: 0 to 60000 milliseconds";
+		return -EINVAL;
+	}
+	c->flush_ms = (unsigned)ms;
+	return 0;
+}
+
+/* config.def as data: what config_load needs of each variable. */
+static const struct {
+	const char *name, *def, *fallback;
+	int (*parse)(const char *v, struct ct_config *c, const char **why);
+} vars[_CT_VAR_MAX] = {
+#define CT_VAR(NAME, field, parse_, default_, fallback_, ...) \
+	[CT_VAR_##NAME] = { .name = "CLRTRACE_" #NAME, .def = default_, .fallback = fallback_, .parse = var_##parse_ },
+#include "common/config.def"
+};
+
 /* Fill *c from the environment, reporting and defaulting bad values. */
 int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud)
 {
 	const char *why = NULL, *v;
 	int r;
 
-	*c = (struct ct_config){ .messages = true, .flush_ms = 200, .journal_burst = CT_JOURNAL_BURST,
-				 .journal_interval_s = CT_JOURNAL_INTERVAL_S };
-	c->categories = ct_default_categories();
-
-	r = config_parse_outputs(CT_DEFAULT_OUTPUT, c, &why);
-	if (r < 0)
-		return r;
-
-	v = get("CLRTRACE_OUTPUT");
-	if (v) {
-		r = config_parse_outputs(v, c, &why);
+	*c = (struct ct_config){ 0 };
+	for (size_t i = 0; i < ELEMENTSOF(vars); i++)
+		if (vars[i].def && (r = vars[i].parse(vars[i].def, c, &why)) < 0)
+			return r; /* -EINVAL only for a bad default, which the unit test catches */
+	for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
+		v = get(vars[i].name);
+		if (!v)
+			continue;
+		r = vars[i].parse(v, c, &why);
 		if (r == -EINVAL)
-			warn_bad(warn, ud, "CLRTRACE_OUTPUT", v, why, "using " CT_DEFAULT_OUTPUT);
+			warn_bad(warn, ud, vars[i].name, v, why, vars[i].fallback);
 		else if (r < 0)
 			return r;
-	}
-	v = get("CLRTRACE_EVENTS");
-	if (v) {
-		r = config_parse_events(v, &c->categories, &why);
-		if (r == -EINVAL)
-			warn_bad(warn, ud, "CLRTRACE_EVENTS", v, why,
-				 "using exceptions,loader,threads,suspend");
-		else if (r < 0)
-			return r;
-	}
-	c->categories |= (1u << CAT_RUNTIME) | (1u << CAT_TRACE);
-	v = get("CLRTRACE_EXCEPTIONS");
-	if (v) {
-		r = config_parse_globs(v, true, &c->exceptions, &why);
-		if (r == -EINVAL)
-			warn_bad(warn, ud, "CLRTRACE_EXCEPTIONS", v, why, "tracing every exception");
-		else if (r < 0)
-			return r;
-	}
-	v = get("CLRTRACE_PROCESSES");
-	if (v) {
-		r = config_parse_globs(v, false, &c->processes, &why);
-		if (r == -EINVAL)
-			warn_bad(warn, ud, "CLRTRACE_PROCESSES", v, why, "tracing every process");
-		else if (r < 0)
-			return r;
-	}
-	v = get("CLRTRACE_MESSAGES");
-	if (v) {
-		if (strcmp(v, "0") == 0)
-			c->messages = false;
-		else if (strcmp(v, "1") != 0)
-			warn_bad(warn, ud, "CLRTRACE_MESSAGES", v, "accepted: 0 or 1", "using 1");
-	}
-	v = get("CLRTRACE_FLUSH_MS");
-	if (v) {
-		char *end;
-		unsigned long ms;
-
-		errno = 0;
-		ms = strtoul(v, &end, 10);
-		if (errno || end == v || *end || ms > 60000 || *v == '-')
-			warn_bad(warn, ud, "CLRTRACE_FLUSH_MS", v, "accepted: 0 to 60000 milliseconds", "using 200");
-		else
-			c->flush_ms = (unsigned)ms;
-	}
-	v = get("CLRTRACE_JOURNAL_RATELIMIT");
-	if (v && config_parse_ratelimit(v, &c->journal_burst, &c->journal_interval_s, &why) < 0)
-		warn_bad(warn, ud, "CLRTRACE_JOURNAL_RATELIMIT", v, why, "using 10000/30");
-	v = get("CLRTRACE_IDENT");
-	if (v) {
-		bool ok = *v && strlen(v) <= 64;
-
-		for (const char *p = v; ok && *p; p++)
-			ok = (unsigned char)*p > ' ' && *p != '=' && (unsigned char)*p < 0x7f;
-		if (!ok)
-			warn_bad(warn, ud, "CLRTRACE_IDENT", v,
-				 "accepted: 1 to 64 printable characters, no spaces or '='",
-				 "using the program's name");
-		else if (!(c->ident = strdup(v)))
-			return -ENOMEM;
 	}
 	return 0;
 }

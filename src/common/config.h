@@ -39,14 +39,26 @@ struct ct_config {
 #define CT_JOURNAL_BURST 10000u    /* journald's RateLimitBurst= default */
 #define CT_JOURNAL_INTERVAL_S 30u  /* journald's RateLimitIntervalSec= default */
 
+/* The defaults config.def gives, in each variable's own syntax (the unit
+ * test checks them against the numbers above and the vocabulary). */
 #define CT_DEFAULT_FILE "clrtrace-%n-%p.jsonl"
 #define CT_DEFAULT_OUTPUT "file:" CT_DEFAULT_FILE
+#define CT_DEFAULT_EVENTS "exceptions,loader,threads,suspend"
+#define CT_DEFAULT_RATELIMIT "10000/30"
+#define CT_DEFAULT_FLUSH_MS "200"
 /* How much of a bad value an error line quotes. */
 #define CT_QUOTE_MAX 120
 
 typedef const char *(*ct_getenv_fn)(const char *name);
 /* Receives one complete stderr line (without "clrtrace: " and newline). */
 typedef void (*ct_warn_fn)(void *userdata, const char *line);
+
+/* The CLRTRACE_* variables of config.def, in its order. */
+enum ct_var {
+#define CT_VAR(NAME, ...) CT_VAR_##NAME,
+#include "common/config.def"
+	_CT_VAR_MAX
+};
 
 /* Fill *c from the environment; every bad value is reported through warn
  * and replaced by its default.  Returns 0 or -ENOMEM. */
