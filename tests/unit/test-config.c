@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the CLRTRACE_* parser (src/config.c): no runtime needed. */
+/* Unit tests of the CLRTRACE_* parser (src/common/config.c): no runtime needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +331,64 @@ static void test_escape(void)
 	config_done(&c);
 }
 
+/* Do two configurations say the same? */
+static bool same_config(const struct ct_config *a, const struct ct_config *b)
+{
+	if (a->categories != b->categories || a->n_outputs != b->n_outputs || a->exceptions.n != b->exceptions.n ||
+	    a->processes.n != b->processes.n || a->messages != b->messages || a->flush_ms != b->flush_ms ||
+	    a->journal_burst != b->journal_burst || a->journal_interval_s != b->journal_interval_s ||
+	    !a->ident != !b->ident || (a->ident && strcmp(a->ident, b->ident) != 0))
+		return false;
+	for (size_t i = 0; i < a->n_outputs; i++)
+		if (a->outputs[i].kind != b->outputs[i].kind || !a->outputs[i].path != !b->outputs[i].path ||
+		    (a->outputs[i].path && strcmp(a->outputs[i].path, b->outputs[i].path) != 0))
+			return false;
+	return true;
+}
+
+/* config.def's rows: every default is the one the rest of the code
+ * assumes, and every variable refuses a bad value in one line that ends
+ * with its fallback, leaving everything at the defaults. */
+static void test_table(void)
+{
+	static const struct { const char *name, *def, *fallback; } rows[] = {
+#define CT_VAR(NAME, field, parse, default_, fallback_, ...) { "CLRTRACE_" #NAME, default_, fallback_ },
+#include "common/config.def"
+	};
+	struct ct_config d, c;
+	unsigned set, burst, interval;
+	const char *why;
+
+	CHECK(config_parse_events(CT_DEFAULT_EVENTS, &set, &why) == 0 &&
+		      set == (ct_default_categories() | (1u << CAT_RUNTIME) | (1u << CAT_TRACE)),
+	      "CT_DEFAULT_EVENTS (%s) is the vocabulary's default categories", CT_DEFAULT_EVENTS);
+	CHECK(config_parse_ratelimit(CT_DEFAULT_RATELIMIT, &burst, &interval, &why) == 0 && burst == CT_JOURNAL_BURST &&
+		      interval == CT_JOURNAL_INTERVAL_S,
+	      "CT_DEFAULT_RATELIMIT (%s) is journald's %u/%u", CT_DEFAULT_RATELIMIT, CT_JOURNAL_BURST, CT_JOURNAL_INTERVAL_S);
+	CHECK(ELEMENTSOF(rows) == _CT_VAR_MAX, "%zu rows, %d variables", ELEMENTSOF(rows), _CT_VAR_MAX);
+	load(&d, (const char *const[]){ NULL });
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		char var[256], tail[256];
+
+		if (rows[i].def) {
+			snprintf(var, sizeof(var), "%s=%s", rows[i].name, rows[i].def);
+			load(&c, (const char *const[]){ var, NULL });
+			CHECK(!warned[0] && same_config(&c, &d), "%s set to its default '%s' changes nothing (%s)",
+			      rows[i].name, rows[i].def, warned);
+			config_done(&c);
+		}
+		snprintf(var, sizeof(var), "%s=", rows[i].name);
+		load(&c, (const char *const[]){ var, NULL });
+		snprintf(tail, sizeof(tail), "; %s\n", rows[i].fallback);
+		CHECK(warned_lines() == 1 && startswith(warned, var) && strlen(warned) > strlen(tail) &&
+			      streq(warned + strlen(warned) - strlen(tail), tail) && same_config(&c, &d),
+		      "%s='' is refused in one line ending '%s', the defaults kept (got: %.*s)", rows[i].name,
+		      rows[i].fallback, (int)strcspn(warned, "\n"), warned);
+		config_done(&c);
+	}
+	config_done(&d);
+}
+
 int main(void)
 {
 	test_program_name();
@@ -342,6 +400,7 @@ int main(void)
 	test_malformed();
 	test_escape();
 	test_glob_escape();
+	test_table();
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
