@@ -20,10 +20,9 @@ static void print_shell_quoted(const char *s)
 	putchar('\'');
 }
 
-/* Quote a value for a systemd Environment= line. */
-static void print_unit_quoted(const char *s)
+/* Write S escaped for inside a quoted systemd Environment= assignment. */
+static void print_unit_escaped(const char *s)
 {
-	putchar('"');
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			putchar('\\');
@@ -31,7 +30,6 @@ static void print_unit_quoted(const char *s)
 			putchar('%'); /* specifiers: %% is a literal % */
 		putchar(*s);
 	}
-	putchar('"');
 }
 
 int cmd_env(int argc, char **argv)
@@ -77,12 +75,12 @@ int cmd_env(int argc, char **argv)
 
 		*eq = 0;
 		if (systemd) {
-			printf("Environment=");
-			size_t len = strlen(env[i]) + strlen(eq + 1) + 2;
-			char *kv = malloc(len);
-			snprintf(kv, len, "%s=%s", env[i], eq + 1);
-			print_unit_quoted(kv);
-			free(kv);
+			/* the whole NAME=VALUE in one pair of quotes */
+			printf("Environment=\"");
+			print_unit_escaped(env[i]);
+			putchar('=');
+			print_unit_escaped(eq + 1);
+			putchar('"');
 		} else {
 			printf("export %s=", env[i]);
 			print_shell_quoted(eq + 1);
