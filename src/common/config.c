@@ -669,6 +669,10 @@ static const struct {
 	[CT_VAR_##NAME] = { .name = "CLRTRACE_" #NAME, .def = default_, .fallback = fallback_, .parse = var_##parse_ },
 #include "common/config.def"
 };
+/* each row's field is a member of struct ct_config */
+#define CT_VAR(NAME, field, ...) \
+	_Static_assert(sizeof(((struct ct_config *)0)->field) > 0, "CLRTRACE_" #NAME ": no such field");
+#include "common/config.def"
 
 /* Fill *c from the environment, reporting and defaulting bad values. */
 int config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn, void *ud)
