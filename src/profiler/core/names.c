@@ -10,77 +10,27 @@
 #include <string.h>
 
 #include "profiler/core/tracer.h"
+#include "common/u64map.h"
 #include "common/util.h"
 
 enum name_kind { NAME_FUNCTION, NAME_CLASS, NAME_MODULE, NAME_ASSEMBLY, _NAME_MAX };
 
-struct name_entry {
-	uint64_t id;
-	char *name;
-};
-
-struct name_map {
-	struct name_entry *v;
-	size_t cap, n;
-};
-
-static struct name_map maps[_NAME_MAX];
+/* One map per kind: id -> malloc'd name, never removed.  names_lock guards
+ * them: lookups come from every thread that emits. */
+static struct u64map maps[_NAME_MAX];
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline size_t hash_id(uint64_t id)
+/* Keep NAME (owned by the map afterwards) for ID, or the name another
+ * thread kept first; NULL on ENOMEM.  Caller holds names_lock. */
+static const char *map_put(struct u64map *m, uint64_t id, char *name)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id;
-}
+	void **slot = u64map_slot(m, id);
 
-/* Look up id; NULL if absent.  Caller holds names_lock. */
-static const char *map_get(struct name_map *m, uint64_t id)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = hash_id(id) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->v[i].name)
-			return NULL;
-		if (m->v[i].id == id)
-			return m->v[i].name;
+	if (!slot || *slot) {
+		free(name);
+		return slot ? *slot : NULL;
 	}
-}
-
-/* Insert (id, name); name is owned by the map afterwards.  Caller locks. */
-static const char *map_put(struct name_map *m, uint64_t id, char *name)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct name_entry *nv = calloc(cap, sizeof(*nv));
-
-		if (!nv) {
-			free(name);
-			return NULL;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->v[i].name)
-				continue;
-			size_t j = hash_id(m->v[i].id) & (cap - 1);
-			while (nv[j].name)
-				j = (j + 1) & (cap - 1);
-			nv[j] = m->v[i];
-		}
-		free(m->v);
-		m->v = nv;
-		m->cap = cap;
-	}
-	size_t i = hash_id(id) & (m->cap - 1);
-	while (m->v[i].name) {
-		if (m->v[i].id == id) {
-			free(name);
-			return m->v[i].name;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-	m->v[i] = (struct name_entry){ id, name };
-	m->n++;
+	*slot = name;
 	return name;
 }
 
@@ -264,7 +214,7 @@ static const char *name_of(enum name_kind k, uint64_t id)
 	if (!id)
 		return "?";
 	pthread_mutex_lock(&names_lock);
-	n = map_get(&maps[k], id);
+	n = u64map_get(&maps[k], id);
 	pthread_mutex_unlock(&names_lock);
 	if (n)
 		return n;
