@@ -3,6 +3,8 @@
  * info_GetClassFromObject(ct.info, obj, &cls), mdi_FindField(mdi, ...). */
 #pragma once
 
+#include <stdbool.h>
+
 #include "profiler/abi/corprof.h"
 
 /* The function type of each method, obj_name_fn. */
@@ -18,3 +20,10 @@
 	}
 #include "profiler/abi/info.def"
 #undef COM
+
+/* Did a method that writes a name into a caller's buffer say how long the
+ * name is, even if it did not fit?  (utf16_name_retry's ANSWERED) */
+static inline bool com_name_answered(HRESULT hr)
+{
+	return SUCCEEDED(hr) || hr == ERROR_INSUFFICIENT_BUFFER_HR;
+}
