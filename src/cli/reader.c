@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/reader.h"
+#include "common/strtable.h"
 
 #define RD_BLOCK (64u << 10)
 #define RD_MAX_WARN 20
@@ -333,20 +334,26 @@ int rd_record(struct rd *r, struct rec *out)
 	}
 }
 
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER, _COLOR_MAX, _COLOR_INVALID = -1 };
+
+static const char *const color_mode_table[_COLOR_MAX] = {
+	[COLOR_AUTO] = "auto",
+	[COLOR_ALWAYS] = "always",
+	[COLOR_NEVER] = "never",
+};
+
+DEFINE_PRIVATE_STRING_TABLE_LOOKUP(color_mode, enum color_mode, _COLOR_INVALID)
+
 /* Should output to FD be coloured, given --color=ARG (NULL: auto)? */
 int color_choice(const char *arg, int fd, bool *ret)
 {
-	static const char *const names[] = { "auto", "always", "never" };
-	size_t i;
+	enum color_mode m = arg ? color_mode_from_string(arg) : COLOR_AUTO;
 
-	for (i = 0; arg && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(arg, names[i]) == 0)
-			break;
-	if (arg && i == sizeof(names) / sizeof(names[0]))
+	if (m == _COLOR_INVALID)
 		return -EINVAL;
-	if (arg && i == 1)
+	if (m == COLOR_ALWAYS)
 		*ret = true;
-	else if (arg && i == 2)
+	else if (m == COLOR_NEVER)
 		*ret = false;
 	else
 		*ret = isatty(fd) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
