@@ -46,18 +46,24 @@ static inline ssize_t string_table_lookup_field(const void *table, size_t n, siz
 		return name##_table[i];                                        \
 	}
 
-/* type NAME_from_string(const char *s): the index of s, INVALID if absent. */
-#define _DEFINE_STRING_TABLE_FROM_STRING(name, type, invalid, scope)                     \
-	scope type name##_from_string(const char *s)                                      \
-	{                                                                                 \
-		ssize_t i = string_table_lookup(name##_table, _STRTABLE_N(name##_table), s); \
-		return i < 0 ? (invalid) : (type)i;                                       \
+/* type NAME_from_string(const char *s): the index of s in TABLE, INVALID
+ * if absent. */
+#define _DEFINE_STRING_TABLE_FROM_STRING_OF(name, table, type, invalid, scope) \
+	scope type name##_from_string(const char *s)                            \
+	{                                                                       \
+		ssize_t i = string_table_lookup(table, _STRTABLE_N(table), s);   \
+		return i < 0 ? (invalid) : (type)i;                             \
 	}
+#define _DEFINE_STRING_TABLE_FROM_STRING(name, type, invalid, scope) \
+	_DEFINE_STRING_TABLE_FROM_STRING_OF(name, name##_table, type, invalid, scope)
 
 #define DEFINE_STRING_TABLE_LOOKUP_TO_STRING(name, type) \
 	_DEFINE_STRING_TABLE_TO_STRING(name, type, )
 #define DEFINE_STRING_TABLE_LOOKUP_FROM_STRING(name, type, invalid) \
 	_DEFINE_STRING_TABLE_FROM_STRING(name, type, invalid, )
+/* The same over a table of another name (one other code shares). */
+#define DEFINE_STRING_TABLE_FROM_STRING_OF(name, table, type, invalid) \
+	_DEFINE_STRING_TABLE_FROM_STRING_OF(name, table, type, invalid, )
 #define DEFINE_STRING_TABLE_LOOKUP(name, type, invalid)            \
 	_DEFINE_STRING_TABLE_TO_STRING(name, type, )               \
 	_DEFINE_STRING_TABLE_FROM_STRING(name, type, invalid, )
