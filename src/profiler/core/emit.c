@@ -37,7 +37,6 @@ json_t *ct_json_hr(HRESULT hr)
 	return json_string(buf);
 }
 
-
 /* The managed ThreadID's OS thread id, or 0. */
 int ct_os_tid(ThreadID id)
 {

@@ -136,12 +136,9 @@ enum exm_know ct_catch_is_filter_handler(void)
 	size_t slot;
 	enum exm_know k = EXM_KNOW_UNKNOWN;
 
-	if (ct.info_version < 9 ||
-	    info_GetNotifiedExceptionClauseInfo(ct.info, &ci) != S_OK || !ci.programCounter)
+	if (ct.info_version < 9 || info_GetNotifiedExceptionClauseInfo(ct.info, &ci) != S_OK || !ci.programCounter)
 		return EXM_KNOW_UNKNOWN;
-	if (FAILED(info_GetFunctionFromIP3(ct.info, (const uint8_t *)ci.programCounter,
-			    &f, &rejit)) ||
-	    !f)
+	if (FAILED(info_GetFunctionFromIP3(ct.info, (const uint8_t *)ci.programCounter, &f, &rejit)) || !f)
 		return EXM_KNOW_UNKNOWN;
 	slot = (ci.programCounter >> 2) % CACHE;
 	pthread_mutex_lock(&handlers.lock);
@@ -172,9 +169,7 @@ static int il_at_pc(UINT_PTR pc, FunctionID *f, uint32_t *il)
 	ReJITID rejit = 0;
 
 	*f = 0;
-	if (!pc || FAILED(info_GetFunctionFromIP3(ct.info, (const uint8_t *)pc, f,
-				   &rejit)) ||
-	    !*f)
+	if (!pc || FAILED(info_GetFunctionFromIP3(ct.info, (const uint8_t *)pc, f, &rejit)) || !*f)
 		return -ENOENT;
 	return il_offset_of(*f, rejit, pc, il);
 }
