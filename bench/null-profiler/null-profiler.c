@@ -13,15 +13,12 @@
  */
 #include <stdlib.h>
 
-#include "profiler/abi/corprof.h"
+#include "profiler/abi/info.h"
 #include "common/util.h"
 
 HRESULT ct_callback_query_interface(com_object *self, const GUID *iid, void **out);
 ULONG ct_callback_addref(com_object *self);
 ULONG ct_callback_release(com_object *self);
-
-typedef HRESULT (*qi_fn)(com_object *, const GUID *, void **);
-typedef HRESULT (*set_event_mask2_fn)(com_object *, DWORD, DWORD);
 
 static int spin_slot = -1;
 static uint64_t spin_ns;
@@ -48,13 +45,13 @@ static HRESULT initialize(com_object *self, com_object *info_unk)
 	com_object *info = NULL;
 	const char *slot = getenv("NULLPROF_SPIN_SLOT"), *us = getenv("NULLPROF_SPIN_US");
 
-	if (FAILED(COM_CALL(info_unk, INFO_QueryInterface, qi_fn, &IID_ICorProfilerInfo[5], (void **)&info)) || !info)
+	if (FAILED(info_QueryInterface(info_unk, &IID_ICorProfilerInfo[5], (void **)&info)) || !info)
 		return E_FAIL;
 	if (slot && us) {
 		spin_slot = atoi(slot);
 		spin_ns = strtoull(us, NULL, 10) * 1000u;
 	}
-	return COM_CALL(info, INFO_SetEventMask2, set_event_mask2_fn, COR_PRF_MONITOR_EXCEPTIONS, 0);
+	return info_SetEventMask2(info, COR_PRF_MONITOR_EXCEPTIONS, 0);
 }
 
 static void *callback_vtbl[98];

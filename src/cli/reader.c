@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/reader.h"
+#include "common/strtable.h"
 
 #define RD_BLOCK (64u << 10)
 #define RD_MAX_WARN 20
@@ -333,20 +334,26 @@ int rd_record(struct rd *r, struct rec *out)
 	}
 }
 
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER, _COLOR_MAX, _COLOR_INVALID = -1 };
+
+static const char *const color_mode_table[_COLOR_MAX] = {
+	[COLOR_AUTO] = "auto",
+	[COLOR_ALWAYS] = "always",
+	[COLOR_NEVER] = "never",
+};
+
+DEFINE_PRIVATE_STRING_TABLE_LOOKUP(color_mode, enum color_mode, _COLOR_INVALID)
+
 /* Should output to FD be coloured, given --color=ARG (NULL: auto)? */
 int color_choice(const char *arg, int fd, bool *ret)
 {
-	static const char *const names[] = { "auto", "always", "never" };
-	size_t i;
+	enum color_mode m = arg ? color_mode_from_string(arg) : COLOR_AUTO;
 
-	for (i = 0; arg && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(arg, names[i]) == 0)
-			break;
-	if (arg && i == sizeof(names) / sizeof(names[0]))
+	if (m == _COLOR_INVALID)
 		return -EINVAL;
-	if (arg && i == 1)
+	if (m == COLOR_ALWAYS)
 		*ret = true;
-	else if (arg && i == 2)
+	else if (m == COLOR_NEVER)
 		*ret = false;
 	else
 		*ret = isatty(fd) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
@@ -375,106 +382,4 @@ const char *fmt_dur(char *buf, size_t size, int64_t ns)
 	else
 		snprintf(buf, size, "%.2f%s", (double)ns / (double)units[i].div, units[i].unit);
 	return buf;
-}
-
-/* Slot index of KEY (or of the empty slot where it would go). */
-static size_t u64map_find(const struct u64map *m, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
-
-	while (m->keys[i] != UINT64_MAX && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-/* Double the table; 0 or -ENOMEM. */
-static int u64map_grow(struct u64map *m)
-{
-	struct u64map n = { .cap = m->cap ? m->cap * 2 : 64 };
-
-	n.keys = malloc(n.cap * sizeof(*n.keys));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
-		return -ENOMEM;
-	}
-	memset(n.keys, 0xff, n.cap * sizeof(*n.keys));
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i] != UINT64_MAX) {
-			size_t j = u64map_find(&n, m->keys[i]);
-
-			n.keys[j] = m->keys[i];
-			n.vals[j] = m->vals[i];
-			n.n++;
-		}
-	free(m->keys);
-	free(m->vals);
-	*m = n;
-	return 0;
-}
-
-/* The value slot for KEY, created if new. */
-void **u64map_slot(struct u64map *m, uint64_t key)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap && u64map_grow(m) < 0)
-		return NULL;
-	i = u64map_find(m, key);
-	if (m->keys[i] == UINT64_MAX) {
-		m->keys[i] = key;
-		m->vals[i] = NULL;
-		m->n++;
-	}
-	return &m->vals[i];
-}
-
-/* The value for KEY, or NULL. */
-void *u64map_get(const struct u64map *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	i = u64map_find(m, key);
-	return m->keys[i] == key ? m->vals[i] : NULL;
-}
-
-/* Remove KEY (backward-shift deletion); returns its value. */
-void *u64map_del(struct u64map *m, uint64_t key)
-{
-	size_t i, j;
-	void *v;
-
-	if (!m->cap)
-		return NULL;
-	i = u64map_find(m, key);
-	if (m->keys[i] != key)
-		return NULL;
-	v = m->vals[i];
-	m->keys[i] = UINT64_MAX;
-	m->n--;
-	for (j = (i + 1) & (m->cap - 1); m->keys[j] != UINT64_MAX; j = (j + 1) & (m->cap - 1)) {
-		uint64_t k = m->keys[j];
-		void *val = m->vals[j];
-		size_t h;
-
-		m->keys[j] = UINT64_MAX;
-		h = u64map_find(m, k);
-		m->keys[h] = k;
-		m->vals[h] = val;
-	}
-	return v;
-}
-
-/* Free the map and its values. */
-void u64map_done(struct u64map *m, void (*free_fn)(void *))
-{
-	for (size_t i = 0; free_fn && i < m->cap; i++)
-		if (m->keys[i] != UINT64_MAX)
-			free_fn(m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	*m = (struct u64map){ 0 };
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/u64map.h"
 #include "common/vocabulary.h"
 
 /* Lines longer than this are reported and skipped, never buffered whole. */
@@ -66,21 +67,6 @@ int color_choice(const char *arg, int fd, bool *ret);
 /* Duration in a short human form ("1.23ms") into buf (at least 16 bytes). */
 const char *fmt_dur(char *buf, size_t size, int64_t ns);
 
-/* A small open-addressing map from uint64 keys (not UINT64_MAX) to
- * pointers: threads by pid<<32|tid, spans by id. */
-struct u64map {
-	uint64_t *keys;
-	void **vals;
-	size_t cap, n;
-};
-/* The value slot for KEY, created (NULL) if new; NULL on ENOMEM. */
-void **u64map_slot(struct u64map *m, uint64_t key);
-void *u64map_get(const struct u64map *m, uint64_t key);
-/* Remove KEY; returns its value (or NULL). */
-void *u64map_del(struct u64map *m, uint64_t key);
-/* Free the map, calling free_fn (may be NULL) on every value. */
-void u64map_done(struct u64map *m, void (*free_fn)(void *));
-#define u64map_foreach(m, i) for (size_t i = 0; i < (m)->cap; i++) if ((m)->keys[i] != UINT64_MAX)
 /* The key of a record's thread. */
 static inline uint64_t thread_key(const struct rec *r)
 {

@@ -2,7 +2,7 @@
 /* UTF-16 strings from the runtime → UTF-8 for JSON. */
 #include <stdlib.h>
 
-#include "common/util.h"
+#include "common/utf16.h"
 
 /* Append code point cp to out as UTF-8; returns bytes written. */
 static size_t put_utf8(char *out, uint32_t cp)
@@ -48,4 +48,36 @@ char *utf16_to_utf8(const uint16_t *s, size_t n)
 	}
 	*p = 0;
 	return out;
+}
+
+/* Make room for the whole name if it did not fit (see utf16.h). */
+bool utf16_name_retry(struct utf16_name *b, bool answered)
+{
+	char16_t *big;
+
+	if (!answered || b->len <= b->cap || b->len > UTF16_NAME_MAX || b->v != b->inline_v)
+		return false;
+	big = malloc((size_t)b->len * sizeof(*big));
+	if (!big)
+		return false;
+	b->v = big;
+	b->cap = b->len;
+	return true;
+}
+
+/* The name as UTF-8: LEN counts the NUL; a name that did not fit is cut. */
+char *utf16_name_to_utf8(const struct utf16_name *b, bool ok)
+{
+	if (!ok || b->len == 0)
+		return NULL;
+	return utf16_to_utf8((const uint16_t *)b->v, b->len <= b->cap ? b->len - 1 : b->cap - 1);
+}
+
+/* Free a grown buffer. */
+void utf16_name_done(struct utf16_name *b)
+{
+	if (b->v != b->inline_v)
+		free(b->v);
+	b->v = b->inline_v;
+	b->cap = UTF16_NAME_INLINE;
 }

@@ -117,7 +117,3 @@ static inline int open_append_nofollow(const char *path)
 
 	return fd < 0 ? -errno : fd;
 }
-
-/* UTF-16 (not NUL-terminated, n units) → malloc'd UTF-8; bad surrogates
- * become U+FFFD.  Never NULL unless out of memory. */
-char *utf16_to_utf8(const uint16_t *s, size_t n);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "profiler/abi/corprof.h"
+#include "common/strtable.h"
 #include "common/vocabulary.h"
 
 const struct ct_event_info ct_events[_EV_MAX] = {
@@ -32,44 +33,20 @@ const struct ct_category_info ct_categories[_CAT_MAX] = {
 	[CAT_JIT] = { "jit", true, false, COR_PRF_MONITOR_JIT_COMPILATION, 0 },
 };
 
-static const char *const phase_names[_PH_MAX] = {
+static const char *const ct_phase_table[_PH_MAX] = {
 	[PH_INSTANT] = "instant",
 	[PH_BEGIN] = "begin",
 	[PH_END] = "end",
 };
 
-/* Name of a phase. */
-const char *ct_phase_to_string(enum ct_phase p)
-{
-	return (p >= 0 && p < _PH_MAX) ? phase_names[p] : NULL;
-}
-
-/* Phase from its name, or _PH_INVALID. */
-enum ct_phase ct_phase_from_string(const char *s)
-{
-	for (int i = 0; s && i < _PH_MAX; i++)
-		if (strcmp(phase_names[i], s) == 0)
-			return i;
-	return _PH_INVALID;
-}
+/* ct_phase_to_string(), ct_phase_from_string() (or _PH_INVALID). */
+DEFINE_STRING_TABLE_LOOKUP(ct_phase, enum ct_phase, _PH_INVALID)
 
 /* Event from its name, or _EV_INVALID. */
-enum ct_event ct_event_from_string(const char *s)
-{
-	for (int i = 0; s && i < _EV_MAX; i++)
-		if (strcmp(ct_events[i].name, s) == 0)
-			return i;
-	return _EV_INVALID;
-}
+DEFINE_STRING_TABLE_FIELD_FROM_STRING(ct_event_from_string, enum ct_event, ct_events, name, _EV_INVALID)
 
 /* Category from its name, or _CAT_INVALID. */
-enum ct_category ct_category_from_string(const char *s)
-{
-	for (int i = 0; s && i < _CAT_MAX; i++)
-		if (strcmp(ct_categories[i].name, s) == 0)
-			return i;
-	return _CAT_INVALID;
-}
+DEFINE_STRING_TABLE_FIELD_FROM_STRING(ct_category_from_string, enum ct_category, ct_categories, name, _CAT_INVALID)
 
 /* Bit set of the categories on by default. */
 unsigned ct_default_categories(void)

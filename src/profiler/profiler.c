@@ -16,6 +16,8 @@
 #include "common/config.h"
 #include "profiler/families/handlers.h"
 #include "profiler/core/tracer.h"
+#include "profiler/abi/info.h"
+#include "common/utf16.h"
 #include "common/util.h"
 
 struct ct_global ct;
@@ -209,24 +211,24 @@ static json_t *config_json(void)
 					      : json_null());
 }
 
-typedef HRESULT (*get_runtime_info_fn)(com_object *, uint16_t *, uint32_t *, uint16_t *, uint16_t *,
-				       uint16_t *, uint16_t *, ULONG, ULONG *, WCHAR *);
-
 /* Runtime version, for runtime.init. */
 static json_t *runtime_json(void)
 {
 	uint16_t inst = 0, major = 0, minor = 0, build = 0, qfe = 0;
 	uint32_t type = 0;
-	WCHAR buf[128];
-	ULONG len = 0;
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	char ver[64];
+	HRESULT hr;
 
-	if (FAILED(COM_CALL(ct.info, INFO_GetRuntimeInformation, get_runtime_info_fn, &inst, &type, &major, &minor,
-			    &build, &qfe, ELEMENTSOF(buf), &len, buf)))
+	do
+		hr = info_GetRuntimeInformation(ct.info, &inst, &type, &major, &minor, &build, &qfe, b.cap, &b.len,
+						b.v);
+	while (utf16_name_retry(&b, com_name_answered(hr)));
+	if (FAILED(hr))
 		return json_null();
 	ct.runtime_major = major;
 	snprintf(ver, sizeof(ver), "%u.%u.%u", major, minor, build);
-	_cleanup_free_ char *s = len ? utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : 0) : NULL;
+	_cleanup_free_ char *s = utf16_name_to_utf8(&b, true);
 	return json_pack("{s:s,s:s?,s:i}", "version", ver, "build", s, "major", major);
 }
 
@@ -271,9 +273,6 @@ static void on_exit_flush(void)
 	ct_flush_all(false);
 }
 
-typedef HRESULT (*set_event_mask2_fn)(com_object *, DWORD, DWORD);
-typedef ULONG (*release_fn)(com_object *);
-
 /* Startup: read the configuration and start tracing, or step aside. */
 HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 {
@@ -285,8 +284,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 
 	json_object_seed(0);
 	for (int v = 15; v >= 5 && !ct.info; v--)
-		if (SUCCEEDED(COM_CALL(info_unk, INFO_QueryInterface, HRESULT (*)(com_object *, const GUID *, void **),
-				       &IID_ICorProfilerInfo[v], (void **)&ct.info)) && ct.info)
+		if (SUCCEEDED(info_QueryInterface(info_unk, &IID_ICorProfilerInfo[v], (void **)&ct.info)) && ct.info)
 			ct.info_version = v;
 	if (!ct.info) {
 		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
@@ -309,7 +307,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 				    "capabilities), where CLRTRACE_* variables cannot be trusted", ct.program);
 		free(ct.program);
 		ct.program = NULL;
-		COM_CALL(ct.info, INFO_Release, release_fn);
+		info_Release(ct.info);
 		ct.info = NULL;
 		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 	}
@@ -318,7 +316,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		goto fail;
 	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
 		config_done(&ct.cfg);
-		COM_CALL(ct.info, INFO_Release, release_fn);
+		info_Release(ct.info);
 		ct.info = NULL;
 		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 	}
@@ -342,7 +340,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	 * found no catcher; see exm_input.verdict) */
 	if (low & COR_PRF_MONITOR_EXCEPTIONS)
 		low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
-	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
+	if (FAILED(info_SetEventMask2(ct.info, low, high))) {
 		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);
 		ct_sinks_close();
 		json_decref(runtime);
@@ -364,7 +362,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 fail:
 	config_done(&ct.cfg);
 	if (ct.info)
-		COM_CALL(ct.info, INFO_Release, release_fn);
+		info_Release(ct.info);
 	ct.info = NULL;
 	return E_FAIL;
 }

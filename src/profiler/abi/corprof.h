@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CoreCLR profiling ABI as plain C for x86-64/arm64 Linux.  Only what
- * clrtrace uses; the numbers come from corprof.idl, cor.h and pal_mstypes.h
- * of dotnet/runtime (src/coreclr/inc, src/coreclr/pal/inc).  The PAL makes ULONG, DWORD,
+ * clrtrace uses (the methods it calls: info.def); the numbers come from
+ * corprof.idl, cor.h and pal_mstypes.h of dotnet/runtime (src/coreclr/inc, src/coreclr/pal/inc).  The PAL makes ULONG, DWORD,
  * HRESULT and BOOL 32-bit and WCHAR 16-bit, and STDMETHODCALLTYPE empty, so
  * every method is a plain SysV function taking the object first.
  */
@@ -52,19 +52,20 @@ typedef struct {
 	uint32_t nativeEndOffset;
 } COR_DEBUG_IL_TO_NATIVE_MAP;
 
+/* DoStackSnapshot's callback: one frame (FunctionID 0: native code). */
+typedef HRESULT (*StackSnapshotCallback)(FunctionID f, UINT_PTR ip, UINT_PTR frame_info, uint32_t context_size,
+					 uint8_t *context, void *data);
+
 /* A COM object as C sees it: a pointer to its table of methods. */
 typedef struct com_object {
 	void *const *vtbl;
 } com_object;
 
 #define S_OK 0
-#define S_FALSE 1
 #define E_NOTIMPL ((HRESULT)0x80004001)
 #define E_NOINTERFACE ((HRESULT)0x80004002)
 #define E_POINTER ((HRESULT)0x80004003)
 #define E_FAIL ((HRESULT)0x80004005)
-#define E_OUTOFMEMORY ((HRESULT)0x8007000E)
-#define E_INVALIDARG ((HRESULT)0x80070057)
 #define CLASS_E_NOAGGREGATION ((HRESULT)0x80040110)
 #define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
 #define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
@@ -79,11 +80,9 @@ typedef struct com_object {
 #define COR_PRF_MONITOR_APPDOMAIN_LOADS 0x00000010u
 #define COR_PRF_MONITOR_JIT_COMPILATION 0x00000020u
 #define COR_PRF_MONITOR_EXCEPTIONS 0x00000040u
-#define COR_PRF_MONITOR_GC 0x00000080u
 #define COR_PRF_MONITOR_THREADS 0x00000200u
 #define COR_PRF_MONITOR_CODE_TRANSITIONS 0x00000800u
 #define COR_PRF_MONITOR_SUSPENDS 0x00010000u
-#define COR_PRF_DISABLE_INLINING 0x00200000u
 #define COR_PRF_ENABLE_STACK_SNAPSHOT 0x10000000u
 /* COR_PRF_HIGH_MONITOR (high word) */
 #define COR_PRF_HIGH_BASIC_GC 0x00000010u
@@ -101,56 +100,8 @@ enum {
 	COR_PRF_SUSPEND_FOR_PROFILER = 9,
 };
 
-#define COR_PRF_MODULE_DYNAMIC 0x4u
 #define tdVisibilityMask 0x7u
 #define tdNestedPublic 0x2u
-#define PROFILER_PARENT_UNKNOWN ((UINT_PTR)0xFFFFFFFDu)
-
-/* Slots of ICorProfilerInfo..Info15 that clrtrace calls. */
-enum info_slot {
-	INFO_QueryInterface = 0,
-	INFO_Release = 2,
-	INFO_GetClassFromObject = 3,
-	INFO_GetThreadInfo = 12,
-	INFO_GetCurrentThreadID = 13,
-	INFO_GetClassIDInfo = 14,
-	INFO_GetFunctionInfo = 15,
-	INFO_GetTokenAndMetaDataFromFunction = 19,
-	INFO_GetModuleMetaData = 21,
-	INFO_GetILFunctionBody = 22,
-	INFO_GetAppDomainInfo = 25,
-	INFO_GetAssemblyInfo = 26,
-	INFO_DoStackSnapshot = 36,
-	INFO_GetFunctionInfo2 = 38,
-	INFO_GetClassLayout = 40,
-	INFO_GetClassIDInfo2 = 41,
-	INFO_GetNotifiedExceptionClauseInfo = 56,
-	INFO_GetStringLayout2 = 60,
-	INFO_GetRuntimeInformation = 67,
-	INFO_GetModuleInfo2 = 70,
-	INFO_SetEventMask2 = 82,
-	INFO_IsFunctionDynamic = 87,
-	INFO_GetFunctionFromIP3 = 88,
-	INFO_GetDynamicFunctionInfo = 89,
-	INFO_GetNativeCodeStartAddresses = 90,
-	INFO_GetILToNativeMapping3 = 91,
-	INFO_GetCodeInfo4 = 92,
-	INFO_CreateHandle = 108, /* ICorProfilerInfo13 */
-	INFO_DestroyHandle = 109,
-};
-
-/* Slots of IMetaDataImport that clrtrace calls. */
-enum mdi_slot {
-	MDI_Release = 2,
-	MDI_GetTypeDefProps = 12,
-	MDI_FindField = 28,
-	MDI_GetMethodProps = 30,
-	MDI_GetNestedClassProps = 62,
-};
-
-/* Call method SLOT of object OBJ through a function type TYPE. */
-#define COM_CALL(obj, slot, type, ...) \
-	(((type)((obj)->vtbl[(slot)]))((obj), ##__VA_ARGS__))
 
 extern const GUID IID_IUnknown;
 extern const GUID IID_IClassFactory;

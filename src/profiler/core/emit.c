@@ -11,6 +11,7 @@
 
 #include "profiler/sinks/sink.h"
 #include "profiler/core/tracer.h"
+#include "profiler/abi/info.h"
 #include "profiler/core/jsonw.h"
 #include "common/util.h"
 
@@ -36,15 +37,12 @@ json_t *ct_json_hr(HRESULT hr)
 	return json_string(buf);
 }
 
-typedef HRESULT (*get_current_thread_fn)(com_object *, ThreadID *);
-typedef HRESULT (*get_thread_info_fn)(com_object *, ThreadID, DWORD *);
-
 /* The managed ThreadID's OS thread id, or 0. */
 int ct_os_tid(ThreadID id)
 {
 	DWORD os = 0;
 
-	if (!id || FAILED(COM_CALL(ct.info, INFO_GetThreadInfo, get_thread_info_fn, id, &os)))
+	if (!id || FAILED(info_GetThreadInfo(ct.info, id, &os)))
 		return 0;
 	return (int)os;
 }
@@ -140,7 +138,7 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 		return t ? 0 : -ENOMEM;
 	}
 	if (!t->managed_id && ct.info)
-		(void)COM_CALL(ct.info, INFO_GetCurrentThreadID, get_current_thread_fn, &t->managed_id);
+		(void)info_GetCurrentThreadID(ct.info, &t->managed_id);
 	parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
 	depth = t->n_spans;
 

@@ -9,94 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
+#include "common/u64map.h"
+#include "common/utf16.h"
 #include "common/util.h"
 
 enum name_kind { NAME_FUNCTION, NAME_CLASS, NAME_MODULE, NAME_ASSEMBLY, _NAME_MAX };
 
-struct name_entry {
-	uint64_t id;
-	char *name;
-};
-
-struct name_map {
-	struct name_entry *v;
-	size_t cap, n;
-};
-
-static struct name_map maps[_NAME_MAX];
+/* One map per kind: id -> malloc'd name, never removed.  names_lock guards
+ * them: lookups come from every thread that emits. */
+static struct u64map maps[_NAME_MAX];
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline size_t hash_id(uint64_t id)
+/* Keep NAME (owned by the map afterwards) for ID, or the name another
+ * thread kept first; NULL on ENOMEM.  Caller holds names_lock. */
+static const char *map_put(struct u64map *m, uint64_t id, char *name)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id;
-}
+	void **slot = u64map_slot(m, id);
 
-/* Look up id; NULL if absent.  Caller holds names_lock. */
-static const char *map_get(struct name_map *m, uint64_t id)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = hash_id(id) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->v[i].name)
-			return NULL;
-		if (m->v[i].id == id)
-			return m->v[i].name;
+	if (!slot || *slot) {
+		free(name);
+		return slot ? *slot : NULL;
 	}
-}
-
-/* Insert (id, name); name is owned by the map afterwards.  Caller locks. */
-static const char *map_put(struct name_map *m, uint64_t id, char *name)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct name_entry *nv = calloc(cap, sizeof(*nv));
-
-		if (!nv) {
-			free(name);
-			return NULL;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->v[i].name)
-				continue;
-			size_t j = hash_id(m->v[i].id) & (cap - 1);
-			while (nv[j].name)
-				j = (j + 1) & (cap - 1);
-			nv[j] = m->v[i];
-		}
-		free(m->v);
-		m->v = nv;
-		m->cap = cap;
-	}
-	size_t i = hash_id(id) & (m->cap - 1);
-	while (m->v[i].name) {
-		if (m->v[i].id == id) {
-			free(name);
-			return m->v[i].name;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-	m->v[i] = (struct name_entry){ id, name };
-	m->n++;
+	*slot = name;
 	return name;
 }
-
-typedef HRESULT (*get_metadata_fn)(com_object *, ModuleID, DWORD, const GUID *, com_object **);
-typedef HRESULT (*get_typedef_props_fn)(com_object *, mdTypeDef, WCHAR *, ULONG, ULONG *, DWORD *, mdToken *);
-typedef HRESULT (*get_nested_fn)(com_object *, mdTypeDef, mdTypeDef *);
-typedef HRESULT (*get_method_props_fn)(com_object *, mdMethodDef, mdTypeDef *, WCHAR *, ULONG, ULONG *,
-				       DWORD *, const uint8_t **, ULONG *, ULONG *, DWORD *);
-typedef ULONG (*release_fn)(com_object *);
 
 /* Metadata import for a module; NULL if it has none. */
 static com_object *module_metadata(ModuleID mod)
 {
 	com_object *mdi = NULL;
-	HRESULT hr = COM_CALL(ct.info, INFO_GetModuleMetaData, get_metadata_fn, mod, 0 /* ofRead */,
-			      &IID_IMetaDataImport, &mdi);
+	HRESULT hr = info_GetModuleMetaData(ct.info, mod, 0 /* ofRead */, &IID_IMetaDataImport, &mdi);
 
 	return (hr == S_OK) ? mdi : NULL;
 }
@@ -104,21 +48,21 @@ static com_object *module_metadata(ModuleID mod)
 /* "Namespace.Outer+Inner" of a typedef, written into a malloc'd string. */
 static char *typedef_name(com_object *mdi, mdTypeDef td, int depth)
 {
-	WCHAR buf[512];
-	ULONG len = 0;
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	DWORD flags = 0;
 	mdToken ext = 0;
 	mdTypeDef outer = 0;
 	char *name, *full = NULL;
+	HRESULT hr;
 
-	if (FAILED(COM_CALL(mdi, MDI_GetTypeDefProps, get_typedef_props_fn, td, buf, ELEMENTSOF(buf), &len,
-			    &flags, &ext)) || len == 0)
-		return NULL;
-	name = utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : ELEMENTSOF(buf) - 1);
+	do
+		hr = mdi_GetTypeDefProps(mdi, td, b.v, b.cap, &b.len, &flags, &ext);
+	while (utf16_name_retry(&b, com_name_answered(hr)));
+	name = utf16_name_to_utf8(&b, SUCCEEDED(hr));
 	if (!name)
 		return NULL;
 	if ((flags & tdVisibilityMask) >= tdNestedPublic && depth < 16 &&
-	    SUCCEEDED(COM_CALL(mdi, MDI_GetNestedClassProps, get_nested_fn, td, &outer)) && outer) {
+	    SUCCEEDED(mdi_GetNestedClassProps(mdi, td, &outer)) && outer) {
 		_cleanup_free_ char *o = typedef_name(mdi, outer, depth + 1);
 
 		if (o && asprintf(&full, "%s+%s", o, name) >= 0) {
@@ -129,54 +73,47 @@ static char *typedef_name(com_object *mdi, mdTypeDef td, int depth)
 	return name;
 }
 
-typedef HRESULT (*get_function_info2_fn)(com_object *, FunctionID, UINT_PTR, ClassID *, ModuleID *, mdToken *,
-					 uint32_t, uint32_t *, ClassID *);
-typedef HRESULT (*is_dynamic_fn)(com_object *, FunctionID, BOOL *);
-typedef HRESULT (*get_dynamic_info_fn)(com_object *, FunctionID, ModuleID *, const uint8_t **, ULONG *, ULONG,
-				       ULONG *, WCHAR *);
-
 /* Resolve a function name from the runtime; malloc'd, or NULL. */
 static char *resolve_function(FunctionID f)
 {
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	ClassID cls = 0;
 	ModuleID mod = 0;
 	mdToken tok = 0;
 	mdTypeDef td = 0;
-	WCHAR buf[512];
-	ULONG len = 0, sig_len = 0, rva = 0;
+	ULONG sig_len = 0, rva = 0;
 	DWORD attr = 0, impl = 0;
 	const uint8_t *sig = NULL;
 	char *res = NULL;
 	BOOL dyn = 0;
+	HRESULT hr;
 
-	if (ct.info_version >= 8 && SUCCEEDED(COM_CALL(ct.info, INFO_IsFunctionDynamic, is_dynamic_fn, f, &dyn)) &&
-	    dyn) {
-		if (SUCCEEDED(COM_CALL(ct.info, INFO_GetDynamicFunctionInfo, get_dynamic_info_fn, f, &mod, &sig,
-				       &sig_len, ELEMENTSOF(buf), &len, buf)) && len > 0)
-			return utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : ELEMENTSOF(buf) - 1);
+	if (ct.info_version >= 8 && SUCCEEDED(info_IsFunctionDynamic(ct.info, f, &dyn)) && dyn) {
+		do
+			hr = info_GetDynamicFunctionInfo(ct.info, f, &mod, &sig, &sig_len, b.cap, &b.len, b.v);
+		while (utf16_name_retry(&b, com_name_answered(hr)));
+		if (SUCCEEDED(hr) && b.len > 0)
+			return utf16_name_to_utf8(&b, true);
 		return strdup("(dynamic method)");
 	}
-	if (FAILED(COM_CALL(ct.info, INFO_GetFunctionInfo2, get_function_info2_fn, f, 0, &cls, &mod, &tok, 0,
-			    NULL, NULL)))
+	if (FAILED(info_GetFunctionInfo2(ct.info, f, 0, &cls, &mod, &tok, 0, NULL, NULL)))
 		return NULL;
 	com_object *mdi = module_metadata(mod);
 	if (!mdi)
 		return NULL;
-	if (SUCCEEDED(COM_CALL(mdi, MDI_GetMethodProps, get_method_props_fn, tok, &td, buf, ELEMENTSOF(buf), &len,
-			       &attr, &sig, &sig_len, &rva, &impl)) && len > 0) {
-		_cleanup_free_ char *m = utf16_to_utf8((uint16_t *)buf,
-						       len - 1 < ELEMENTSOF(buf) ? len - 1 : ELEMENTSOF(buf) - 1);
+	do
+		hr = mdi_GetMethodProps(mdi, tok, &td, b.v, b.cap, &b.len, &attr, &sig, &sig_len, &rva, &impl);
+	while (utf16_name_retry(&b, com_name_answered(hr)));
+	if (SUCCEEDED(hr) && b.len > 0) {
+		_cleanup_free_ char *m = utf16_name_to_utf8(&b, true);
 		_cleanup_free_ char *type = td ? typedef_name(mdi, td, 0) : NULL;
 
 		if (m && asprintf(&res, "%s%s%s", type ? type : "", type ? "." : "", m) < 0)
 			res = NULL;
 	}
-	COM_CALL(mdi, MDI_Release, release_fn);
+	mdi_Release(mdi);
 	return res;
 }
-
-typedef HRESULT (*get_class_info2_fn)(com_object *, ClassID, ModuleID *, mdTypeDef *, ClassID *, uint32_t,
-				      uint32_t *, ClassID *);
 
 /* Resolve a class name from the runtime; malloc'd, or NULL. */
 static char *resolve_class(ClassID c)
@@ -188,7 +125,7 @@ static char *resolve_class(ClassID c)
 	char *res;
 	HRESULT hr;
 
-	hr = COM_CALL(ct.info, INFO_GetClassIDInfo2, get_class_info2_fn, c, &mod, &td, &parent, 0, &nargs, NULL);
+	hr = info_GetClassIDInfo2(ct.info, c, &mod, &td, &parent, 0, &nargs, NULL);
 	if (hr == (HRESULT)0x80131365)
 		return strdup("(array)");
 	if (FAILED(hr) || !mod || !td)
@@ -197,55 +134,37 @@ static char *resolve_class(ClassID c)
 	if (!mdi)
 		return NULL;
 	res = typedef_name(mdi, td, 0);
-	COM_CALL(mdi, MDI_Release, release_fn);
+	mdi_Release(mdi);
 	return res;
 }
-
-typedef HRESULT (*get_module_info2_fn)(com_object *, ModuleID, const uint8_t **, ULONG, ULONG *, WCHAR *,
-				       AssemblyID *, DWORD *);
 
 /* Resolve a module's path; malloc'd, or NULL. */
 static char *resolve_module(ModuleID m)
 {
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	const uint8_t *base = NULL;
-	ULONG len = 0;
 	AssemblyID a = 0;
 	DWORD flags = 0;
-	WCHAR small[1024];
 	HRESULT hr;
 
-	hr = COM_CALL(ct.info, INFO_GetModuleInfo2, get_module_info2_fn, m, &base, ELEMENTSOF(small), &len, small,
-		      &a, &flags);
-	if (hr == ERROR_INSUFFICIENT_BUFFER_HR && len > 0 && len < 65536) {
-		WCHAR *big = malloc(len * sizeof(WCHAR));
-		char *res = NULL;
-
-		if (big && SUCCEEDED(COM_CALL(ct.info, INFO_GetModuleInfo2, get_module_info2_fn, m, &base, len,
-					      &len, big, &a, &flags)) && len > 0)
-			res = utf16_to_utf8((uint16_t *)big, len - 1);
-		free(big);
-		return res;
-	}
-	if (FAILED(hr) || len == 0)
-		return NULL;
-	return utf16_to_utf8((uint16_t *)small, len - 1);
+	do
+		hr = info_GetModuleInfo2(ct.info, m, &base, b.cap, &b.len, b.v, &a, &flags);
+	while (utf16_name_retry(&b, com_name_answered(hr)));
+	return utf16_name_to_utf8(&b, SUCCEEDED(hr));
 }
-
-typedef HRESULT (*get_assembly_info_fn)(com_object *, AssemblyID, ULONG, ULONG *, WCHAR *, AppDomainID *,
-					ModuleID *);
 
 /* Resolve an assembly's simple name; malloc'd, or NULL. */
 static char *resolve_assembly(AssemblyID a)
 {
-	WCHAR buf[512];
-	ULONG len = 0;
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	AppDomainID ad = 0;
 	ModuleID mod = 0;
+	HRESULT hr;
 
-	if (FAILED(COM_CALL(ct.info, INFO_GetAssemblyInfo, get_assembly_info_fn, a, ELEMENTSOF(buf), &len, buf, &ad,
-			    &mod)) || len == 0)
-		return NULL;
-	return utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : ELEMENTSOF(buf) - 1);
+	do
+		hr = info_GetAssemblyInfo(ct.info, a, b.cap, &b.len, b.v, &ad, &mod);
+	while (utf16_name_retry(&b, com_name_answered(hr)));
+	return utf16_name_to_utf8(&b, SUCCEEDED(hr));
 }
 
 static char *(*const resolvers[_NAME_MAX])(uint64_t) = {
@@ -264,7 +183,7 @@ static const char *name_of(enum name_kind k, uint64_t id)
 	if (!id)
 		return "?";
 	pthread_mutex_lock(&names_lock);
-	n = map_get(&maps[k], id);
+	n = u64map_get(&maps[k], id);
 	pthread_mutex_unlock(&names_lock);
 	if (n)
 		return n;

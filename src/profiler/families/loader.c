@@ -1,29 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /* Loader events: appdomains, assemblies and modules as spans, module attach. */
 #include "profiler/families/handlers.h"
-
-typedef HRESULT (*get_appdomain_info_fn)(com_object *, AppDomainID, ULONG, ULONG *, WCHAR *, UINT_PTR *);
+#include "profiler/abi/info.h"
+#include "common/utf16.h"
 
 /* {id, name} of an appdomain (the name is known once it exists). */
 static json_t *appdomain_json(AppDomainID id, bool with_name)
 {
-	WCHAR buf[256];
-	ULONG len = 0;
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	UINT_PTR pid = 0;
 	json_t *o = json_pack("{s:o}", "id", ct_json_id(id));
+	HRESULT hr;
 
-	if (with_name && SUCCEEDED(COM_CALL(ct.info, INFO_GetAppDomainInfo, get_appdomain_info_fn, id,
-					    ELEMENTSOF(buf), &len, buf, &pid)) && len > 0) {
-		char *n = utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : ELEMENTSOF(buf) - 1);
+	if (!with_name)
+		return o;
+	do
+		hr = info_GetAppDomainInfo(ct.info, id, b.cap, &b.len, b.v, &pid);
+	while (utf16_name_retry(&b, com_name_answered(hr)));
+	if (SUCCEEDED(hr) && b.len > 0) {
+		char *n = utf16_name_to_utf8(&b, true);
 
 		json_object_set_new(o, "name", n ? json_string(n) : json_null());
 		free(n);
 	}
 	return o;
 }
-
-typedef HRESULT (*get_assembly_info_fn)(com_object *, AssemblyID, ULONG, ULONG *, WCHAR *, AppDomainID *,
-					ModuleID *);
 
 /* {id, name, path} of an assembly. */
 static json_t *assembly_json(AssemblyID id, bool with_name)
@@ -36,13 +37,12 @@ static json_t *assembly_json(AssemblyID id, bool with_name)
 	name = ct_assembly_name(id);
 	json_object_set_new(o, "name", json_string(name));
 	{
-		WCHAR buf[8];
+		WCHAR buf[8]; /* the name is not wanted here, only its module */
 		ULONG len = 0;
 		AppDomainID ad = 0;
 		ModuleID mod = 0;
 
-		(void)COM_CALL(ct.info, INFO_GetAssemblyInfo, get_assembly_info_fn, id, ELEMENTSOF(buf), &len, buf,
-			       &ad, &mod);
+		(void)info_GetAssemblyInfo(ct.info, id, ELEMENTSOF(buf), &len, buf, &ad, &mod);
 		if (mod) {
 			const char *path = ct_module_path(mod);
 

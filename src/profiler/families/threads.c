@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Managed thread lifetime: create, OS thread assignment, name, destroy. */
 #include "profiler/families/handlers.h"
+#include "common/utf16.h"
 #include "profiler/families/exceptions/exceptions.h"
 
 /* {id, os_tid} of the managed thread a record is about. */

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
 #include "profiler/families/exceptions/clauses.h"
 #include "profiler/families/exceptions/ehsection.h"
@@ -27,14 +28,6 @@ static struct {
 	struct { UINT_PTR pc; FunctionID f; enum exm_know k; } v[CACHE];
 } handlers = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-typedef HRESULT (*get_function_info_fn)(com_object *, FunctionID, ClassID *, ModuleID *, mdToken *);
-typedef HRESULT (*get_il_body_fn)(com_object *, ModuleID, mdMethodDef, const uint8_t **, ULONG *);
-typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
-typedef HRESULT (*get_function_from_ip3_fn)(com_object *, const uint8_t *, FunctionID *, ReJITID *);
-typedef HRESULT (*get_code_starts_fn)(com_object *, FunctionID, ReJITID, uint32_t, uint32_t *, UINT_PTR *);
-typedef HRESULT (*get_code_info4_fn)(com_object *, UINT_PTR, uint32_t, uint32_t *, COR_PRF_CODE_INFO *);
-typedef HRESULT (*get_il_map3_fn)(com_object *, UINT_PTR, uint32_t, uint32_t *, COR_DEBUG_IL_TO_NATIVE_MAP *);
-
 /* The clauses of F's IL body into *OUT and *N; negative errno. */
 static int load_clauses(FunctionID f, struct eh_clause **out, size_t *n)
 {
@@ -46,9 +39,9 @@ static int load_clauses(FunctionID f, struct eh_clause **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (FAILED(COM_CALL(ct.info, INFO_GetFunctionInfo, get_function_info_fn, f, &cls, &mod, &tok)) || !mod || !tok)
+	if (FAILED(info_GetFunctionInfo(ct.info, f, &cls, &mod, &tok)) || !mod || !tok)
 		return -ENOENT; /* e.g. a dynamic method */
-	if (FAILED(COM_CALL(ct.info, INFO_GetILFunctionBody, get_il_body_fn, mod, tok, &body, &size)) || !body)
+	if (FAILED(info_GetILFunctionBody(ct.info, mod, tok, &body, &size)) || !body)
 		return -ENOENT;
 	return eh_parse(body, size, out, n);
 }
@@ -80,7 +73,7 @@ static int64_t native_offset(UINT_PTR start, UINT_PTR pc)
 	uint32_t n = 0;
 	uint64_t before = 0;
 
-	if (FAILED(COM_CALL(ct.info, INFO_GetCodeInfo4, get_code_info4_fn, start, 8, &n, ranges)))
+	if (FAILED(info_GetCodeInfo4(ct.info, start, 8, &n, ranges)))
 		return -ENOENT;
 	for (uint32_t i = 0; i < n && i < 8; i++) {
 		if (pc >= ranges[i].startAddress && pc - ranges[i].startAddress < ranges[i].size)
@@ -101,7 +94,7 @@ static int il_offset_of(FunctionID f, ReJITID rejit, UINT_PTR pc, uint32_t *il)
 	int r;
 
 	/* every tier of F: the catch may run in any of them */
-	if (FAILED(COM_CALL(ct.info, INFO_GetNativeCodeStartAddresses, get_code_starts_fn, f, rejit, 16, &ns, starts)))
+	if (FAILED(info_GetNativeCodeStartAddresses(ct.info, f, rejit, 16, &ns, starts)))
 		return -ENOENT;
 	for (uint32_t i = 0; i < ns && i < 16 && off < 0; i++)
 		if ((off = native_offset(starts[i], pc)) >= 0)
@@ -115,12 +108,12 @@ static int il_offset_of(FunctionID f, ReJITID rejit, UINT_PTR pc, uint32_t *il)
 		off = (int64_t)(pc - start);
 	if (off < 0 || off > UINT32_MAX)
 		return -ENOENT;
-	if (FAILED(COM_CALL(ct.info, INFO_GetILToNativeMapping3, get_il_map3_fn, start, 0, &nm, NULL)) || !nm)
+	if (FAILED(info_GetILToNativeMapping3(ct.info, start, 0, &nm, NULL)) || !nm)
 		return -ENOENT;
 	map = calloc(nm, sizeof(*map));
 	if (!map)
 		return -ENOMEM;
-	if (FAILED(COM_CALL(ct.info, INFO_GetILToNativeMapping3, get_il_map3_fn, start, nm, &nm, map))) {
+	if (FAILED(info_GetILToNativeMapping3(ct.info, start, nm, &nm, map))) {
 		free(map);
 		return -ENOENT;
 	}
@@ -143,12 +136,9 @@ enum exm_know ct_catch_is_filter_handler(void)
 	size_t slot;
 	enum exm_know k = EXM_KNOW_UNKNOWN;
 
-	if (ct.info_version < 9 ||
-	    COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK || !ci.programCounter)
+	if (ct.info_version < 9 || info_GetNotifiedExceptionClauseInfo(ct.info, &ci) != S_OK || !ci.programCounter)
 		return EXM_KNOW_UNKNOWN;
-	if (FAILED(COM_CALL(ct.info, INFO_GetFunctionFromIP3, get_function_from_ip3_fn, (const uint8_t *)ci.programCounter,
-			    &f, &rejit)) ||
-	    !f)
+	if (FAILED(info_GetFunctionFromIP3(ct.info, (const uint8_t *)ci.programCounter, &f, &rejit)) || !f)
 		return EXM_KNOW_UNKNOWN;
 	slot = (ci.programCounter >> 2) % CACHE;
 	pthread_mutex_lock(&handlers.lock);
@@ -179,9 +169,7 @@ static int il_at_pc(UINT_PTR pc, FunctionID *f, uint32_t *il)
 	ReJITID rejit = 0;
 
 	*f = 0;
-	if (!pc || FAILED(COM_CALL(ct.info, INFO_GetFunctionFromIP3, get_function_from_ip3_fn, (const uint8_t *)pc, f,
-				   &rejit)) ||
-	    !*f)
+	if (!pc || FAILED(info_GetFunctionFromIP3(ct.info, (const uint8_t *)pc, f, &rejit)) || !*f)
 		return -ENOENT;
 	return il_offset_of(*f, rejit, pc, il);
 }
@@ -198,7 +186,7 @@ enum exm_know ct_catch_within(uint64_t outer_pc)
 	size_t n;
 	int r;
 
-	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+	if (info_GetNotifiedExceptionClauseInfo(ct.info, &ci) != S_OK)
 		return EXM_KNOW_UNKNOWN;
 	if (il_at_pc(ci.programCounter, &f, &inner) < 0 || il_at_pc(outer_pc, &g, &outer) < 0 || f != g)
 		return EXM_KNOW_UNKNOWN;

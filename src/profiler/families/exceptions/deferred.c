@@ -12,8 +12,7 @@
  */
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/machine.h"
-
-typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
+#include "profiler/abi/info.h"
 
 /* The clause's frame pointer and handler address (0 unknown).
  * GetNotifiedExceptionClauseInfo only reads the thread's exception state
@@ -23,7 +22,7 @@ static void clause_info(uint64_t *frame, uint64_t *pc)
 	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
 
 	*frame = *pc = 0;
-	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+	if (info_GetNotifiedExceptionClauseInfo(ct.info, &ci) != S_OK)
 		return;
 	*frame = ci.framePointer;
 	*pc = ci.programCounter;

@@ -18,6 +18,7 @@
 
 #include "profiler/families/handlers.h"
 #include "profiler/families/exceptions/clauses.h"
+#include "profiler/abi/info.h"
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/exceptions.h"
 #include "profiler/families/exceptions/inspect.h"
@@ -244,8 +245,6 @@ json_t *ct_exceptions_totals(void)
 
 /* --- feeding the machine ------------------------------------------------- */
 
-typedef HRESULT (*get_clause_info_fn)(com_object *, COR_PRF_EX_CLAUSE_INFO *);
-
 /* The frame pointer of the clause being notified, or 0; its handler's
  * address in *PC (0 unknown). */
 static uint64_t clause_frame_pc(uint64_t *pc)
@@ -253,7 +252,7 @@ static uint64_t clause_frame_pc(uint64_t *pc)
 	COR_PRF_EX_CLAUSE_INFO ci = { 0 };
 
 	*pc = 0;
-	if (COM_CALL(ct.info, INFO_GetNotifiedExceptionClauseInfo, get_clause_info_fn, &ci) != S_OK)
+	if (info_GetNotifiedExceptionClauseInfo(ct.info, &ci) != S_OK)
 		return 0;
 	*pc = ci.programCounter;
 	return ci.framePointer;
@@ -266,10 +265,6 @@ static uint64_t clause_frame(void)
 
 	return clause_frame_pc(&pc);
 }
-
-typedef HRESULT (*stack_snapshot_cb)(FunctionID, UINT_PTR, UINT_PTR, uint32_t, uint8_t *, void *);
-typedef HRESULT (*do_stack_snapshot_fn)(com_object *, ThreadID, stack_snapshot_cb, uint32_t, void *, uint8_t *,
-					uint32_t);
 
 /* What a walk of this thread's stack found (FunctionID 0 in a snapshot
  * marks a run of native frames, with the IP of its first frame). */
@@ -309,7 +304,7 @@ static HRESULT walk_frame(FunctionID f, UINT_PTR ip, UINT_PTR frame, uint32_t n,
 /* Walk this thread's stack; false if the runtime won't. */
 static bool walk_stack(struct walk *w)
 {
-	return SUCCEEDED(COM_CALL(ct.info, INFO_DoStackSnapshot, do_stack_snapshot_fn, 0, walk_frame, 0, w, NULL, 0));
+	return SUCCEEDED(info_DoStackSnapshot(ct.info, 0, walk_frame, 0, w, NULL, 0));
 }
 
 /* The address range of libcoreclr.so's loaded segments, found once. */

@@ -10,18 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
+#include "common/utf16.h"
 #include "common/util.h"
 #include "profiler/families/exceptions/inspect.h"
-
-typedef HRESULT (*get_class_from_object_fn)(com_object *, ObjectID, ClassID *);
-typedef HRESULT (*get_class_id_info2_fn)(com_object *, ClassID, ModuleID *, mdTypeDef *, ClassID *, uint32_t,
-					 uint32_t *, ClassID *);
-typedef HRESULT (*get_metadata_fn)(com_object *, ModuleID, DWORD, const GUID *, com_object **);
-typedef HRESULT (*find_field_fn)(com_object *, mdTypeDef, const WCHAR *, const uint8_t *, ULONG, mdFieldDef *);
-typedef HRESULT (*get_class_layout_fn)(com_object *, ClassID, COR_FIELD_OFFSET *, ULONG, ULONG *, ULONG *);
-typedef HRESULT (*get_string_layout2_fn)(com_object *, ULONG *, ULONG *);
-typedef ULONG (*release_fn)(com_object *);
 
 /* Offsets found once; 0 = unknown (no field sits at offset 0: the header does). */
 static struct {
@@ -41,8 +34,7 @@ static ClassID find_exception_class(ClassID c, ModuleID *mod, mdTypeDef *td)
 		ClassID parent = 0;
 		uint32_t n = 0;
 
-		if (FAILED(COM_CALL(ct.info, INFO_GetClassIDInfo2, get_class_id_info2_fn, c, mod, td, &parent, 0, &n,
-				    NULL)))
+		if (FAILED(info_GetClassIDInfo2(ct.info, c, mod, td, &parent, 0, &n, NULL)))
 			return 0;
 		if (strcmp(ct_class_name(c), "System.Exception") == 0)
 			return c;
@@ -58,9 +50,9 @@ static ULONG field_offset(com_object *mdi, mdTypeDef td, ClassID cls, const char
 	ULONG n = 0, size = 0;
 	mdFieldDef fd = 0;
 
-	if (FAILED(COM_CALL(mdi, MDI_FindField, find_field_fn, td, (const WCHAR *)name, NULL, 0, &fd)) || !fd)
+	if (FAILED(mdi_FindField(mdi, td, name, NULL, 0, &fd)) || !fd)
 		return 0;
-	if (FAILED(COM_CALL(ct.info, INFO_GetClassLayout, get_class_layout_fn, cls, fo, ELEMENTSOF(fo), &n, &size)))
+	if (FAILED(info_GetClassLayout(ct.info, cls, fo, ELEMENTSOF(fo), &n, &size)))
 		return 0;
 	for (ULONG i = 0; i < n && i < ELEMENTSOF(fo); i++)
 		if (fo[i].ridOfField == fd)
@@ -81,8 +73,7 @@ static void layout_init(ClassID c)
 		goto out;
 	L.tried = true;
 	exc = find_exception_class(c, &mod, &td);
-	if (!exc || FAILED(COM_CALL(ct.info, INFO_GetModuleMetaData, get_metadata_fn, mod, 0, &IID_IMetaDataImport,
-				    &mdi)) || !mdi) {
+	if (!exc || FAILED(info_GetModuleMetaData(ct.info, mod, 0, &IID_IMetaDataImport, &mdi)) || !mdi) {
 		ct_say_once("exc-layout", "System.Exception's layout is unknown; no exception messages");
 		goto out;
 	}
@@ -90,9 +81,9 @@ static void layout_init(ClassID c)
 	L.hresult_off = field_offset(mdi, td, exc, u"_HResult");
 	L.trace_off = field_offset(mdi, td, exc, u"_stackTrace");
 	L.inner_off = field_offset(mdi, td, exc, u"_innerException");
-	if (FAILED(COM_CALL(ct.info, INFO_GetStringLayout2, get_string_layout2_fn, &L.str_len_off, &L.str_buf_off)))
+	if (FAILED(info_GetStringLayout2(ct.info, &L.str_len_off, &L.str_buf_off)))
 		L.message_off = 0;
-	COM_CALL(mdi, MDI_Release, release_fn);
+	mdi_Release(mdi);
 out:
 	__atomic_store_n(&L.done, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&L.lock);
@@ -119,7 +110,7 @@ void exc_inspect(ObjectID obj, bool with_message, struct exc_info *out)
 	ClassID c = 0;
 
 	*out = (struct exc_info){ .type = "?" };
-	if (!obj || FAILED(COM_CALL(ct.info, INFO_GetClassFromObject, get_class_from_object_fn, obj, &c)) || !c)
+	if (!obj || FAILED(info_GetClassFromObject(ct.info, obj, &c)) || !c)
 		return;
 	out->class_id = c;
 	out->type = ct_class_name(c);

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "profiler/families/exceptions/machine.h"
+#include "common/strtable.h"
 
 #define MAX_LIVE 64    /* live exceptions per thread before we give up */
 #define RECENT 512     /* caught exceptions remembered for rethrow links */
@@ -75,14 +76,8 @@ const char *const exm_outcome_names[_EXM_OUTCOME_MAX] = {
 	[EXM_UNKNOWN] = "unknown",
 };
 
-/* Input kind from its fixture name. */
-enum exm_input_kind exm_input_from_string(const char *s)
-{
-	for (int i = 0; s && i < _EXM_INPUT_MAX; i++)
-		if (strcmp(exm_input_names[i], s) == 0)
-			return i;
-	return _EXM_INPUT_INVALID;
-}
+/* Input kind from its fixture name, or _EXM_INPUT_INVALID. */
+DEFINE_STRING_TABLE_FROM_STRING_OF(exm_input, exm_input_names, enum exm_input_kind, _EXM_INPUT_INVALID)
 
 enum st { S_SEARCH, S_FILTER, S_UNWIND, S_FINALLY, S_CATCH };
 

@@ -15,9 +15,8 @@
  * handling, which does not have the race, are left alone.
  */
 #include "profiler/families/exceptions/pin.h"
+#include "profiler/abi/info.h"
 
-typedef HRESULT (*create_handle_fn)(com_object *, ObjectID, uint32_t, uintptr_t *);
-typedef HRESULT (*destroy_handle_fn)(com_object *, uintptr_t);
 
 #define COR_PRF_HANDLE_TYPE_PINNED 3
 
@@ -37,7 +36,7 @@ void ct_pin_thrown(struct ct_thread *t, ObjectID obj)
 
 	if (!obj || !pin_wanted() || t->n_pins >= CT_PINS_MAX)
 		return;
-	if (FAILED(COM_CALL(ct.info, INFO_CreateHandle, create_handle_fn, obj, COR_PRF_HANDLE_TYPE_PINNED, &h)))
+	if (FAILED(info_CreateHandle(ct.info, obj, COR_PRF_HANDLE_TYPE_PINNED, &h)))
 		h = 0; /* keep the slot: one per live exception */
 	t->pins[t->n_pins++] = h;
 }
@@ -49,6 +48,6 @@ void ct_pin_release(struct ct_thread *t, size_t live)
 		uintptr_t h = t->pins[--t->n_pins];
 
 		if (h)
-			(void)COM_CALL(ct.info, INFO_DestroyHandle, destroy_handle_fn, h);
+			(void)info_DestroyHandle(ct.info, h);
 	}
 }

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the shared helpers of src/common: the id map, the UTF-16
+ * name buffer and the string tables.  No runtime needed. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strtable.h"
+#include "common/u64map.h"
+#include "common/utf16.h"
+#include "common/vocabulary.h"
+#include "unit.h"
+#include "common/util.h"
+
+/* Many keys in, some out, the rest still found; UINT64_MAX refused. */
+static void test_u64map(void)
+{
+	struct u64map m = { 0 };
+	size_t n = 0, bad = 0;
+
+	for (uint64_t k = 0; k < 5000; k++) {
+		void **slot = u64map_slot(&m, k * 16);
+
+		if (!slot || *slot)
+			bad++;
+		else
+			*slot = (void *)(uintptr_t)(k + 1);
+	}
+	CHECK(bad == 0 && m.n == 5000, "5000 new keys get empty slots (%zu bad, n %zu)", bad, m.n);
+	for (uint64_t k = 0; k < 5000; k += 2)
+		if (u64map_del(&m, k * 16) != (void *)(uintptr_t)(k + 1))
+			bad++;
+	CHECK(bad == 0 && m.n == 2500, "deleting every other key returns its value (%zu bad, n %zu)", bad, m.n);
+	for (uint64_t k = 0; k < 5000; k++)
+		if (u64map_get(&m, k * 16) != (k % 2 ? (void *)(uintptr_t)(k + 1) : NULL))
+			bad++;
+	CHECK(bad == 0, "after the deletions every key finds its value or none (%zu wrong)", bad);
+	u64map_foreach(&m, i)
+		n++;
+	CHECK(n == 2500, "foreach visits the %zu live keys", n);
+	CHECK(!u64map_slot(&m, UINT64_MAX) && !u64map_get(&m, UINT64_MAX) && !u64map_del(&m, UINT64_MAX) &&
+	      m.n == 2500, "UINT64_MAX (the empty mark) is never a key");
+	u64map_done(&m, NULL);
+	CHECK(!m.cap && !m.keys && !u64map_get(&m, 16), "a freed map is empty");
+}
+
+/* A fake runtime method: writes at most CAP units of NAME and says how
+ * many the whole name needs; "too small" as the runtime says it. */
+static int fake_method(const char *name, uint32_t cap, uint32_t *len, char16_t *v)
+{
+	size_t n = strlen(name);
+
+	*len = (uint32_t)n + 1;
+	for (size_t i = 0; i < n && i + 1 < cap; i++)
+		v[i] = (char16_t)name[i];
+	if (cap)
+		v[n + 1 < cap ? n : cap - 1] = 0;
+	return n + 1 > cap ? -1 : 0;
+}
+
+/* The call-site pattern of utf16.h around fake_method. */
+static char *fake_name(const char *name)
+{
+	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
+	int hr;
+
+	do
+		hr = fake_method(name, b.cap, &b.len, b.v);
+	while (utf16_name_retry(&b, true));
+	return utf16_name_to_utf8(&b, hr == 0);
+}
+
+static void test_utf16_name(void)
+{
+	_cleanup_free_ char *shorty = fake_name("System.Exception");
+	_cleanup_free_ char *big = malloc(3001), *empty = NULL, *got = NULL, *huge = NULL;
+	struct utf16_name b = UTF16_NAME_INIT(b);
+
+	CHECK(shorty && strcmp(shorty, "System.Exception") == 0, "a short name fits the stack buffer: %s", shorty);
+	memset(big, 'x', 3000);
+	big[3000] = 0;
+	got = fake_name(big);
+	CHECK(got && strcmp(got, big) == 0, "a 3000-unit name is asked for again and comes out whole (%zu bytes)",
+	      got ? strlen(got) : 0);
+	for (size_t i = 0; i < UTF16_NAME_INLINE; i++)
+		b.inline_v[i] = u'y';
+	b.len = UTF16_NAME_MAX + 2;
+	CHECK(!utf16_name_retry(&b, true), "a name over %u units is not asked for again", UTF16_NAME_MAX);
+	b.len = UTF16_NAME_INLINE + 10;
+	huge = utf16_name_to_utf8(&b, true);
+	CHECK(huge && strlen(huge) == UTF16_NAME_INLINE - 1, "a name that stays cut keeps what fit (%zu units)",
+	      huge ? strlen(huge) : 0);
+	CHECK(!utf16_name_retry(&b, false), "no second call when the first did not say the length");
+	b.len = 0;
+	empty = utf16_name_to_utf8(&b, true);
+	CHECK(!empty && !utf16_name_to_utf8(&b, false), "no name from an empty answer or a failed call");
+}
+
+enum fruit { APPLE, PEAR, _FRUIT_MAX, _FRUIT_INVALID = -1 };
+static const char *const fruit_table[_FRUIT_MAX] = { [APPLE] = "apple", [PEAR] = "pear" };
+DEFINE_PRIVATE_STRING_TABLE_LOOKUP(fruit, enum fruit, _FRUIT_INVALID)
+
+static void test_strtable(void)
+{
+	CHECK(fruit_from_string("pear") == PEAR && fruit_from_string("plum") == _FRUIT_INVALID &&
+	      fruit_from_string(NULL) == _FRUIT_INVALID, "from_string finds names, not others or NULL");
+	CHECK(strcmp(fruit_to_string(APPLE), "apple") == 0 && !fruit_to_string(_FRUIT_MAX) &&
+	      !fruit_to_string(_FRUIT_INVALID), "to_string names the values, NULL out of range");
+	for (int i = 0; i < _EV_MAX; i++)
+		if (ct_event_from_string(ct_events[i].name) != (enum ct_event)i)
+			CHECK(false, "event %s round-trips", ct_events[i].name);
+	CHECK(ct_event_from_string("no.such") == _EV_INVALID && ct_category_from_string("gc") == CAT_GC &&
+	      ct_phase_from_string("end") == PH_END && strcmp(ct_phase_to_string(PH_BEGIN), "begin") == 0,
+	      "the vocabulary's names round-trip through its tables");
+}
+
+int main(void)
+{
+	test_u64map();
+	test_utf16_name();
+	test_strtable();
+	return failures ? 1 : 0;
+}
