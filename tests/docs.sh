@@ -1,0 +1,95 @@
+#!/bin/sh
+# The documentation cannot drift from the code: the event and category
+# tables of clrtrace-records(5) are, row by row, what the vocabulary holds at
+# run time (tests/unit/test-docs prints them from ct_events[] and
+# ct_categories[]); every event has a payload paragraph there; the page
+# renders without a groff warning; and no project file points at a design
+# document outside the tree.  Needs no runtime, so it does not source lib.sh
+# (which skips without dotnet).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+OUT="$top_builddir/tests/out/docs"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+FAILED=0
+fail() { echo "FAIL: $*"; FAILED=1; }
+ok() { echo "ok: $*"; }
+
+page="$top_srcdir/man/clrtrace-records.5"
+printer="$top_builddir/tests/unit/test-docs"
+[ -f "$page" ] || { echo "FAIL: no $page"; exit 1; }
+[ -x "$printer" ] || { echo "FAIL: no $printer (make check builds it)"; exit 1; }
+
+# table NAME: the man page's rows between '.\" vocabulary: NAME' and the
+# next '.\" vocabulary: end'
+table() {
+	awk -v start=".\\\\\" vocabulary: $1" -v stop=".\\\\\" vocabulary: end" '
+		$0 == stop { on = 0 } on { print } $0 == start { on = 1; seen = 1 }
+		END { exit !seen }' "$page"
+}
+
+for t in events categories; do
+	if ! "$printer" "$t" >"$OUT/$t.want" 2>"$OUT/$t.err"; then
+		fail "test-docs $t: $(cat "$OUT/$t.err")"
+		continue
+	fi
+	if ! table "$t" >"$OUT/$t.page"; then
+		fail "clrtrace-records(5) has no '.\\\" vocabulary: $t' table"
+		continue
+	fi
+	if diff -u "$OUT/$t.page" "$OUT/$t.want" >"$OUT/$t.diff"; then
+		ok "the $t table of clrtrace-records(5) is the vocabulary, $(grep -c '^T}$' "$OUT/$t.want") rows"
+	else
+		fail "the $t table of clrtrace-records(5) differs from the vocabulary (- page, + vocabulary; paste what '$printer $t' prints):"
+		cat "$OUT/$t.diff"
+	fi
+done
+
+# every event has a paragraph of its own: it is named in the tag of a .TP
+described=$(awk 'tp { gsub(/[",]/, " "); for (i = 2; i <= NF; i++) print $i } { tp = ($0 == ".TP") }' "$page")
+missing=
+for ev in $(awk -F';' '$0 == ".T&" { k = NR + 3 } NR == k { print $1 }' "$OUT/events.want"); do
+	printf '%s\n' "$described" | grep -qxF "$ev" || missing="$missing $ev"
+done
+if [ -z "$missing" ] && [ -s "$OUT/events.want" ]; then
+	ok "every event has a paragraph in clrtrace-records(5)"
+else
+	fail "clrtrace-records(5) has no paragraph for:$missing"
+fi
+
+# renders: no warning from groff with tbl, as man(1) runs it
+if command -v groff >/dev/null 2>&1; then
+	if groff -t -man -Tutf8 -ww -z "$page" >"$OUT/groff.err" 2>&1 && [ ! -s "$OUT/groff.err" ]; then
+		ok "clrtrace-records(5) renders without a groff warning"
+	else
+		fail "groff: $(cat "$OUT/groff.err")"
+	fi
+	if [ "$(head -1 "$page")" = "'\\\" t" ]; then
+		ok "clrtrace-records(5) asks man(1) for tbl"
+	else
+		fail "clrtrace-records(5) does not start with '\\\" t, so man(1) would not run tbl"
+	fi
+else
+	echo "note: groff is not installed; rendering not checked"
+fi
+
+# no file of the project points at the design notes outside the tree
+# (the pattern is split so that this file does not match itself)
+far="\.\./shar""ed|/work/shar""ed"
+if [ -d "$top_srcdir/.git" ] || [ -f "$top_srcdir/.git" ]; then
+	files=$(cd "$top_srcdir" && git ls-files)
+else
+	files=$(cd "$top_srcdir" && find . -path ./build -prune -o -type f -print)
+fi
+hits=$(cd "$top_srcdir" && printf '%s\n' "$files" | while read -r f; do
+	[ -f "$f" ] && grep -l -E "$far" "$f"
+done)
+if [ -z "$hits" ]; then
+	ok "no project file refers to the design notes outside the tree"
+else
+	fail "these files refer to a path outside the tree:" $hits
+fi
+
+[ "$FAILED" = 0 ] && { echo "PASS: docs"; exit 0; }
+exit 1
