@@ -58,6 +58,24 @@ else
 	fail "clrtrace-records(5) has no paragraph for:$missing"
 fi
 
+# every field the schema knows is named, in bold, somewhere in the page
+schema="$top_srcdir/schemas/record.schema.json"
+if ! command -v jq >/dev/null 2>&1; then
+	fail "jq is needed (run setup.sh)"
+elif ! fields=$(jq -r '[(.properties | keys[]), (."$defs" | [.. | objects | .properties? // empty | keys[]] | .[])] | unique[]' "$schema"); then
+	fail "cannot read the field names of $schema"
+else
+	missing=
+	for w in $fields; do
+		grep -qE "(^\.(B|BR|RB|IB|BI) (.*[ ({\"])?\\\\?$w([ ,)}\"]|\$))|\\\\fB\"?$w" "$page" || missing="$missing $w"
+	done
+	if [ -z "$missing" ]; then
+		ok "clrtrace-records(5) names all $(printf '%s\n' $fields | grep -c .) fields of the schema"
+	else
+		fail "fields of the schema that clrtrace-records(5) does not name:$missing"
+	fi
+fi
+
 # renders: no warning from groff with tbl, as man(1) runs it
 if command -v groff >/dev/null 2>&1; then
 	if groff -t -man -Tutf8 -ww -z "$page" >"$OUT/groff.err" 2>&1 && [ ! -s "$OUT/groff.err" ]; then
