@@ -95,14 +95,11 @@ fi
 # no file of the project points at the design notes outside the tree
 # (the pattern is split so that this file does not match itself)
 far="\.\./shar""ed|/work/shar""ed"
-if [ -d "$top_srcdir/.git" ] || [ -f "$top_srcdir/.git" ]; then
-	files=$(cd "$top_srcdir" && git ls-files)
+if [ -e "$top_srcdir/.git" ] && command -v git >/dev/null 2>&1; then
+	hits=$(cd "$top_srcdir" && git grep -l -E "$far" -- . ; true)
 else
-	files=$(cd "$top_srcdir" && find . -path ./build -prune -o -type f -print)
+	hits=$(cd "$top_srcdir" && grep -rlE --exclude-dir=build --exclude-dir=.git "$far" . ; true)
 fi
-hits=$(cd "$top_srcdir" && printf '%s\n' "$files" | while read -r f; do
-	[ -f "$f" ] && grep -l -E "$far" "$f"
-done)
 if [ -z "$hits" ]; then
 	ok "no project file refers to the design notes outside the tree"
 else
