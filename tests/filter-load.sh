@@ -3,7 +3,7 @@
 # a finally into a catch whose filter reads the exception.  Until the
 # runtime's fix, a GC while the FilterEnter or CatcherEnter callback runs
 # hands the filter or catch a stale exception object; clrtrace only stashes
-# a few words there (src/exceptions/deferred.c).  Ten runs under the default
+# a few words there (src/profiler/families/exceptions/deferred.c).  Ten runs under the default
 # categories: every one exits 0 and its trace has every exception's story,
 # caught, with its filter's result.  (Before that change every run crashed
 # here.)

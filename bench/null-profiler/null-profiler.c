@@ -6,7 +6,7 @@
  * dotnet/runtime#132462 leaves to any such profiler from what clrtrace's own
  * callbacks add.  NULLPROF_SPIN_US=N with NULLPROF_SPIN_SLOT=S busy-waits N µs
  * in vtable slot S (57 ExceptionSearchFilterEnter, 58 ...FilterLeave,
- * 66 ExceptionCatcherEnter; see src/callbacks.def) to show what work in
+ * 66 ExceptionCatcherEnter; see src/profiler/abi/callbacks.def) to show what work in
  * that one callback does.  Loaded with clrtrace's CLSID:
  *   CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER={94D19DC5-3374-47C3-9729-75E330DECA23}
  *   CORECLR_PROFILER_PATH=.../null-profiler.so PROGRAM

@@ -9,7 +9,6 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
-#include "profiler/abi/corprof.h"
 #include "common/util.h"
 
 #define CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"

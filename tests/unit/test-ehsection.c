@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The IL exception-clause reader (src/exceptions/ehsection.c): tiny and fat
+ * The IL exception-clause reader (src/profiler/families/exceptions/ehsection.c): tiny and fat
  * method headers, small and fat EH sections, several sections, and every
  * truncation and overflowing size of them; then the questions the filter
  * verdicts ask of the clauses and of an IL-to-native map.
