@@ -8,20 +8,18 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/strtable.h"
 #include "common/vocabulary.h"
 #include "common/util.h"
 
-static const char *const output_kind_names[_OUT_MAX] = {
+static const char *const ct_output_kind_table[_OUT_MAX] = {
 	[OUT_FILE] = "file",
 	[OUT_JOURNAL] = "journal",
 	[OUT_STDERR] = "stderr",
 };
 
-/* Name of an output kind. */
-const char *ct_output_kind_to_string(enum ct_output_kind k)
-{
-	return (k >= 0 && k < _OUT_MAX) ? output_kind_names[k] : NULL;
-}
+/* Name of an output kind, and an output kind by its name. */
+DEFINE_STRING_TABLE_LOOKUP(ct_output_kind, enum ct_output_kind, _OUT_INVALID);
 
 /* What a list accepts, and the reasons it can be refused, as whole
  * phrases: a parser hands out static text only. */
@@ -277,11 +275,7 @@ static int outputs_item(const char *item, void *ud)
 	struct ct_output o = { 0 };
 	struct ct_output *nv;
 
-	if (strcmp(item, "journal") == 0)
-		o.kind = OUT_JOURNAL;
-	else if (strcmp(item, "stderr") == 0)
-		o.kind = OUT_STDERR;
-	else if (startswith(item, "file:") && item[5]) {
+	if (startswith(item, "file:") && item[5]) {
 		o.kind = OUT_FILE;
 		o.path = strdup(item + 5);
 		if (!o.path)
@@ -299,7 +293,7 @@ static int outputs_item(const char *item, void *ud)
 				*st->why = "a control character in a file path; " OUTPUTS_ACCEPTED;
 				return -EINVAL;
 			}
-	} else {
+	} else if ((o.kind = ct_output_kind_from_string(item)) != OUT_JOURNAL && o.kind != OUT_STDERR) {
 		*st->why = outputs_kind.bad;
 		return -EINVAL;
 	}

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum ct_output_kind { OUT_FILE, OUT_JOURNAL, OUT_STDERR, _OUT_MAX };
+enum ct_output_kind { OUT_FILE, OUT_JOURNAL, OUT_STDERR, _OUT_MAX, _OUT_INVALID = -1 };
 
 struct ct_output {
 	enum ct_output_kind kind;
@@ -84,6 +84,7 @@ bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time);
 
 const char *ct_output_kind_to_string(enum ct_output_kind k);
+enum ct_output_kind ct_output_kind_from_string(const char *s);
 
 /* S made safe for one stderr line: control characters, invalid UTF-8 and
  * (with CT_ESCAPE_BACKSLASH) backslashes become \n, \xHH, \u{HHHH} or \\;
