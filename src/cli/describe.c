@@ -277,41 +277,9 @@ static void d_unknown(struct sbuf *b, const struct rec *r)
 typedef void (*describe_fn)(struct sbuf *b, const struct rec *r);
 
 static const describe_fn describers[_EV_MAX] = {
-	[EV_RUNTIME_INIT] = d_runtime_init,
-	[EV_RUNTIME_SHUTDOWN] = d_runtime_shutdown,
-	[EV_APPDOMAIN_CREATE] = d_appdomain,
-	[EV_APPDOMAIN_SHUTDOWN] = d_appdomain,
-	[EV_ASSEMBLY_LOAD] = d_assembly,
-	[EV_ASSEMBLY_UNLOAD] = d_assembly,
-	[EV_MODULE_LOAD] = d_module,
-	[EV_MODULE_UNLOAD] = d_module,
-	[EV_MODULE_ATTACH] = d_module_attach,
-	[EV_CLASS_LOAD] = d_class,
-	[EV_CLASS_UNLOAD] = d_class,
-	[EV_THREAD_CREATE] = d_target,
-	[EV_THREAD_DESTROY] = d_target,
-	[EV_THREAD_OS_ASSIGN] = d_target,
-	[EV_THREAD_NAME] = d_target,
-	[EV_RUNTIME_SUSPEND] = d_suspend,
-	[EV_RUNTIME_RESUME] = d_suspend,
-	[EV_THREAD_SUSPEND] = d_target,
-	[EV_THREAD_RESUME] = d_target,
-	[EV_TRANSITION] = d_transition,
-	[EV_GC] = d_gc,
-	[EV_JIT_COMPILE] = d_function,
-	[EV_EXCEPTION_THROW] = d_throw,
-	[EV_EXCEPTION_SEARCH] = d_pass,
-	[EV_EXCEPTION_SEARCH_FRAME] = d_function,
-	[EV_EXCEPTION_FILTER] = d_filter,
-	[EV_EXCEPTION_CATCHER_FOUND] = d_function,
-	[EV_EXCEPTION_UNWIND] = d_pass,
-	[EV_EXCEPTION_UNWIND_FRAME] = d_function,
-	[EV_EXCEPTION_FINALLY] = d_function,
-	[EV_EXCEPTION_CATCH] = d_function,
-	[EV_EXCEPTION_UNHANDLED] = d_unhandled,
-	[EV_EXCEPTION_SUMMARY] = d_summary,
-	[EV_TRACE_DROPPED] = d_dropped,
-	[EV_TRACE_ERROR] = d_error,
+#define EV(id, name, cat, kind, prio, msgid, desc, message, color, describe, stats, subject, body) [EV_##id] = describe,
+#include "common/vocabulary.def"
+#undef EV
 };
 
 /* Append the payload of R in words. */

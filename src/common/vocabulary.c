@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Tables behind events.h, generated from events.def. */
+/* Tables behind vocabulary.h, generated from vocabulary.def. */
 #include <string.h>
 
 #include "profiler/abi/corprof.h"
 #include "common/vocabulary.h"
 
 const struct ct_event_info ct_events[_EV_MAX] = {
-#define EV(id, nm, cat, knd, prio, msgid, desc) \
-	[EV_##id] = { .name = nm, .category = cat, .kind = knd, \
-		      .priority = prio, .message_id = msgid, .description = desc },
+#define EV(id, nm, cat, knd, prio, msgid, desc, msg, col, describe, stats, subject, body) \
+	[EV_##id] = { .name = nm, .category = cat, .kind = knd, .priority = prio, \
+		      .message_id = msgid, .description = desc, .message = msg, .color = col },
 #include "common/vocabulary.def"
 #undef EV
 };

@@ -23,8 +23,23 @@ enum ct_category {
 
 enum ct_kind { KIND_INSTANT, KIND_SPAN };
 
+/* The colour of an event's line in clrtrace view; the CLI maps it to
+ * escape codes. */
+enum ct_color {
+	COLOR_NONE,
+	COLOR_DIM,
+	COLOR_RED,
+	COLOR_BRIGHT_RED, /* white on red: the exception that kills */
+	COLOR_GREEN,
+	COLOR_YELLOW,
+	COLOR_CYAN,
+	COLOR_BOLD,
+	COLOR_MAGENTA,
+	_COLOR_MAX,
+};
+
 enum ct_event {
-#define EV(id, name, cat, kind, prio, msgid, desc) EV_##id,
+#define EV(id, name, cat, kind, prio, msgid, desc, message, color, describe, stats, subject, body) EV_##id,
 #include "common/vocabulary.def"
 #undef EV
 	_EV_MAX,
@@ -40,6 +55,8 @@ struct ct_event_info {
 	int priority;           /* syslog priority for the journal */
 	const char *message_id; /* 32 lowercase hex digits */
 	const char *description;
+	const char *message;    /* journal MESSAGE subject template, or NULL */
+	enum ct_color color;
 };
 
 struct ct_category_info {

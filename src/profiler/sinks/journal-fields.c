@@ -16,47 +16,6 @@
 
 #define MESSAGE_INDENT_MAX 40 /* depth levels shown as indentation */
 
-/*
- * The subject of each event's MESSAGE: @path@ is the record's value there;
- * a [group] is left out when any value in it is missing or null.
- */
-static const char *const subjects[_EV_MAX] = {
-	[EV_RUNTIME_INIT] = "[@program@][ on .NET @runtime.version@][, clrtrace @clrtrace@]",
-	[EV_RUNTIME_SHUTDOWN] = "[@totals.records@ records][, @totals.dropped@ dropped]",
-	[EV_APPDOMAIN_CREATE] = "[@appdomain.name@]",
-	[EV_APPDOMAIN_SHUTDOWN] = "[@appdomain.name@]",
-	[EV_ASSEMBLY_LOAD] = "[@assembly.name@]",
-	[EV_ASSEMBLY_UNLOAD] = "[@assembly.name@]",
-	[EV_MODULE_LOAD] = "[@module.path@]",
-	[EV_MODULE_UNLOAD] = "[@module.path@]",
-	[EV_MODULE_ATTACH] = "[@module.path@][ to @assembly.name@]",
-	[EV_CLASS_LOAD] = "[@class.name@]",
-	[EV_CLASS_UNLOAD] = "[@class.name@]",
-	[EV_THREAD_CREATE] = "[@target.id@][ tid @target.os_tid@]",
-	[EV_THREAD_DESTROY] = "[@target.id@][ tid @target.os_tid@]",
-	[EV_THREAD_OS_ASSIGN] = "[@target.id@][ tid @target.os_tid@]",
-	[EV_THREAD_NAME] = "[@target.id@][ \"@target.name@\"]",
-	[EV_RUNTIME_SUSPEND] = "[@reason@][ aborted=@aborted@]",
-	[EV_THREAD_SUSPEND] = "[@target.id@]",
-	[EV_THREAD_RESUME] = "[@target.id@]",
-	[EV_TRANSITION] = "[@direction@][ (@reason@)][ @function@]",
-	[EV_GC] = "[generations @generations@][ @reason@]",
-	[EV_JIT_COMPILE] = "[@function@]",
-	[EV_EXCEPTION_THROW] = "[@exception.type@][: @exception.message@][ in @function@]",
-	[EV_EXCEPTION_SEARCH] = "[@exception.type@]",
-	[EV_EXCEPTION_SEARCH_FRAME] = "[@function@]",
-	[EV_EXCEPTION_FILTER] = "[@function@][ -> @result@]",
-	[EV_EXCEPTION_CATCHER_FOUND] = "[@function@]",
-	[EV_EXCEPTION_UNWIND] = "[@exception.type@]",
-	[EV_EXCEPTION_UNWIND_FRAME] = "[@function@]",
-	[EV_EXCEPTION_FINALLY] = "[@function@]",
-	[EV_EXCEPTION_CATCH] = "[@function@]",
-	[EV_EXCEPTION_UNHANDLED] = "[@exception.type@][: @exception.message@][ (thrown in @thrown_in@)]",
-	[EV_EXCEPTION_SUMMARY] = "[@exception.type@][ @outcome@][: thrown in @thrown_in@][, caught in @caught_in@]",
-	[EV_TRACE_DROPPED] = "[@count@ records lost][ by @sink@][ (@where@)][: @reason@]",
-	[EV_TRACE_ERROR] = "[@message@]",
-};
-
 /* A growable string; on allocation failure it stays failed (oom). */
 struct sb {
 	char *s;
@@ -308,7 +267,7 @@ static bool append_value(struct sb *b, json_t *v)
 	return true;
 }
 
-/* Expand a subject template (see subjects[]) for REC into B. */
+/* Expand a MESSAGE subject template (see vocabulary.def) for REC into B. */
 static void expand(struct sb *b, const char *tmpl, json_t *rec)
 {
 	size_t group_start = 0;
@@ -369,8 +328,8 @@ char *jf_message(json_t *rec, enum ct_event ev, int depth)
 	}
 	before = b.len;
 	sb_add(&b, ": ", 2);
-	if (ev >= 0 && ev < _EV_MAX && subjects[ev])
-		expand(&b, subjects[ev], rec);
+	if (ev >= 0 && ev < _EV_MAX && ct_events[ev].message)
+		expand(&b, ct_events[ev].message, rec);
 	if (!b.oom && b.len == before + 2) { /* no subject */
 		b.len = before;
 		b.s[b.len] = 0;
