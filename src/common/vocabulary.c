@@ -81,3 +81,16 @@ unsigned ct_default_categories(void)
 			set |= 1u << i;
 	return set;
 }
+
+_Static_assert(_EV_MAX <= 64, "an event mask is 64 bits");
+
+/* Bit set of the events of the categories in CATEGORIES. */
+uint64_t ct_event_mask(unsigned categories)
+{
+	uint64_t set = 0;
+
+	for (int i = 0; i < _EV_MAX; i++)
+		if ((categories >> ct_events[i].category) & 1u)
+			set |= UINT64_C(1) << i;
+	return set;
+}

@@ -76,3 +76,5 @@ enum ct_event ct_event_from_string(const char *s);
 enum ct_category ct_category_from_string(const char *s);
 /* Bit set of the categories on by default. */
 unsigned ct_default_categories(void);
+/* Bit set of the events (1 << ev) of the categories in CATEGORIES. */
+uint64_t ct_event_mask(unsigned categories);

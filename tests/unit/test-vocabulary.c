@@ -215,6 +215,21 @@ static void test_table(void)
 	}
 }
 
+/* ct_event_mask: an event is wanted exactly when its category is on. */
+static void test_event_mask(void)
+{
+	for (int c = 0; c < _CAT_MAX; c++) {
+		uint64_t one = ct_event_mask(1u << c), others = ct_event_mask(~(1u << c));
+		bool ok = true;
+
+		for (int e = 0; e < _EV_MAX; e++)
+			ok &= ((one >> e) & 1) == (ct_events[e].category == (enum ct_category)c) &&
+			      ((others >> e) & 1) == (ct_events[e].category != (enum ct_category)c);
+		CHECK(ok, "event mask of category %s: its events and no other", ct_categories[c].name);
+	}
+	CHECK(ct_event_mask(0) == 0, "no category: no event");
+}
+
 /* The generated catalog: exactly one entry per event, with its Subject. */
 static void test_catalog(void)
 {
@@ -256,6 +271,7 @@ static void test_catalog(void)
 int main(void)
 {
 	test_table();
+	test_event_mask();
 	test_schema();
 	test_catalog();
 	printf("%s\n", failures ? "FAIL" : "PASS");

@@ -29,10 +29,10 @@ static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t k
 	ct_emit(ud, ev, ph, key, payload);
 }
 
-/* Is the record's category on?  (frames is off by default.) */
+/* Is the record wanted?  (frames is off by default.) */
 static bool emit_wants(void *ud, enum ct_event ev)
 {
-	return ct_on(ct_events[ev].category);
+	return ct_wants(ev);
 }
 
 static void emit_error(void *ud, const char *msg)
