@@ -63,7 +63,7 @@ struct viewer {
 	bool any_printed;
 	struct u64map threads; /* pid<<32|tid -> struct vthread */
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
-	struct sbuf line;
+	struct strbuf line;
 };
 
 /* Split a comma list into a malloc'd array of strdup'd items. */
@@ -143,10 +143,10 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 		v->last_thread = key;
 		v->any_printed = true;
 	}
-	sb_reset(&v->line);
+	strbuf_reset(&v->line);
 	describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
 	if (end && end->ev == EV_EXCEPTION_FILTER && jstr(end->j, "result"))
-		sb_printf(&v->line, " -> %s", jstr(end->j, "result"));
+		strbuf_printf(&v->line, " -> %s", jstr(end->j, "result"));
 	printf("%12.6f %7" PRId64 " %*s%s%s%s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
 	       r->tid, (int)(2 * (r->depth > 0 && r->depth < 200 ? r->depth : 0)), "", marker,
 	       v->color && color ? colors[color] : "", r->event, v->line.len ? " " : "", v->line.s ? v->line.s : "");
@@ -465,6 +465,6 @@ out:
 	free(v.tids);
 	u64map_done(&v.threads, vthread_free);
 	u64map_done(&v.names, free);
-	sb_done(&v.line);
+	strbuf_free(&v.line);
 	return status;
 }
