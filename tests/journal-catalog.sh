@@ -1,26 +1,20 @@
 #!/bin/sh
-# contrib/clrtrace.catalog: one entry per MESSAGE_ID of src/common/vocabulary.def, a
+# contrib/clrtrace.catalog, generated from src/common/vocabulary.def: a
 # catalog journalctl accepts, and journalctl -x shows its text next to an
 # entry of a traced program.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-CATALOG="$top_srcdir/contrib/clrtrace.catalog"
+CATALOG="$top_builddir/contrib/clrtrace.catalog"
 JOURNALD_OPTIONAL=1 . "$top_srcdir/tests/journald.sh"
 
-# 1. every event has exactly one entry, and every entry is an event
-sed -n 's/^EV([A-Z_0-9]*, "\([^"]*\)", [A-Z_]*, [A-Z_]*, [0-7], "\([0-9a-f]\{32\}\)".*/\2 \1/p' \
-	"$top_srcdir/src/common/vocabulary.def" | sort >"$OUT/events"
+# 1. one entry per MESSAGE_ID, each with a Subject (that every event has
+# one, and its text, is tests/unit/test-vocabulary's: the catalog is
+# generated from the event table)
+[ -s "$CATALOG" ] || die "no generated catalog at $CATALOG (make first)"
 sed -n 's/^-- \([0-9a-f]\{32\}\)$/\1/p' "$CATALOG" | sort >"$OUT/catalog"
-[ -s "$OUT/events" ] || die "no events read from src/common/vocabulary.def"
-while read -r id name; do
-	n=$(grep -c "^$id\$" "$OUT/catalog")
-	[ "$n" = 1 ] || fail "event $name ($id) has $n catalog entries, want 1"
-done <"$OUT/events"
-cut -d' ' -f1 "$OUT/events" | comm -13 - "$OUT/catalog" | while read -r id; do
-	echo "FAIL: catalog entry $id is no event of src/common/vocabulary.def"
-done | grep . && FAILED=1
-[ "$FAILED" = 0 ] && ok "$(wc -l <"$OUT/events") events, one catalog entry each"
+[ -s "$OUT/catalog" ] || fail "no entries in $CATALOG"
+expect "no MESSAGE_ID has two entries" "$(uniq -d "$OUT/catalog" | wc -l)" 0
 n=$(awk '/^-- /{e=1; next} e && /^Subject: /{s++} e && /^$/{e=0} END{print s+0}' "$CATALOG")
-expect "every entry has a Subject" "$n" "$(wc -l <"$OUT/events")"
+expect "every entry has a Subject" "$n" "$(wc -l <"$OUT/catalog")"
 
 # 2. journalctl takes it (into a scratch root, never the system's)
 command -v journalctl >/dev/null 2>&1 || skip "no journalctl"
@@ -29,8 +23,8 @@ mkdir -p "$root/usr/lib/systemd/catalog"
 cp "$CATALOG" "$root/usr/lib/systemd/catalog/"
 journalctl --root="$root" --update-catalog 2>"$OUT/update.err" || { cat "$OUT/update.err"; fail "journalctl --update-catalog refused it"; }
 journalctl --root="$root" --list-catalog 2>/dev/null | awk '{print $1}' | sort >"$OUT/listed"
-expect "journalctl --list-catalog lists every event" \
-	"$(cut -d' ' -f1 "$OUT/events" | comm -23 - "$OUT/listed" | wc -l)" 0
+expect "journalctl --list-catalog lists every entry" \
+	"$(comm -23 "$OUT/catalog" "$OUT/listed" | wc -l)" 0
 
 # 3. journalctl -x explains a traced program's entries (private journald:
 # the catalog database of this test's mount namespace only)

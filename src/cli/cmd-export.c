@@ -43,7 +43,7 @@ struct exporter {
 	struct u64map threads; /* pid<<32|tid -> xthread */
 	json_t *names;         /* managed id -> name */
 	json_t *programs;      /* pid -> program */
-	struct sbuf sb;
+	struct strbuf sb;
 };
 
 static const char *const common_fields[] = {
@@ -65,7 +65,7 @@ static char *name_of(struct exporter *x, const struct rec *r)
 {
 	char *s = NULL;
 
-	sb_reset(&x->sb);
+	strbuf_reset(&x->sb);
 	describe(&x->sb, r);
 	if (asprintf(&s, "%s%s%.*s", r->event, x->sb.len ? " " : "", NAME_MAX_LEN, x->sb.s ? x->sb.s : "") < 0)
 		return NULL;
@@ -323,6 +323,6 @@ out:
 	u64map_done(&x.threads, xthread_free);
 	json_decref(x.names);
 	json_decref(x.programs);
-	sb_done(&x.sb);
+	strbuf_free(&x.sb);
 	return status;
 }

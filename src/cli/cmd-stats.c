@@ -229,18 +229,9 @@ static void on_trace(struct stats *s, const struct rec *r)
 typedef void (*stat_fn)(struct stats *s, const struct rec *r);
 
 static const stat_fn handlers[_EV_MAX] = {
-	[EV_APPDOMAIN_CREATE] = on_load,
-	[EV_ASSEMBLY_LOAD] = on_load,
-	[EV_MODULE_LOAD] = on_load,
-	[EV_THREAD_CREATE] = on_thread,
-	[EV_THREAD_DESTROY] = on_thread,
-	[EV_THREAD_OS_ASSIGN] = on_thread,
-	[EV_THREAD_NAME] = on_thread,
-	[EV_RUNTIME_SUSPEND] = on_suspend,
-	[EV_EXCEPTION_THROW] = on_exception,
-	[EV_EXCEPTION_SUMMARY] = on_exception,
-	[EV_TRACE_DROPPED] = on_trace,
-	[EV_TRACE_ERROR] = on_trace,
+#define EV(id, name, cat, kind, prio, msgid, desc, message, color, describe, stats, subject, body) [EV_##id] = stats,
+#include "common/vocabulary.def"
+#undef EV
 };
 
 /* Feed one record. */

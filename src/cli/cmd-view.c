@@ -24,31 +24,11 @@
 
 #define STORY_MAX 10000
 
-enum { C_OFF, C_DIM, C_RED, C_BRED, C_GREEN, C_YELLOW, C_CYAN, C_BOLD, C_MAGENTA, _C_MAX };
-
-static const char *const colors[_C_MAX] = {
-	[C_OFF] = "\033[0m", [C_DIM] = "\033[2m", [C_RED] = "\033[31m", [C_BRED] = "\033[1;41;37m",
-	[C_GREEN] = "\033[32m", [C_YELLOW] = "\033[33m", [C_CYAN] = "\033[36m", [C_BOLD] = "\033[1m",
-	[C_MAGENTA] = "\033[35m",
-};
-
-/* Colour of each event's line (0: the default). */
-static const unsigned char event_colors[_EV_MAX] = {
-	[EV_RUNTIME_INIT] = C_BOLD,
-	[EV_RUNTIME_SHUTDOWN] = C_BOLD,
-	[EV_EXCEPTION_THROW] = C_RED,
-	[EV_EXCEPTION_FILTER] = C_YELLOW,
-	[EV_EXCEPTION_CATCHER_FOUND] = C_GREEN,
-	[EV_EXCEPTION_FINALLY] = C_CYAN,
-	[EV_EXCEPTION_CATCH] = C_GREEN,
-	[EV_EXCEPTION_UNHANDLED] = C_BRED,
-	[EV_EXCEPTION_SUMMARY] = C_BOLD,
-	[EV_TRACE_DROPPED] = C_MAGENTA,
-	[EV_TRACE_ERROR] = C_MAGENTA,
-	[EV_RUNTIME_SUSPEND] = C_DIM,
-	[EV_RUNTIME_RESUME] = C_DIM,
-	[EV_THREAD_SUSPEND] = C_DIM,
-	[EV_THREAD_RESUME] = C_DIM,
+/* Escape codes of the vocabulary's colours; COLOR_NONE's is the reset. */
+static const char *const colors[_COLOR_MAX] = {
+	[COLOR_NONE] = "\033[0m", [COLOR_DIM] = "\033[2m", [COLOR_RED] = "\033[31m",
+	[COLOR_BRIGHT_RED] = "\033[1;41;37m", [COLOR_GREEN] = "\033[32m", [COLOR_YELLOW] = "\033[33m",
+	[COLOR_CYAN] = "\033[36m", [COLOR_BOLD] = "\033[1m", [COLOR_MAGENTA] = "\033[35m",
 };
 
 struct story {
@@ -83,7 +63,7 @@ struct viewer {
 	bool any_printed;
 	struct u64map threads; /* pid<<32|tid -> struct vthread */
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
-	struct sbuf line;
+	struct strbuf line;
 };
 
 /* Split a comma list into a malloc'd array of strdup'd items. */
@@ -151,22 +131,22 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 {
 	uint64_t key = thread_key(r);
 	const struct rec *last = end ? end : r;
-	int color = r->ev >= 0 ? event_colors[r->ev] : 0;
+	enum ct_color color = r->ev >= 0 && r->ev < _EV_MAX ? ct_events[r->ev].color : COLOR_NONE;
 	const char *marker = end ? "- " : r->ph == PH_BEGIN ? "> " : r->ph == PH_END ? "< " : "* ";
 	char dur[32];
 
 	if (!v->any_printed || key != v->last_thread) {
 		const char *name = thread_name(v, r);
 
-		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s%s%s ---%s\n", v->color ? colors[C_DIM] : "", r->pid, r->tid,
-		       name ? " \"" : "", name ? name : "", name ? "\"" : "", v->color ? colors[C_OFF] : "");
+		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s%s%s ---%s\n", v->color ? colors[COLOR_DIM] : "", r->pid, r->tid,
+		       name ? " \"" : "", name ? name : "", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
 		v->last_thread = key;
 		v->any_printed = true;
 	}
-	sb_reset(&v->line);
+	strbuf_reset(&v->line);
 	describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
 	if (end && end->ev == EV_EXCEPTION_FILTER && jstr(end->j, "result"))
-		sb_printf(&v->line, " -> %s", jstr(end->j, "result"));
+		strbuf_printf(&v->line, " -> %s", jstr(end->j, "result"));
 	printf("%12.6f %7" PRId64 " %*s%s%s%s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
 	       r->tid, (int)(2 * (r->depth > 0 && r->depth < 200 ? r->depth : 0)), "", marker,
 	       v->color && color ? colors[color] : "", r->event, v->line.len ? " " : "", v->line.s ? v->line.s : "");
@@ -174,7 +154,7 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 		printf(" (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
 	if (r->v > 1)
 		printf(" [schema v%" PRId64 "]", r->v);
-	printf("%s\n", v->color && color ? colors[C_OFF] : "");
+	printf("%s\n", v->color && color ? colors[COLOR_NONE] : "");
 }
 
 /* Get-or-create a thread's view state. */
@@ -485,6 +465,6 @@ out:
 	free(v.tids);
 	u64map_done(&v.threads, vthread_free);
 	u64map_done(&v.names, free);
-	sb_done(&v.line);
+	strbuf_free(&v.line);
 	return status;
 }

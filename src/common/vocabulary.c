@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tables behind events.h, generated from events.def. */
+/* Tables behind vocabulary.h, generated from vocabulary.def. */
 #include <string.h>
 
 #include "profiler/abi/corprof.h"
@@ -7,9 +7,9 @@
 #include "common/vocabulary.h"
 
 const struct ct_event_info ct_events[_EV_MAX] = {
-#define EV(id, nm, cat, knd, prio, msgid, desc) \
-	[EV_##id] = { .name = nm, .category = cat, .kind = knd, \
-		      .priority = prio, .message_id = msgid, .description = desc },
+#define EV(id, nm, cat, knd, prio, msgid, desc, msg, col, describe, stats, subject, body) \
+	[EV_##id] = { .name = nm, .category = cat, .kind = knd, .priority = prio, \
+		      .message_id = msgid, .description = desc, .message = msg, .color = col },
 #include "common/vocabulary.def"
 #undef EV
 };
@@ -56,5 +56,18 @@ unsigned ct_default_categories(void)
 	for (int i = 0; i < _CAT_MAX; i++)
 		if (ct_categories[i].default_on)
 			set |= 1u << i;
+	return set;
+}
+
+_Static_assert(_EV_MAX <= 64, "an event mask is 64 bits");
+
+/* Bit set of the events of the categories in CATEGORIES. */
+uint64_t ct_event_mask(unsigned categories)
+{
+	uint64_t set = 0;
+
+	for (int i = 0; i < _EV_MAX; i++)
+		if ((categories >> ct_events[i].category) & 1u)
+			set |= UINT64_C(1) << i;
 	return set;
 }

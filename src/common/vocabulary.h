@@ -23,8 +23,23 @@ enum ct_category {
 
 enum ct_kind { KIND_INSTANT, KIND_SPAN };
 
+/* The colour of an event's line in clrtrace view; the CLI maps it to
+ * escape codes. */
+enum ct_color {
+	COLOR_NONE,
+	COLOR_DIM,
+	COLOR_RED,
+	COLOR_BRIGHT_RED, /* white on red: the exception that kills */
+	COLOR_GREEN,
+	COLOR_YELLOW,
+	COLOR_CYAN,
+	COLOR_BOLD,
+	COLOR_MAGENTA,
+	_COLOR_MAX,
+};
+
 enum ct_event {
-#define EV(id, name, cat, kind, prio, msgid, desc) EV_##id,
+#define EV(id, name, cat, kind, prio, msgid, desc, message, color, describe, stats, subject, body) EV_##id,
 #include "common/vocabulary.def"
 #undef EV
 	_EV_MAX,
@@ -40,6 +55,8 @@ struct ct_event_info {
 	int priority;           /* syslog priority for the journal */
 	const char *message_id; /* 32 lowercase hex digits */
 	const char *description;
+	const char *message;    /* journal MESSAGE subject template, or NULL */
+	enum ct_color color;
 };
 
 struct ct_category_info {
@@ -59,3 +76,5 @@ enum ct_event ct_event_from_string(const char *s);
 enum ct_category ct_category_from_string(const char *s);
 /* Bit set of the categories on by default. */
 unsigned ct_default_categories(void);
+/* Bit set of the events (1 << ev) of the categories in CATEGORIES. */
+uint64_t ct_event_mask(unsigned categories);

@@ -314,6 +314,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	r = config_load(&ct.cfg, env_get, config_warn, NULL);
 	if (r < 0)
 		goto fail;
+	ct.events = ct_event_mask(ct.cfg.categories);
 	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
 		config_done(&ct.cfg);
 		info_Release(ct.info);

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/clrtrace-fuzz-XXXXXX";
 	struct rd *rd = NULL;
-	struct sbuf sb = { 0 };
+	struct strbuf sb = { 0 };
 	struct rec r;
 	int fd = mkstemp(path), n = 0;
 	char *err = NULL;
@@ -47,13 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rd_open(&rd, path, false) == 0) {
 		while (rd_record(rd, &r) > 0) {
 			(void)jschema_validate(schema, r.j, quiet, &n);
-			sb_reset(&sb);
+			strbuf_reset(&sb);
 			describe(&sb, &r);
 			rec_done(&r);
 		}
 		rd_free(rd);
 	}
-	sb_done(&sb);
+	strbuf_free(&sb);
 	unlink(path);
 	return 0;
 }

@@ -25,26 +25,26 @@ struct capture {
 	uint64_t clock;
 };
 
-static void cap_record(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload)
+static void cap_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
 	struct capture *c = ud;
 
-	if (ph == EXM_BEGIN) {
+	if (ph == PH_BEGIN) {
 		if (c->depth < 256) {
 			c->stack[c->depth].ev = ev;
 			c->stack[c->depth].key = key;
 		}
 		c->depth++;
-	} else if (ph == EXM_END) {
+	} else if (ph == PH_END) {
 		if (!c->depth || c->depth > 256 || c->stack[c->depth - 1].ev != (int)ev ||
 		    c->stack[c->depth - 1].key != key) {
 			if (!c->nesting_errors++)
 				snprintf(c->first_problem, sizeof(c->first_problem), "%s end (key %llu) is not innermost",
-					 exm_event_names[ev], (unsigned long long)key);
+					 ct_events[ev].name, (unsigned long long)key);
 		} else
 			c->depth--;
 	}
-	json_array_append_new(c->records, json_pack("{s:s,s:i,s:I,s:o}", "event", exm_event_names[ev], "phase", ph,
+	json_array_append_new(c->records, json_pack("{s:s,s:i,s:I,s:o}", "event", ct_events[ev].name, "phase", ph,
 						     "key", (json_int_t)key, "p", payload ? payload : json_object()));
 }
 
@@ -221,7 +221,7 @@ static const char *filter_end_results(const struct capture *c)
 	all[0] = 0;
 	json_array_foreach(c->records, i, r)
 		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.filter") == 0 &&
-		    json_integer_value(json_object_get(r, "phase")) == EXM_END && len < sizeof(all))
+		    json_integer_value(json_object_get(r, "phase")) == PH_END && len < sizeof(all))
 			len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", len ? "," : "",
 						json_string_value(json_object_get(json_object_get(r, "p"), "result")));
 	return all;

@@ -72,6 +72,7 @@ struct ct_global {
 	com_object *info;     /* ICorProfilerInfoN, highest N the runtime has */
 	int info_version;
 	struct ct_config cfg;
+	uint64_t events;      /* bit per enum ct_event wanted (ct_wants) */
 	char *program;        /* name for %n, SYSLOG_IDENTIFIER, processes filter */
 	int pid;
 	uint64_t start_ns;
@@ -101,6 +102,12 @@ static inline uint64_t ct_now(const struct ct_thread *t)
 static inline bool ct_on(enum ct_category c)
 {
 	return (ct.cfg.categories >> c) & 1u;
+}
+
+/* Is event EV wanted?  (ct.events is set once at Initialize.) */
+static inline bool ct_wants(enum ct_event ev)
+{
+	return (ct.events >> ev) & 1u;
 }
 
 /*

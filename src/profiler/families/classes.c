@@ -17,13 +17,13 @@ static json_t *class_json(ClassID id, bool with_name)
 #define CLASS_SPAN(started, finished, ev, named_at_begin) \
 	HRESULT on_##started(struct ct_thread *t, ClassID id) \
 	{ \
-		if (ct_on(CAT_CLASSES)) \
+		if (ct_wants(ev)) \
 			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", "class", class_json(id, named_at_begin))); \
 		return S_OK; \
 	} \
 	HRESULT on_##finished(struct ct_thread *t, ClassID id, HRESULT hr) \
 	{ \
-		if (ct_on(CAT_CLASSES)) \
+		if (ct_wants(ev)) \
 			ct_emit(t, ev, PH_END, id, \
 				json_pack("{s:o,s:o}", "class", class_json(id, !(named_at_begin) && SUCCEEDED(hr)), \
 					  "hr", ct_json_hr(hr))); \

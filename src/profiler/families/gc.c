@@ -14,7 +14,7 @@ HRESULT on_GarbageCollectionStarted(struct ct_thread *t, int ngen, BOOL *collect
 {
 	json_t *gens;
 
-	if (!ct_on(CAT_GC))
+	if (!ct_wants(EV_GC))
 		return S_OK;
 	gens = json_array();
 	for (int i = 0; collected && i < ngen && i < 16; i++)
@@ -30,7 +30,7 @@ HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
 {
 	struct ct_thread *owner = atomic_exchange(&gc_owner, NULL);
 
-	if (ct_on(CAT_GC))
+	if (ct_wants(EV_GC))
 		ct_emit(owner ? owner : t, EV_GC, PH_END, 0, NULL);
 	return S_OK;
 }

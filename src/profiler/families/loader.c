@@ -69,13 +69,13 @@ static json_t *module_json(ModuleID id, bool with_path)
 #define LOADER_SPAN(started, finished, ev, field, to_json, named_at_begin) \
 	HRESULT on_##started(struct ct_thread *t, UINT_PTR id) \
 	{ \
-		if (ct_on(CAT_LOADER)) \
+		if (ct_wants(ev)) \
 			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", field, to_json(id, named_at_begin))); \
 		return S_OK; \
 	} \
 	HRESULT on_##finished(struct ct_thread *t, UINT_PTR id, HRESULT hr) \
 	{ \
-		if (ct_on(CAT_LOADER)) \
+		if (ct_wants(ev)) \
 			ct_emit(t, ev, PH_END, id, \
 				json_pack("{s:o,s:o}", field, to_json(id, !(named_at_begin) && SUCCEEDED(hr)), "hr", \
 					  ct_json_hr(hr))); \
@@ -91,7 +91,7 @@ LOADER_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module
 
 HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)
 {
-	if (ct_on(CAT_LOADER))
+	if (ct_wants(EV_MODULE_ATTACH))
 		ct_emit(t, EV_MODULE_ATTACH, PH_INSTANT, 0,
 			json_pack("{s:o,s:o}", "module", module_json(mod, true), "assembly",
 				  json_pack("{s:o,s:s}", "id", ct_json_id(asm_id), "name", ct_assembly_name(asm_id))));

@@ -16,7 +16,7 @@ static json_t *target_json(ThreadID id, int os_tid)
 
 HRESULT on_ThreadCreated(struct ct_thread *t, ThreadID id)
 {
-	if (ct_on(CAT_THREADS))
+	if (ct_wants(EV_THREAD_CREATE))
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
 	return S_OK;
@@ -26,7 +26,7 @@ HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
 {
 	if (id == t->managed_id) /* exceptions still in flight end with it */
 		ct_exceptions_thread_end(t);
-	if (ct_on(CAT_THREADS))
+	if (ct_wants(EV_THREAD_DESTROY))
 		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
 	return S_OK;
@@ -36,7 +36,7 @@ HRESULT on_ThreadAssignedToOSThread(struct ct_thread *t, ThreadID id, DWORD os_t
 {
 	if ((int)os_tid == t->tid)
 		t->managed_id = id;
-	if (ct_on(CAT_THREADS))
+	if (ct_wants(EV_THREAD_OS_ASSIGN))
 		ct_emit(t, EV_THREAD_OS_ASSIGN, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, (int)os_tid)));
 	return S_OK;
@@ -46,7 +46,7 @@ HRESULT on_ThreadNameChanged(struct ct_thread *t, ThreadID id, ULONG cch, WCHAR 
 {
 	char *n;
 
-	if (!ct_on(CAT_THREADS))
+	if (!ct_wants(EV_THREAD_NAME))
 		return S_OK;
 	n = name ? utf16_to_utf8((uint16_t *)name, cch) : NULL;
 	json_t *target = target_json(id, ct_os_tid(id));

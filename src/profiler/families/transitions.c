@@ -6,7 +6,7 @@
  * they stay instants. */
 static void transition(struct ct_thread *t, const char *direction, FunctionID id, uint32_t reason)
 {
-	if (ct_on(CAT_TRANSITIONS))
+	if (ct_wants(EV_TRANSITION))
 		ct_emit(t, EV_TRANSITION, PH_INSTANT, 0,
 			json_pack("{s:s,s:s,s:s}", "direction", direction, "reason", reason ? "return" : "call",
 				  "function", ct_function_name(id)));

@@ -12,87 +12,10 @@
 #include <string.h>
 
 #include "profiler/sinks/journal-fields.h"
+#include "common/strbuf.h"
 #include "common/util.h"
 
 #define MESSAGE_INDENT_MAX 40 /* depth levels shown as indentation */
-
-/*
- * The subject of each event's MESSAGE: @path@ is the record's value there;
- * a [group] is left out when any value in it is missing or null.
- */
-static const char *const subjects[_EV_MAX] = {
-	[EV_RUNTIME_INIT] = "[@program@][ on .NET @runtime.version@][, clrtrace @clrtrace@]",
-	[EV_RUNTIME_SHUTDOWN] = "[@totals.records@ records][, @totals.dropped@ dropped]",
-	[EV_APPDOMAIN_CREATE] = "[@appdomain.name@]",
-	[EV_APPDOMAIN_SHUTDOWN] = "[@appdomain.name@]",
-	[EV_ASSEMBLY_LOAD] = "[@assembly.name@]",
-	[EV_ASSEMBLY_UNLOAD] = "[@assembly.name@]",
-	[EV_MODULE_LOAD] = "[@module.path@]",
-	[EV_MODULE_UNLOAD] = "[@module.path@]",
-	[EV_MODULE_ATTACH] = "[@module.path@][ to @assembly.name@]",
-	[EV_CLASS_LOAD] = "[@class.name@]",
-	[EV_CLASS_UNLOAD] = "[@class.name@]",
-	[EV_THREAD_CREATE] = "[@target.id@][ tid @target.os_tid@]",
-	[EV_THREAD_DESTROY] = "[@target.id@][ tid @target.os_tid@]",
-	[EV_THREAD_OS_ASSIGN] = "[@target.id@][ tid @target.os_tid@]",
-	[EV_THREAD_NAME] = "[@target.id@][ \"@target.name@\"]",
-	[EV_RUNTIME_SUSPEND] = "[@reason@][ aborted=@aborted@]",
-	[EV_THREAD_SUSPEND] = "[@target.id@]",
-	[EV_THREAD_RESUME] = "[@target.id@]",
-	[EV_TRANSITION] = "[@direction@][ (@reason@)][ @function@]",
-	[EV_GC] = "[generations @generations@][ @reason@]",
-	[EV_JIT_COMPILE] = "[@function@]",
-	[EV_EXCEPTION_THROW] = "[@exception.type@][: @exception.message@][ in @function@]",
-	[EV_EXCEPTION_SEARCH] = "[@exception.type@]",
-	[EV_EXCEPTION_SEARCH_FRAME] = "[@function@]",
-	[EV_EXCEPTION_FILTER] = "[@function@][ -> @result@]",
-	[EV_EXCEPTION_CATCHER_FOUND] = "[@function@]",
-	[EV_EXCEPTION_UNWIND] = "[@exception.type@]",
-	[EV_EXCEPTION_UNWIND_FRAME] = "[@function@]",
-	[EV_EXCEPTION_FINALLY] = "[@function@]",
-	[EV_EXCEPTION_CATCH] = "[@function@]",
-	[EV_EXCEPTION_UNHANDLED] = "[@exception.type@][: @exception.message@][ (thrown in @thrown_in@)]",
-	[EV_EXCEPTION_SUMMARY] = "[@exception.type@][ @outcome@][: thrown in @thrown_in@][, caught in @caught_in@]",
-	[EV_TRACE_DROPPED] = "[@count@ records lost][ by @sink@][ (@where@)][: @reason@]",
-	[EV_TRACE_ERROR] = "[@message@]",
-};
-
-/* A growable string; on allocation failure it stays failed (oom). */
-struct sb {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-/* Append N bytes to B. */
-static void sb_add(struct sb *b, const char *p, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 128;
-		char *s;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = true;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, p, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-/* Append a NUL-terminated string to B. */
-static void sb_puts(struct sb *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
 
 /* FNV-1a of a string, to keep over-long field names distinct. */
 static uint32_t fnv1a(const char *s)
@@ -127,19 +50,6 @@ void jf_field_name(const char *path, char out[JF_NAME_MAX + 1])
 		snprintf(out + pre + keep, 10, "_%08" PRIX32, fnv1a(path));
 	else
 		out[pre + keep] = 0;
-}
-
-/* Is NAME a field name journald keeps? */
-bool jf_field_name_valid(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || n > JF_NAME_MAX || name[0] == '_' || (name[0] >= '0' && name[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (name_char(name[i]) != name[i] || (name[i] >= 'a' && name[i] <= 'z'))
-			return false;
-	return true;
 }
 
 /* Make room for one more item in E. */
@@ -221,7 +131,7 @@ static const char *scalar_text(json_t *v, char buf[64], size_t *len)
 }
 
 /* Add the leaves under V, whose record path is PATH->s, to E. */
-static int flatten(struct jf_entry *e, json_t *v, struct sb *path)
+static int flatten(struct jf_entry *e, json_t *v, struct strbuf *path)
 {
 	char name[JF_NAME_MAX + 1], buf[64];
 	const char *key, *text;
@@ -233,8 +143,8 @@ static int flatten(struct jf_entry *e, json_t *v, struct sb *path)
 	case JSON_OBJECT:
 		json_object_foreach(v, key, x) {
 			if (base)
-				sb_add(path, ".", 1);
-			sb_puts(path, key);
+				strbuf_add(path, ".", 1);
+			strbuf_puts(path, key);
 			if (path->oom)
 				return -ENOMEM;
 			r = flatten(e, x, path);
@@ -282,7 +192,7 @@ static json_t *lookup(json_t *rec, const char *path)
 
 /* Append V as MESSAGE text (arrays joined by ","), control characters as
  * spaces; false if it is missing, null or an object. */
-static bool append_value(struct sb *b, json_t *v)
+static bool append_value(struct strbuf *b, json_t *v)
 {
 	char buf[64];
 	const char *t;
@@ -294,7 +204,7 @@ static bool append_value(struct sb *b, json_t *v)
 			return false;
 		json_array_foreach(v, i, x) {
 			if (i)
-				sb_add(b, ",", 1);
+				strbuf_add(b, ",", 1);
 			if (!append_value(b, x))
 				return false;
 		}
@@ -304,12 +214,12 @@ static bool append_value(struct sb *b, json_t *v)
 	if (!t)
 		return false;
 	for (size_t k = 0; k < len; k++)
-		sb_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? " " : t + k, 1);
+		strbuf_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? " " : t + k, 1);
 	return true;
 }
 
-/* Expand a subject template (see subjects[]) for REC into B. */
-static void expand(struct sb *b, const char *tmpl, json_t *rec)
+/* Expand a MESSAGE subject template (see vocabulary.def) for REC into B. */
+static void expand(struct strbuf *b, const char *tmpl, json_t *rec)
 {
 	size_t group_start = 0;
 	bool in_group = false, group_ok = true;
@@ -334,12 +244,12 @@ static void expand(struct sb *b, const char *tmpl, json_t *rec)
 			free(path);
 			p = end;
 		} else
-			sb_add(b, p, 1);
+			strbuf_add(b, p, 1);
 	}
 }
 
 /* Human form of a duration in nanoseconds. */
-static void append_duration(struct sb *b, json_int_t ns)
+static void append_duration(struct strbuf *b, json_int_t ns)
 {
 	char buf[48];
 
@@ -349,46 +259,42 @@ static void append_duration(struct sb *b, json_int_t ns)
 		snprintf(buf, sizeof(buf), " (%.2f ms)", (double)ns / 1e6);
 	else
 		snprintf(buf, sizeof(buf), " (%.2f s)", (double)ns / 1e9);
-	sb_puts(b, buf);
+	strbuf_puts(b, buf);
 }
 
 /* The MESSAGE line of a record (see journal-fields.h). */
 char *jf_message(json_t *rec, enum ct_event ev, int depth)
 {
-	struct sb b = { 0 };
+	struct strbuf b = { 0 };
 	const char *phase = json_string_value(json_object_get(rec, "phase"));
 	json_t *dur = json_object_get(rec, "dur_ns");
 	size_t before;
 
 	for (int i = 0; i < depth && i < MESSAGE_INDENT_MAX; i++)
-		sb_add(&b, "  ", 2);
-	sb_puts(&b, ev >= 0 && ev < _EV_MAX ? ct_events[ev].name : "?");
+		strbuf_add(&b, "  ", 2);
+	strbuf_puts(&b, ev >= 0 && ev < _EV_MAX ? ct_events[ev].name : "?");
 	if (phase && strcmp(phase, "instant") != 0) {
-		sb_add(&b, " ", 1);
-		sb_puts(&b, phase);
+		strbuf_add(&b, " ", 1);
+		strbuf_puts(&b, phase);
 	}
 	before = b.len;
-	sb_add(&b, ": ", 2);
-	if (ev >= 0 && ev < _EV_MAX && subjects[ev])
-		expand(&b, subjects[ev], rec);
+	strbuf_add(&b, ": ", 2);
+	if (ev >= 0 && ev < _EV_MAX && ct_events[ev].message)
+		expand(&b, ct_events[ev].message, rec);
 	if (!b.oom && b.len == before + 2) { /* no subject */
 		b.len = before;
 		b.s[b.len] = 0;
 	}
 	if (json_is_integer(dur))
 		append_duration(&b, json_integer_value(dur));
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return strbuf_steal(&b);
 }
 
 /* Build the entry for one record line (see journal-fields.h). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m)
 {
 	_cleanup_free_ char *msg = NULL;
-	struct sb path = { 0 };
+	struct strbuf path = { 0 };
 	char num[32];
 	json_t *rec;
 	int r = -EINVAL;

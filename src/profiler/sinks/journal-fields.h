@@ -44,9 +44,6 @@ struct jf_meta {
  * (JF_NAME_MAX + 1 bytes): "CLRTRACE_EXCEPTION_TYPE".  Always valid. */
 void jf_field_name(const char *path, char out[JF_NAME_MAX + 1]);
 
-/* Is NAME a field name journald keeps (not silently drops)? */
-bool jf_field_name_valid(const char *name);
-
 /* Build the entry for the record LINE (LEN bytes, one JSON object) into E.
  * Returns 0 or -errno (-EINVAL: not a JSON object). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m);

@@ -25,35 +25,15 @@
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/exceptions/pin.h"
 
-static const enum ct_event event_map[_EXM_EV_MAX] = {
-	[EXM_EV_THROW] = EV_EXCEPTION_THROW,
-	[EXM_EV_SEARCH] = EV_EXCEPTION_SEARCH,
-	[EXM_EV_SEARCH_FRAME] = EV_EXCEPTION_SEARCH_FRAME,
-	[EXM_EV_FILTER] = EV_EXCEPTION_FILTER,
-	[EXM_EV_CATCHER_FOUND] = EV_EXCEPTION_CATCHER_FOUND,
-	[EXM_EV_UNWIND] = EV_EXCEPTION_UNWIND,
-	[EXM_EV_UNWIND_FRAME] = EV_EXCEPTION_UNWIND_FRAME,
-	[EXM_EV_FINALLY] = EV_EXCEPTION_FINALLY,
-	[EXM_EV_CATCH] = EV_EXCEPTION_CATCH,
-	[EXM_EV_UNHANDLED] = EV_EXCEPTION_UNHANDLED,
-	[EXM_EV_SUMMARY] = EV_EXCEPTION_SUMMARY,
-};
-
-static const enum ct_phase phase_map[] = {
-	[EXM_INSTANT] = PH_INSTANT,
-	[EXM_BEGIN] = PH_BEGIN,
-	[EXM_END] = PH_END,
-};
-
-static void emit_record(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload)
+static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
-	ct_emit(ud, event_map[ev], phase_map[ph], key, payload);
+	ct_emit(ud, ev, ph, key, payload);
 }
 
-/* Is the record's category on?  (frames is off by default.) */
-static bool emit_wants(void *ud, enum exm_event ev)
+/* Is the record wanted?  (frames is off by default.) */
+static bool emit_wants(void *ud, enum ct_event ev)
 {
-	return ct_on(ct_events[event_map[ev]].category);
+	return ct_wants(ev);
 }
 
 static void emit_error(void *ud, const char *msg)

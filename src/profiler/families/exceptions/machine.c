@@ -53,20 +53,6 @@ const char *const exm_verdict_names[_EXM_VERDICT_MAX] = {
 	[EXM_VERDICT_BOUNDARY] = "boundary",
 };
 
-const char *const exm_event_names[_EXM_EV_MAX] = {
-	[EXM_EV_THROW] = "exception.throw",
-	[EXM_EV_SEARCH] = "exception.search",
-	[EXM_EV_SEARCH_FRAME] = "exception.search.frame",
-	[EXM_EV_FILTER] = "exception.filter",
-	[EXM_EV_CATCHER_FOUND] = "exception.catcher_found",
-	[EXM_EV_UNWIND] = "exception.unwind",
-	[EXM_EV_UNWIND_FRAME] = "exception.unwind.frame",
-	[EXM_EV_FINALLY] = "exception.finally",
-	[EXM_EV_CATCH] = "exception.catch",
-	[EXM_EV_UNHANDLED] = "exception.unhandled",
-	[EXM_EV_SUMMARY] = "exception.summary",
-};
-
 const char *const exm_outcome_names[_EXM_OUTCOME_MAX] = {
 	[EXM_CAUGHT] = "caught",
 	[EXM_UNHANDLED] = "unhandled",
@@ -87,8 +73,8 @@ static const char *const context_names[] = {
 	[S_FINALLY] = "finally", [S_CATCH] = "catch",
 };
 
-static const enum exm_event handler_event[] = {
-	[S_FILTER] = EXM_EV_FILTER, [S_FINALLY] = EXM_EV_FINALLY, [S_CATCH] = EXM_EV_CATCH,
+static const enum ct_event handler_event[] = {
+	[S_FILTER] = EV_EXCEPTION_FILTER, [S_FINALLY] = EV_EXCEPTION_FINALLY, [S_CATCH] = EV_EXCEPTION_CATCH,
 };
 
 enum pending { P_NONE, P_SEARCH, P_UNWIND };
@@ -211,13 +197,13 @@ static json_t *exc_ref(const struct exr *r)
 }
 
 /* Does the emitter write EV at all? */
-static inline bool wanted(const struct ctx *c, enum exm_event ev)
+static inline bool wanted(const struct ctx *c, enum ct_event ev)
 {
 	return c->e->record && (!c->e->wants || c->e->wants(c->e->userdata, ev));
 }
 
 /* One record about R (nothing when R is muted); PAYLOAD is stolen. */
-static void out(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_phase ph, json_t *payload)
+static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, json_t *payload)
 {
 	if (r->muted || !wanted(c, ev)) {
 		json_decref(payload);
@@ -231,7 +217,7 @@ static void out(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_phase 
 }
 
 /* A span begin/end naming FUNCTION; end records may carry a flag. */
-static void out_fn(struct ctx *c, struct exr *r, enum exm_event ev, enum exm_phase ph, const char *function,
+static void out_fn(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *function,
 		   const char *flag)
 {
 	json_t *p;
@@ -283,7 +269,7 @@ static void close_sframe(struct ctx *c, struct exr *r, const char *flag)
 {
 	if (!r->sframe_open)
 		return;
-	out_fn(c, r, EXM_EV_SEARCH_FRAME, EXM_END, r->sframe_name, flag);
+	out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_END, r->sframe_name, flag);
 	r->sframe_open = false;
 	r->pending = P_NONE;
 }
@@ -292,7 +278,7 @@ static void close_uframe(struct ctx *c, struct exr *r, const char *flag, bool le
 {
 	if (!r->uframe_open)
 		return;
-	out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_END, r->uframe_name, flag);
+	out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_END, r->uframe_name, flag);
 	if (left && !r->muted)
 		append_str(r->unwound, r->uframe_name);
 	r->uframe_open = false;
@@ -308,7 +294,7 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 		p = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
 		if (p && flag)
 			json_object_set_new(p, flag, json_true());
-		out(c, r, EXM_EV_FILTER, EXM_END, p);
+		out(c, r, EV_EXCEPTION_FILTER, PH_END, p);
 		if (r->filters)
 			json_array_append_new(r->filters, json_pack("{s:s?,s:s}", "function", r->handler_name,
 								     "result", result));
@@ -327,7 +313,7 @@ static void close_handler(struct ctx *c, struct exr *r, const char *flag)
 		break;
 	case S_FINALLY:
 	case S_CATCH:
-		out_fn(c, r, handler_event[r->state], EXM_END, r->handler_name, flag);
+		out_fn(c, r, handler_event[r->state], PH_END, r->handler_name, flag);
 		r->state = S_UNWIND;
 		break;
 	default:
@@ -339,7 +325,7 @@ static void close_search(struct ctx *c, struct exr *r, const char *flag)
 {
 	close_sframe(c, r, flag);
 	if (r->search_open)
-		out(c, r, EXM_EV_SEARCH, EXM_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
+		out(c, r, EV_EXCEPTION_SEARCH, PH_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
 	r->search_open = false;
 }
 
@@ -347,7 +333,7 @@ static void close_unwind(struct ctx *c, struct exr *r, const char *flag)
 {
 	close_uframe(c, r, flag, false);
 	if (r->unwind_open)
-		out(c, r, EXM_EV_UNWIND, EXM_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
+		out(c, r, EV_EXCEPTION_UNWIND, PH_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
 	r->unwind_open = false;
 }
 
@@ -413,7 +399,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 	if (p && r->interrupted)
 		json_object_set_new(p, "interrupted", json_string(r->interrupted));
 	if (p)
-		out(c, r, EXM_EV_SUMMARY, EXM_INSTANT, p);
+		out(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, p);
 }
 
 /* Close what is open, summarize with outcome O, free; R must be removed
@@ -536,7 +522,7 @@ static void unhandled(struct ctx *c, struct exr *r)
 	if (!r->muted) {
 		json_t *p = json_pack("{s:O,s:s?}", "exception", r->exc, "thrown_in", r->thrown_in);
 
-		out(c, r, EXM_EV_UNHANDLED, EXM_INSTANT, p);
+		out(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, p);
 	}
 	r->reported_unhandled = true;
 	if (r->legacy || !r->frames_entered)
@@ -567,7 +553,7 @@ static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *i
 			unhandled(c, r);
 		}
 	}
-	out(c, r, EXM_EV_UNWIND, EXM_BEGIN, NULL);
+	out(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, NULL);
 	r->unwind_open = true;
 }
 
@@ -613,10 +599,10 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 	}
 	m->live[m->n - 1 - k] = r;
 	m->n -= k;
-	out(c, r, EXM_EV_UNWIND, EXM_BEGIN, json_pack("{s:b}", "resumed", 1));
+	out(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, json_pack("{s:b}", "resumed", 1));
 	r->unwind_open = true;
 	if (had_uframe) {
-		out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_BEGIN, uname, "resumed");
+		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, uname, "resumed");
 		r->uframe_open = true;
 	}
 	free(uname);
@@ -661,7 +647,7 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
 	r->handler_pc = in->pc;
 	r->filter_pending = false;
 	set_str(&r->handler_name, in->function);
-	out_fn(c, r, handler_event[s], EXM_BEGIN, in->function, NULL);
+	out_fn(c, r, handler_event[s], PH_BEGIN, in->function, NULL);
 }
 
 /* B's search ended at a native boundary, and R is the next throw on the
@@ -764,8 +750,8 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 				   : json_null());
 	if (p && r->origin)
 		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
-	out(c, r, EXM_EV_THROW, EXM_INSTANT, p);
-	out(c, r, EXM_EV_SEARCH, EXM_BEGIN, NULL);
+	out(c, r, EV_EXCEPTION_THROW, PH_INSTANT, p);
+	out(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
 	r->search_open = true;
 }
 
@@ -785,7 +771,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 			r->thrown_in = strdup(in->function);
 		append_str(r->searched, in->function);
 	}
-	out_fn(c, r, EXM_EV_SEARCH_FRAME, EXM_BEGIN, in->function, NULL);
+	out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_BEGIN, in->function, NULL);
 	r->sframe_open = true;
 }
 
@@ -834,7 +820,7 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 	close_uframe(c, r, NULL, true);
 	r->uframe_fn = in->fn;
 	set_str(&r->uframe_name, in->function);
-	out_fn(c, r, EXM_EV_UNWIND_FRAME, EXM_BEGIN, in->function, NULL);
+	out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, in->function, NULL);
 	r->uframe_open = true;
 	/* an unhandled exception unwinds its last frame: the process dies
 	 * after that frame's finally blocks, with no further callback; when
@@ -1139,7 +1125,7 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	case EXM_CATCHER_FOUND:
 		r->has_catcher = true;
 		r->catcher_fn = in->fn;
-		out_fn(&c, r, EXM_EV_CATCHER_FOUND, EXM_INSTANT, in->function, NULL);
+		out_fn(&c, r, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, in->function, NULL);
 		break;
 	case EXM_UNWIND_ENTER:
 		on_unwind_enter(&c, r, in);

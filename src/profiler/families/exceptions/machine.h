@@ -82,6 +82,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/vocabulary.h"
+
 enum exm_input_kind {
 	EXM_THROWN,
 	EXM_SEARCH_ENTER,
@@ -171,23 +173,9 @@ struct exm_input {
 	enum exm_know ran_filter_handler;
 };
 
-enum exm_event {
-	EXM_EV_THROW,
-	EXM_EV_SEARCH,
-	EXM_EV_SEARCH_FRAME,
-	EXM_EV_FILTER,
-	EXM_EV_CATCHER_FOUND,
-	EXM_EV_UNWIND,
-	EXM_EV_UNWIND_FRAME,
-	EXM_EV_FINALLY,
-	EXM_EV_CATCH,
-	EXM_EV_UNHANDLED,
-	EXM_EV_SUMMARY,
-	_EXM_EV_MAX,
-};
-extern const char *const exm_event_names[_EXM_EV_MAX];
+/* The machine's records are the vocabulary's exception.* events
+ * (EV_EXCEPTION_*), in its phases (PH_*). */
 
-enum exm_phase { EXM_INSTANT, EXM_BEGIN, EXM_END };
 
 enum exm_outcome { EXM_CAUGHT, EXM_UNHANDLED, EXM_SWALLOWED, EXM_SUPERSEDED, EXM_RETHROWN, EXM_UNKNOWN, _EXM_OUTCOME_MAX };
 extern const char *const exm_outcome_names[_EXM_OUTCOME_MAX];
@@ -196,10 +184,10 @@ extern const char *const exm_outcome_names[_EXM_OUTCOME_MAX];
 struct exm_emitter {
 	void *userdata;
 	/* PAYLOAD is stolen. */
-	void (*record)(void *ud, enum exm_event ev, enum exm_phase ph, uint64_t key, json_t *payload);
+	void (*record)(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
 	/* Is EV written at all?  NULL: every event.  Lets the machine skip
 	 * building payloads that would be thrown away. */
-	bool (*wants)(void *ud, enum exm_event ev);
+	bool (*wants)(void *ud, enum ct_event ev);
 	void (*error)(void *ud, const char *msg);
 	/* An exception went unhandled: the process is about to die. */
 	void (*dying)(void *ud);
