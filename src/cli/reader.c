@@ -334,26 +334,26 @@ int rd_record(struct rd *r, struct rec *out)
 	}
 }
 
-enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER, _COLOR_MAX, _COLOR_INVALID = -1 };
+enum color_mode { COLOR_MODE_AUTO, COLOR_MODE_ALWAYS, COLOR_MODE_NEVER, _COLOR_MODE_MAX, _COLOR_MODE_INVALID = -1 };
 
-static const char *const color_mode_table[_COLOR_MAX] = {
-	[COLOR_AUTO] = "auto",
-	[COLOR_ALWAYS] = "always",
-	[COLOR_NEVER] = "never",
+static const char *const color_mode_table[_COLOR_MODE_MAX] = {
+	[COLOR_MODE_AUTO] = "auto",
+	[COLOR_MODE_ALWAYS] = "always",
+	[COLOR_MODE_NEVER] = "never",
 };
 
-DEFINE_PRIVATE_STRING_TABLE_LOOKUP(color_mode, enum color_mode, _COLOR_INVALID)
+DEFINE_PRIVATE_STRING_TABLE_LOOKUP(color_mode, enum color_mode, _COLOR_MODE_INVALID)
 
 /* Should output to FD be coloured, given --color=ARG (NULL: auto)? */
 int color_choice(const char *arg, int fd, bool *ret)
 {
-	enum color_mode m = arg ? color_mode_from_string(arg) : COLOR_AUTO;
+	enum color_mode m = arg ? color_mode_from_string(arg) : COLOR_MODE_AUTO;
 
-	if (m == _COLOR_INVALID)
+	if (m == _COLOR_MODE_INVALID)
 		return -EINVAL;
-	if (m == COLOR_ALWAYS)
+	if (m == COLOR_MODE_ALWAYS)
 		*ret = true;
-	else if (m == COLOR_NEVER)
+	else if (m == COLOR_MODE_NEVER)
 		*ret = false;
 	else
 		*ret = isatty(fd) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
