@@ -108,6 +108,26 @@ for v in $runtimes; do
 		"$(jq -r 'select(.event == "exception.summary") | .outcome' "$OUT/main$v.jsonl" | sort -u)" caught
 done
 
+# a program in its own mount namespace with its own /tmp (a container's
+# case): the socket is reached through /proc/PID/root, and a long TMPDIR
+# makes that path too long for a socket address (connected through an fd)
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	prog=$(program_cmd Attach 10)
+	long=/tmp/clrtrace-attach-long-temporary-directory-name-for-a-socket # the runtime's socket path stays within 107 bytes, not /proc/PID/root's
+	start ns unshare -m --propagation private sh -c \
+		'mount -t tmpfs tmpfs /tmp && mkdir -p "$0" && TMPDIR="$0" exec "$@"' "$long" $prog
+	p=$pid
+	[ ! -e "$long" ] && ls "/proc/$p/root$long"/dotnet-diagnostic-"$p"-*-socket >/dev/null 2>&1 &&
+		ok "namespace: the socket is visible only through /proc/$p/root" || fail "namespace: the setup is broken"
+	expect "namespace: ps lists the program" "$("$CLRTRACE" ps | awk -v p="$p" '$1 == p {print $2, $4}')" "$installed10 Attach"
+	"$CLRTRACE" attach "$p" 2>"$OUT/ns.err"
+	expect "namespace: attach exit status" "$?" 1
+	one_line "namespace: attach reaches the runtime" "$OUT/ns.err" "0x80131368 CORPROF_E_PROFILER_NOT_ATTACHABLE"
+	kill "$job"
+else
+	echo "note: not root or no unshare: the mount-namespace case is not tested"
+fi
+
 # no such process
 "$CLRTRACE" attach 999999999 2>"$OUT/nopid.err"
 expect "missing pid: exit status" "$?" 1
