@@ -14,13 +14,13 @@ installed10=$(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \(10\.[^
 PIDS=""
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done' EXIT
 
-# start NAME [VAR=VALUE...] -- CMD...: run CMD in the background, stdout and
+# start NAME [VAR=VALUE...] CMD...: run CMD (with $THREADS busy threads) in the background, stdout and
 # stderr to $OUT/NAME.stdout/.stderr, gate file $OUT/NAME.gate; wait until it
 # says "ready PID" and set $pid to that
 start() {
 	local name=$1 i; shift
 	rm -f "$OUT/$name.gate"
-	env "$@" "$OUT/$name.gate" 120 >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" &
+	env "$@" "$OUT/$name.gate" 120 ${THREADS:-} >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" &
 	job=$!
 	PIDS="$PIDS $job"
 	pid=""
@@ -106,6 +106,23 @@ for v in $runtimes; do
 		"$(jq -r 'select(.event == "exception.summary") | .outcome' "$f" | sort -u)" caught
 	expect "$n: no exception.unhandled" "$(jqf "$f" 'select(.event == "exception.unhandled")')" ""
 
+	# attach while 4 threads are inside exception dispatch all the time:
+	# the stories the attach cut are left out, the rest are whole
+	THREADS=4 start "busy$v" $prog
+	p=$pid
+	"$CLRTRACE" attach -o "file:$OUT/busy$v.jsonl" -e exceptions "$p" >/dev/null 2>"$OUT/busy$v.err"
+	expect "$n: attach to 4 busy threads: exit status" "$?" 0
+	for i in $(seq 100); do
+		[ "$(grep -c '"exception.summary"' "$OUT/busy$v.jsonl" 2>/dev/null)" -ge 1000 ] && break
+		sleep 0.1
+	done
+	stop "busy$v" "$job"
+	expect "$n: 4 busy threads: the program ends normally" "$st" 0
+	expect "$n: 4 busy threads: the program said nothing on stderr" "$(cat "$OUT/busy$v.stderr")" ""
+	check_trace "$OUT/busy$v.jsonl"
+	expect "$n: 4 busy threads: every traced exception caught, none unhandled" \
+		"$(jq -r 'select(.event | test("exception.summary|exception.unhandled")) | .outcome // .event' "$OUT/busy$v.jsonl" | sort -u)" caught
+
 	# a process that already has clrtrace as its main profiler
 	start "main$v" "$CLRTRACE" run -o "file:$OUT/main$v.jsonl" -e exceptions -- $prog
 	p=$pid
@@ -179,7 +196,11 @@ one_line "dead socket" "$OUT/dead.err" "^clrtrace: attach: pid $p: its diagnosti
 expect "ps: a dead socket is listed with its reason" \
 	"$(awk -v p="$p" '$1 == p' "$OUT/ps-dead.out" | sed 's/^[^(]*(//')" "cannot query: its diagnostics socket is dead (nobody listens on it))"
 
-# usage errors
+# usage errors; a category the runtime allows only at startup
+"$CLRTRACE" attach -e +transitions 1 2>"$OUT/usage3.err"
+expect "attach -e +transitions: exit status" "$?" 2
+one_line "attach -e +transitions" "$OUT/usage3.err" \
+	"^clrtrace: attach: --events: transitions can be traced only from the start \\('clrtrace run'\\), not after attach$"
 "$CLRTRACE" attach 2>"$OUT/usage.err"
 expect "attach without a pid: exit status" "$?" 2
 one_line "attach without a pid" "$OUT/usage.err" "^clrtrace: attach: which process\\?"

@@ -9,11 +9,37 @@
 
 #include "cli/cli.h"
 #include "cli/diag-ipc.h"
+#include "common/config.h"
 #include "common/strbuf.h"
+#include "common/vocabulary.h"
 #include "common/util.h"
 
 #define ATTACH_GC_WAIT_MS 10000 /* the runtime's wait for a concurrent GC */
 #define ATTACH_TIMEOUT_S 30     /* our wait for its answer */
+/* The event mask bits a profiler may set after attach (corprof.idl:
+ * COR_PRF_ALLOWABLE_AFTER_ATTACH, COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH). */
+#define ALLOWABLE_AFTER_ATTACH_LOW 0x106502FEu
+#define ALLOWABLE_AFTER_ATTACH_HIGH 0x000000F6u
+
+/* Refuse the categories the runtime allows only at startup, in one line. */
+static int check_categories(const char *events)
+{
+	const char *why = NULL;
+	unsigned cats;
+
+	if (!events) /* the default categories: all allowed after attach */
+		events = "";
+	if (config_parse_events(events, &cats, &why) < 0)
+		return 0; /* trace_opts_finish said it already */
+	for (int i = 0; i < _CAT_MAX; i++)
+		if ((cats & (1u << i)) && ((ct_categories[i].mask_low & ~ALLOWABLE_AFTER_ATTACH_LOW) ||
+					   (ct_categories[i].mask_high & ~ALLOWABLE_AFTER_ATTACH_HIGH))) {
+			cli_error("attach: --events: %s can be traced only from the start ('clrtrace run'), "
+				  "not after attach", ct_categories[i].name);
+			return -1;
+		}
+	return 0;
+}
 
 /* The value of NAME in a NAME=VALUE vector, or NULL. */
 static const char *env_value(char **env, const char *name)
@@ -136,7 +162,7 @@ int cmd_attach(int argc, char **argv)
 		cli_error("attach: '%s' is not a process id", pid_arg);
 		return EXIT_USAGE;
 	}
-	if (trace_opts_finish(&o) < 0)
+	if (trace_opts_finish(&o) < 0 || check_categories(o.events) < 0)
 		return EXIT_USAGE;
 	env = trace_opts_environment(&o);
 	if (!env || client_data(env, &data) < 0) {
