@@ -196,6 +196,73 @@ one_line "dead socket" "$OUT/dead.err" "^clrtrace: attach: pid $p: its diagnosti
 expect "ps: a dead socket is listed with its reason" \
 	"$(awk -v p="$p" '$1 == p' "$OUT/ps-dead.out" | sed 's/^[^(]*(//')" "cannot query: its diagnostics socket is dead (nobody listens on it))"
 
+# a fake runtime on the socket of a non-.NET process: every malformed
+# answer is one clear line, never a crash or a wild read (the string counts
+# are past the end or overflow a size when doubled)
+fake_server() { # MODE: answer every command so
+	python3 -c '
+import socket, struct, sys, os
+path, mode = sys.argv[1], sys.argv[2]
+srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(8)
+print("listening", flush=True)
+held = []
+def head(size, cid=0): return b"DOTNET_IPC_V1\0" + struct.pack("<HBBH", size, 0xFF, cid, 0)
+def string(n, units=b""): return struct.pack("<I", n) + units
+while True:
+    c, _ = srv.accept()
+    h = c.recv(20)
+    if len(h) == 20:
+        size = struct.unpack("<H", h[14:16])[0]
+        left = size - 20
+        while left > 0:
+            got = c.recv(left)
+            if not got: break
+            left -= len(got)
+    if mode == "hugestring":
+        body = struct.pack("<IQ", 0, 42) + bytes(16) + string(0x7FFFFFFF, b"a\0")
+    elif mode == "overflow":
+        body = struct.pack("<IQ", 0, 42) + bytes(16) + string(0xFFFFFFFF, b"a\0b\0")
+    elif mode == "short":
+        body = struct.pack("<I", 0)
+    elif mode == "badmagic":
+        c.sendall(b"DOTNET_IPC_V2\0" + struct.pack("<HBBH", 20, 0xFF, 0, 0)); c.close(); continue
+    elif mode == "tinysize":
+        c.sendall(head(3)); c.close(); continue
+    elif mode == "hangup":
+        c.close(); continue
+    elif mode == "silent":
+        held.append(c); continue  # kept open, never answered
+    elif mode == "unknown":
+        c.sendall(head(24, 0xFF) + struct.pack("<I", 0x80131385)); c.close(); continue
+    c.sendall(head(20 + len(body)) + body); c.close()
+' "$FAKE_SOCKET" "$1"
+}
+mkdir -p "$OUT/fake"
+TMPDIR="$OUT/fake" sleep 300 &
+PIDS="$PIDS $!"
+p=$!
+sleep 0.2
+stat=$(cat "/proc/$p/stat")
+set -- ${stat##*) }
+FAKE_SOCKET="$OUT/fake/dotnet-diagnostic-$p-${20}-socket"
+for mode in hugestring:malformed overflow:malformed short:malformed badmagic:malformed tinysize:malformed \
+	hangup:"closed the connection without an answer" silent:"did not answer in time" \
+	unknown:"0x80131385 DS_IPC_E_UNKNOWN_COMMAND"; do
+	rm -f "$FAKE_SOCKET"
+	fake_server "${mode%%:*}" >"$OUT/fake.out" 2>&1 &
+	srv=$!
+	for i in $(seq 50); do grep -q listening "$OUT/fake.out" && break; sleep 0.1; done
+	"$CLRTRACE" ps >"$OUT/fake-ps.out" 2>&1
+	expect "fake runtime, ${mode%%:*}: ps exit status" "$?" 0
+	awk -v p="$p" '$1 == p' "$OUT/fake-ps.out" | grep -q "cannot query: .*${mode#*:}" &&
+		ok "fake runtime, ${mode%%:*}: ps says: $(awk -v p="$p" '$1 == p' "$OUT/fake-ps.out" | sed 's/^[^(]*(//')" ||
+		fail "fake runtime, ${mode%%:*}: ps: $(cat "$OUT/fake-ps.out")"
+	"$CLRTRACE" attach --timeout 1 "$p" 2>"$OUT/fake-attach.err"
+	expect "fake runtime, ${mode%%:*}: attach exit status" "$?" 1
+	one_line "fake runtime, ${mode%%:*}: attach" "$OUT/fake-attach.err" "^clrtrace: attach: pid $p: .*${mode#*:}"
+	kill "$srv"; wait "$srv" 2>/dev/null
+done
+
 # usage errors; a category the runtime allows only at startup
 "$CLRTRACE" attach -e +transitions 1 2>"$OUT/usage3.err"
 expect "attach -e +transitions: exit status" "$?" 2
