@@ -166,6 +166,40 @@ else
 	echo "note: not root or no unshare: the mount-namespace case is not tested"
 fi
 
+# root attaches to a process of another user; that user's ps cannot query
+# root's process and says why
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	dir=$(mktemp -d /tmp/clrtrace-attach.XXXXXX) || die "mktemp"
+	trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+	dll=$(build_program Attach)
+	cp -r "$(dirname "$dll")" "$dir/bin" && cp "$top_builddir/libclrtrace.so" "$top_builddir/clrtrace" "$dir/" || die "copy"
+	mkdir "$dir/out" && chmod 1777 "$dir/out" && chmod -R a+rX "$dir"
+	start other DOTNET_ROOT="$(dirname "$(readlink -f "$(command -v dotnet)")")" HOME="$dir" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups dotnet "$dir/bin/Attach.dll"
+	p=$pid other=$job
+	"$CLRTRACE" attach --library "$dir/libclrtrace.so" -o "file:$dir/out/t.jsonl" -e exceptions "$p" >/dev/null 2>"$OUT/other.err"
+	expect "another user's process: root attaches (exit status)" "$?" 0
+	expect "another user's process: nothing on stderr" "$(cat "$OUT/other.err")" ""
+	for i in $(seq 100); do grep -q '"exception.summary"' "$dir/out/t.jsonl" 2>/dev/null && break; sleep 0.1; done
+	expect "another user's process: the trace is the process's user's" "$(stat -c %U "$dir/out/t.jsonl" 2>/dev/null)" nobody
+	# root's own program, seen by nobody
+	start mine $(program_cmd Attach 10)
+	mine=$pid
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$dir/clrtrace" ps >"$OUT/nobody-ps.out" 2>&1
+	expect "ps as another user: exit status" "$?" 0
+	expect "ps as another user: root's process is listed with the reason" \
+		"$(awk -v p="$mine" '$1 == p' "$OUT/nobody-ps.out" | sed 's/^[^(]*(//')" \
+		"cannot query: permission denied (the process runs as uid 0))"
+	expect "ps as another user: its own process is queried" \
+		"$(awk -v p="$p" '$1 == p {print $4}' "$OUT/nobody-ps.out")" Attach
+	stop other "$other"
+	expect "another user's process: it ends normally" "$st" 0
+	touch "$OUT/mine.gate"
+	check_trace "$dir/out/t.jsonl"
+else
+	echo "note: not root, or no setpriv or user nobody: another user's process is not tested"
+fi
+
 # no such process
 "$CLRTRACE" attach 999999999 2>"$OUT/nopid.err"
 expect "missing pid: exit status" "$?" 1
