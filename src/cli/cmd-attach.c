@@ -100,6 +100,9 @@ static void say_refusal(pid_t pid, int32_t hr)
 		hint = " (clrtrace itself: it already traces this process)";
 	else if ((uint32_t)hr == 0x8013136A)
 		hint = " (an APM agent or another profiler)";
+	else if ((uint32_t)hr == 0x80004005) /* on_Initialize's failure: it said why there */
+		hint = " (the tracer could not start there, for example an output it cannot write; "
+		       "the process's stderr says why)";
 	if (name)
 		cli_error("attach: pid %d: the runtime refused: 0x%08X %s: %s%s", (int)pid, (unsigned)hr, name,
 			  meaning, hint);
