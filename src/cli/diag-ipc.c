@@ -584,6 +584,8 @@ static int put_string(struct strbuf *b, const char *s)
 				cp = cp << 6 | (*p & 0x3F);
 			}
 		}
+		if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return -EILSEQ;
 		if (cp >= 0x10000) {
 			cp -= 0x10000;
 			put16(u, (uint16_t)(0xD800 | cp >> 10));
