@@ -20,6 +20,8 @@ int cmd_stats(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 /* "clrtrace: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,6 +15,8 @@ static const struct cli_command commands[] = {
 	{ "export", "--format chrome [OPTIONS] FILE|-", "convert a trace for other tools", cmd_export },
 	{ "check", "[OPTIONS] FILE|-", "validate a trace: schema, seq gaps, nesting", cmd_check },
 	{ "recover", "FILE...", "merge the records a dead process left in FILE.pending", cmd_recover },
+	{ "ps", "[-l]", "list the running .NET processes clrtrace can attach to", cmd_ps },
+	{ "attach", "[OPTIONS] PID", "load the tracer into a running .NET process", cmd_attach },
 };
 
 /* "clrtrace: " + message + newline on stderr. */

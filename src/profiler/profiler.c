@@ -88,9 +88,12 @@ static void config_warn(void *ud, const char *line)
 	ct_say_once(line, "%s", line);
 }
 
+/* attach.c: the attach client data's variables while attaching */
+__attribute__((weak)) const char *ct_attach_getenv(const char *name);
+
 static const char *env_get(const char *name)
 {
-	return secure_getenv(name);
+	return ct_attach_getenv ? ct_attach_getenv(name) : secure_getenv(name);
 }
 
 /* Under AT_SECURE: does CLRTRACE_PROCESSES leave this program out anyway?
@@ -387,13 +390,6 @@ HRESULT on_Shutdown(struct ct_thread *t)
 	atomic_store(&ct.active, false);
 	ct_sinks_close();
 	return S_OK;
-}
-
-/* Attach is not supported: say so instead of half-working. */
-HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb)
-{
-	ct_say_once("attach", "attaching to a running process is not supported yet");
-	return E_NOTIMPL;
 }
 
 /* clrtrace is a main profiler, not a notification-only one. */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* clrtrace attach: load the profiler into a running .NET process through the diagnostics IPC. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/diag-ipc.h"
+#include "common/config.h"
+#include "common/strbuf.h"
+#include "common/vocabulary.h"
+#include "common/util.h"
+
+#define ATTACH_GC_WAIT_MS 10000 /* the runtime's wait for a concurrent GC */
+#define ATTACH_TIMEOUT_S 30     /* our wait for its answer */
+/* The event mask bits a profiler may set after attach (corprof.idl:
+ * COR_PRF_ALLOWABLE_AFTER_ATTACH, COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH). */
+#define ALLOWABLE_AFTER_ATTACH_LOW 0x106502FEu
+#define ALLOWABLE_AFTER_ATTACH_HIGH 0x000000F6u
+
+/* Refuse the categories the runtime allows only at startup, in one line. */
+static int check_categories(const char *events)
+{
+	const char *why = NULL;
+	unsigned cats;
+
+	if (!events) /* the default categories: all allowed after attach */
+		events = "";
+	if (config_parse_events(events, &cats, &why) < 0)
+		return 0; /* trace_opts_finish said it already */
+	for (int i = 0; i < _CAT_MAX; i++)
+		if ((cats & (1u << i)) && ((ct_categories[i].mask_low & ~ALLOWABLE_AFTER_ATTACH_LOW) ||
+					   (ct_categories[i].mask_high & ~ALLOWABLE_AFTER_ATTACH_HIGH))) {
+			cli_error("attach: --events: %s can be traced only from the start ('clrtrace run'), "
+				  "not after attach", ct_categories[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+/* The value of NAME in a NAME=VALUE vector, or NULL. */
+static const char *env_value(char **env, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (size_t i = 0; env[i]; i++)
+		if (strncmp(env[i], name, l) == 0 && env[i][l] == '=')
+			return env[i] + l + 1;
+	return NULL;
+}
+
+/* The client data: the CLRTRACE_* variables `run` would set, as
+ * NAME=VALUE\0 one after the other. */
+static int client_data(char **env, struct strbuf *b)
+{
+	for (size_t i = 0; env[i]; i++)
+		if (startswith(env[i], "CLRTRACE_"))
+			strbuf_add(b, env[i], strlen(env[i]) + 1);
+	return b->oom ? -ENOMEM : 0;
+}
+
+/* Parse a pid: decimal, > 0. */
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Can process PID see LIBRARY at the same path (its mount namespace)?
+ * -ENOENT when it certainly cannot; 0 when it can or we cannot tell. */
+static int library_visible(pid_t pid, const char *library)
+{
+	_cleanup_free_ char *p = NULL;
+	struct stat st;
+
+	if (asprintf(&p, "/proc/%d/root%s", (int)pid, library) < 0)
+		return -ENOMEM;
+	if (stat(p, &st) < 0 && errno == ENOENT)
+		return -ENOENT;
+	return 0;
+}
+
+/* Say what the runtime's refusal means, in one line. */
+static void say_refusal(pid_t pid, int32_t hr)
+{
+	const char *meaning, *name = diag_hresult_name(hr, &meaning);
+	const char *hint = "";
+
+	if ((uint32_t)hr == 0x8013136A && diag_library_loaded(pid, "libclrtrace.so") == 1)
+		hint = " (clrtrace itself: it already traces this process)";
+	else if ((uint32_t)hr == 0x8013136A)
+		hint = " (an APM agent or another profiler)";
+	else if ((uint32_t)hr == 0x80004005) /* on_Initialize's failure: it said why there */
+		hint = " (the tracer could not start there, for example an output it cannot write; "
+		       "the process's stderr says why)";
+	if (name)
+		cli_error("attach: pid %d: the runtime refused: 0x%08X %s: %s%s", (int)pid, (unsigned)hr, name,
+			  meaning, hint);
+	else
+		cli_error("attach: pid %d: the runtime refused with HRESULT 0x%08X", (int)pid, (unsigned)hr);
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
+	_cleanup_(strv_freep) char **env = NULL;
+	_cleanup_free_ char *sock = NULL;
+	struct diag_process_info info = { 0 };
+	struct strbuf data = { 0 };
+	const char *pid_arg = NULL, *clsid_s, *library;
+	unsigned long timeout_s = ATTACH_TIMEOUT_S;
+	uint8_t clsid[16];
+	int32_t hr = 0;
+	pid_t pid;
+	int r, status = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("Usage: clrtrace attach [OPTIONS] PID\n\n"
+			       "Load the tracer into the running .NET process PID (through its diagnostics\n"
+			       "socket), with the same tracing options as 'clrtrace run'.\n\nOptions:\n%s"
+			       "      --timeout SECONDS   wait this long for the runtime's answer (default %d)\n",
+			       trace_opts_help, ATTACH_TIMEOUT_S);
+			return 0;
+		}
+		if (strcmp(argv[i], "--timeout") == 0 || startswith(argv[i], "--timeout=")) {
+			const char *v = argv[i][9] == '=' ? argv[i] + 10 : i + 1 < argc ? argv[++i] : NULL;
+			char *end;
+
+			errno = 0;
+			timeout_s = v ? strtoul(v, &end, 10) : 0;
+			if (!v || errno || end == v || *end || timeout_s == 0 || timeout_s > 3600) {
+				cli_error("attach: --timeout needs a number of seconds from 1 to 3600");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (argv[i][0] != '-' && !pid_arg) {
+			pid_arg = argv[i];
+			continue;
+		}
+		r = trace_opts_parse(&o, argc, argv, &i);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			cli_error("attach: unexpected argument '%s' (try 'clrtrace attach --help')", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!pid_arg) {
+		cli_error("attach: which process? (clrtrace attach [OPTIONS] PID; 'clrtrace ps' lists them)");
+		return EXIT_USAGE;
+	}
+	if (parse_pid(pid_arg, &pid) < 0) {
+		cli_error("attach: '%s' is not a process id", pid_arg);
+		return EXIT_USAGE;
+	}
+	if (trace_opts_finish(&o) < 0 || check_categories(o.events) < 0)
+		return EXIT_USAGE;
+	env = trace_opts_environment(&o);
+	if (!env || client_data(env, &data) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
+	/* the same CLSID and library `run` names, from the one place that says them */
+	clsid_s = env_value(env, "CORECLR_PROFILER");
+	library = env_value(env, "CORECLR_PROFILER_PATH");
+	if (!clsid_s || !library || diag_parse_guid(clsid_s, clsid) < 0) {
+		cli_error("attach: internal error: no profiler CLSID or library");
+		goto out;
+	}
+
+	r = diag_socket_path(pid, &sock);
+	if (r < 0) {
+		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
+		goto out;
+	}
+	if (library_visible(pid, library) == -ENOENT) {
+		cli_error("attach: pid %d: %s does not exist inside the process's mount namespace "
+			  "(a container?); put the library there and name it with --library",
+			  (int)pid, library);
+		goto out;
+	}
+	/* who answers: the runtime's version, and a first proof the socket lives */
+	r = diag_process_info(sock, (int)timeout_s * 1000, &info, &hr);
+	if (r < 0) {
+		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
+		goto out;
+	}
+	r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS, (int)timeout_s * 1000,
+				 &hr);
+	if (r < 0) {
+		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
+		goto out;
+	}
+	if (r == 1) {
+		say_refusal(pid, hr);
+		goto out;
+	}
+	printf("clrtrace: attached to pid %d (%s, .NET %s)\n", (int)pid,
+	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?");
+	status = 0;
+out:
+	diag_process_info_done(&info);
+	strbuf_free(&data);
+	return status;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Attach: `clrtrace attach` sends the CLRTRACE_* variables `run` would set
+ * as the AttachProfiler client data (NAME=VALUE\0 one after the other).
+ * InitializeForAttach reads the configuration from them instead of the
+ * environment, then starts like Initialize.  Every category's mask is in
+ * COR_PRF_ALLOWABLE_AFTER_ATTACH but transitions, which the CLI refuses
+ * before sending; the runtime would refuse it in SetEventMask2 anyway.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler/core/tracer.h"
+#include "common/util.h"
+
+#define CLIENT_DATA_MAX 65536 /* an IPC message is at most 64 KiB */
+#define CORPROF_E_PROFILER_ALREADY_ACTIVE ((HRESULT)0x8013136A) /* corerror.h */
+
+/* the handlers callbacks.c reaches (weak there), and profiler.c's hook */
+HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk);
+HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb);
+const char *ct_attach_getenv(const char *name);
+
+/* The client data of the attach under way (a copy: the runtime's is valid
+ * only during the call), and whether the configuration comes from it. */
+static char *client_data;
+static size_t client_len;
+static bool attaching;
+
+/* A configuration variable: from the client data while attaching, else
+ * from the environment (profiler.c's reader). */
+const char *ct_attach_getenv(const char *name)
+{
+	size_t l = strlen(name);
+
+	if (!attaching)
+		return secure_getenv(name);
+	for (size_t i = 0; i < client_len; i += strlen(client_data + i) + 1)
+		if (strncmp(client_data + i, name, l) == 0 && client_data[i + l] == '=')
+			return client_data + i + l + 1;
+	return NULL;
+}
+
+/* Is the client data a list of CLRTRACE_NAME=VALUE strings, each ended by
+ * a NUL?  (It comes from another process: check it all.) */
+static bool client_data_valid(const char *p, size_t n)
+{
+	if (n == 0)
+		return true;
+	if (n > CLIENT_DATA_MAX || p[n - 1] != 0)
+		return false;
+	for (size_t i = 0; i < n; i += strlen(p + i) + 1)
+		if (!startswith(p + i, "CLRTRACE_") || !strchr(p + i, '='))
+			return false;
+	return true;
+}
+
+/* Loaded into a running process: configuration from the client data. */
+HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb)
+{
+	HRESULT hr;
+
+	if (client_data || atomic_load(&ct.active)) /* a second attach of this copy */
+		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
+	if ((cb && !data) || !client_data_valid(data, cb)) {
+		ct_say_once("attach-data", "attach: the client data is not a list of CLRTRACE_* variables; not tracing");
+		return E_INVALIDARG;
+	}
+	client_data = malloc(cb + 1);
+	if (!client_data)
+		return E_OUTOFMEMORY;
+	if (cb)
+		memcpy(client_data, data, cb);
+	client_data[cb] = 0;
+	client_len = cb;
+	attaching = true;
+	hr = on_Initialize(t, info_unk);
+	attaching = false;
+	if (FAILED(hr)) {
+		free(client_data);
+		client_data = NULL;
+	}
+	return hr;
+}
