@@ -14,6 +14,7 @@
 
 #include "cli/diag-ipc.h"
 #include "common/strbuf.h"
+#include "common/utf16.h"
 #include "common/util.h"
 
 #define HEADER_SIZE 20

@@ -14,7 +14,6 @@
 #include "common/util.h"
 
 #define CLIENT_DATA_MAX 65536 /* an IPC message is at most 64 KiB */
-#define CORPROF_E_PROFILER_ALREADY_ACTIVE ((HRESULT)0x8013136A) /* corerror.h */
 
 /* the handlers callbacks.c reaches (weak there), and profiler.c's hook */
 HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk);
