@@ -715,17 +715,14 @@ static int open_beside(const char *candidate, const struct pe_debug *d, struct p
 	return 0;
 }
 
-/* The embedded PDB of the assembly at PATH, else the matching one beside. */
-int pdb_open_for_assembly(const char *path, struct pdb **ret)
+/* The embedded PDB of the assembly image IMG, else (PATH not NULL) the
+ * matching one beside PATH. */
+int pdb_open_for_image(const void *image, size_t size, const char *path, struct pdb **ret)
 {
-	_cleanup_free_ uint8_t *img = NULL;
+	const uint8_t *img = image;
 	struct pe_debug d = {};
-	size_t size = 0;
 	int k;
 
-	k = read_file(path, &img, &size);
-	if (k < 0)
-		return k;
 	k = pe_debug_find(img, size, &d);
 	if (k < 0)
 		goto out;
@@ -748,7 +745,7 @@ int pdb_open_for_assembly(const char *path, struct pdb **ret)
 		*ret = p;
 		goto out;
 	}
-	if (!d.codeview) {
+	if (!d.codeview || !path) {
 		k = -ENOENT;  /* the assembly names no PDB */
 		goto out;
 	}
@@ -767,6 +764,19 @@ int pdb_open_for_assembly(const char *path, struct pdb **ret)
 out:
 	free(d.pdb_name);
 	return k;
+}
+
+/* The embedded PDB of the assembly at PATH, else the matching one beside. */
+int pdb_open_for_assembly(const char *path, struct pdb **ret)
+{
+	_cleanup_free_ uint8_t *img = NULL;
+	size_t size = 0;
+	int k;
+
+	k = read_file(path, &img, &size);
+	if (k < 0)
+		return k;
+	return pdb_open_for_image(img, size, path, ret);
 }
 
 /* ---- the cache ------------------------------------------------------- */

@@ -25,6 +25,10 @@ struct pdb;
  * -EFBIG, -ENOMEM or the -errno of opening or reading. */
 int pdb_open_for_assembly(const char *path, struct pdb **ret);
 
+/* The same for an assembly image already in memory (SIZE bytes; PATH: where
+ * it lies, for the PDB beside it; NULL: only an embedded PDB). */
+int pdb_open_for_image(const void *image, size_t size, const char *path, struct pdb **ret);
+
 /* A PDB file read as it is, with no id check (tests, tools). */
 int pdb_open_file(const char *path, struct pdb **ret);
 

@@ -344,12 +344,12 @@ static int cmd_lookup(int argc, char **argv)
 	return 0;
 }
 
-/* Every truncation (every STRIDE-th byte) and byte flip of FILE. */
+/* Every truncation of FILE, and FILE with each byte changed (a PDB; an
+ * assembly as read with its embedded PDB): errors, never a fault. */
 static int cmd_mangle(const char *path)
 {
 	_cleanup_free_ uint8_t *img = NULL;
-	_cleanup_free_ char *tmp = NULL;
-	size_t size = 0, tried = 0, opened = 0, stride;
+	size_t size = 0, tried = 0, opened = 0;
 	bool pe;
 	FILE *f = fopen(path, "rbe");
 
@@ -361,12 +361,9 @@ static int cmd_mangle(const char *path)
 	if (!img || size == 0)
 		return printf("%s: could not read it\n", path), 2;
 	pe = size > 2 && img[0] == 'M' && img[1] == 'Z';
-	/* an assembly is read from a file: keep the number of files bounded */
-	stride = pe ? size / 1500 + 1 : 1;
-	if (pe && asprintf(&tmp, "%s.mangled.dll", path) < 0)
-		return 2;
-	for (size_t len = 0;; len = len + stride < size ? len + stride : size) {
+	for (size_t len = 0; len <= size; len++)
 		for (size_t flip = 0; flip < 2; flip++) {
+			size_t n = flip ? size : len;
 			struct pdb *p = NULL;
 			int k;
 
@@ -374,14 +371,7 @@ static int cmd_mangle(const char *path)
 				continue;
 			if (flip)
 				img[len] ^= 0x5a;
-			if (pe) {
-				FILE *o = fopen(tmp, "wbe");
-
-				if (!o || fwrite(img, 1, flip ? size : len, o) != (flip ? size : len) || fclose(o) != 0)
-					return printf("%s: could not write\n", tmp), 2;
-				k = pdb_open_for_assembly(tmp, &p);
-			} else
-				k = pdb_open_memory(img, flip ? size : len, &p);
+			k = pe ? pdb_open_for_image(img, n, NULL, &p) : pdb_open_memory(img, n, &p);
 			if (flip)
 				img[len] ^= 0x5a;
 			tried++;
@@ -391,11 +381,6 @@ static int cmd_mangle(const char *path)
 				pdb_free(p);
 			}
 		}
-		if (len == size)
-			break;
-	}
-	if (pe)
-		unlink(tmp);
 	printf("%s: %zu variants read, %zu opened, no fault\n", path, tried, opened);
 	return 0;
 }
