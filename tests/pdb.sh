@@ -37,12 +37,15 @@ check_lines() {
 for v in $(test_runtimes); do
 	cmd=$(program_cmd Lines "$v") || die "could not build Lines for .NET $v"
 	# shellcheck disable=SC2086 # cmd is words
-	sites=$($cmd) || fail ".NET $v: Lines exited with $?"
+	out=$($cmd) || fail ".NET $v: Lines exited with $?"
+	sites=$(echo "$out" | grep -v '^mvid ')
 	dll=$(echo "$cmd" | awk '{ print $NF }')
 	dll="${dll%.dll}.dll"
 	[ -f "${dll%.dll}.pdb" ] || fail ".NET $v: no Lines.pdb beside $dll"
 	check_lines ".NET $v, PDB beside" "$dll" "$sites"
-	[ "$v" = 10 ] && { portable=$dll; portable_sites=$sites; }
+	# the MVID a trace would record of the module is the one read from the file
+	expect ".NET $v: the assembly's MVID as the runtime gives it" "$("$PDB" mvid "$dll")" "$(echo "$out" | sed -n 's/^mvid //p')"
+	[ "$v" = 10 ] && { portable=$dll; portable_sites=$sites; portable_mvid=$(echo "$out" | sed -n 's/^mvid //p'); }
 done
 [ -n "${portable:-}" ] || die "no .NET 10 build of Lines"
 
@@ -62,8 +65,22 @@ emb="$top_builddir/tests/out/bin/Lines-embedded" esrc="$top_builddir/tests/out/s
 	fi
 ) 9>"$top_builddir/tests/out/.build.lock" || die "could not build Lines with embedded PDBs"
 [ ! -e "$emb/Lines.pdb" ] && ok "embedded: no Lines.pdb beside the assembly" || fail "embedded: a Lines.pdb beside it"
-sites=$(dotnet "$emb/Lines.dll") || fail "embedded: Lines exited with $?"
+out=$(dotnet "$emb/Lines.dll") || fail "embedded: Lines exited with $?"
+sites=$(echo "$out" | grep -v '^mvid ')
 check_lines "embedded PDB" "$emb/Lines.dll" "$sites"
+emb_mvid=$(echo "$out" | sed -n 's/^mvid //p')
+expect "embedded: the assembly's MVID as the runtime gives it" "$("$PDB" mvid "$emb/Lines.dll")" "$emb_mvid"
+
+# resolving against the build that ran: the right MVID gives lines, another
+# build's (the assembly was rebuilt since the trace) none
+first=$(echo "$portable_sites" | head -1 | awk '{ print $2, $3 }')
+want=$(echo "$expected" | grep "^$(echo "$portable_sites" | head -1 | awk '{ print $1 }') " | cut -d' ' -f2)
+# shellcheck disable=SC2086 # first is two words
+expect "the MVID of the build that ran: its line" \
+	"$("$PDB" lookup --mvid "$portable_mvid" "$portable" $first | awk '{ print $3 }' | sed 's|.*/||')" "$want"
+# shellcheck disable=SC2086
+expect "the MVID of another build: no lines" "$("$PDB" lookup --mvid "$emb_mvid" "$portable" $first | sed "s|.*/||")" \
+	"Lines.dll: no lines (stale: another build's)"
 
 # run DIR: test-pdb lookup of DIR/Lines.dll for the first site; its exit
 # status after the output
@@ -78,13 +95,14 @@ lookup() {
 mkdir -p "$OUT/deleted" && cp "$portable" "$OUT/deleted/"
 expect "PDB deleted: no lines, cleanly" "$(lookup "$OUT/deleted")" "Lines.dll: no lines (no PDB)
 status 0"
-sites=$(cd "$OUT/deleted" && cp "${portable%.dll}".runtimeconfig.json . && dotnet Lines.dll) || fail "PDB deleted: Lines exited with $?"
+sites=$(cd "$OUT/deleted" && cp "${portable%.dll}".runtimeconfig.json . && dotnet Lines.dll | grep -v '^mvid ') ||
+	fail "PDB deleted: Lines exited with $?"
 expect "PDB deleted: the runtime has no lines either (the premise)" "$(echo "$sites" | awk '{ print $4 }' | sort -u)" 0
 
 # a stale PDB (another build's) beside the assembly: no lines, not wrong ones
 sample=$(build_program Sample) || die "could not build Sample"
 mkdir -p "$OUT/stale" && cp "$portable" "$OUT/stale/" && cp "${sample%.dll}.pdb" "$OUT/stale/Lines.pdb"
-expect "a stale PDB: no lines" "$(lookup "$OUT/stale")" "Lines.dll: no lines (the PDB beside it is not the assembly's (stale))
+expect "a stale PDB: no lines" "$(lookup "$OUT/stale")" "Lines.dll: no lines (stale: another build's)
 status 0"
 
 # truncated: one error line

@@ -199,61 +199,84 @@ out:
 	return k;
 }
 
-/* Parse the metadata of the PDB image held by P. */
-static int parse_pdb(struct pdb *p)
+/* The streams of a metadata root (ECMA-335 II.24.2.1-2). */
+struct md {
+	const uint8_t *pdb, *tables, *blob, *guid;
+	uint32_t pdb_size, tables_size, blob_size, guid_size;
+};
+
+/* Find the streams of the metadata root M (SIZE bytes). */
+static int md_streams(const uint8_t *m, size_t size, struct md *md)
 {
-	const uint8_t *m = p->image, *pdbs = NULL, *tables = NULL;
-	uint32_t pdbs_size = 0, tables_size = 0, len, nstreams;
+	uint32_t len, nstreams;
 	size_t pos;
 
-	if (p->size >= 19 && memcmp(m, "Microsoft C/C++ MSF", 19) == 0)
-		return -EOPNOTSUPP;  /* a Windows PDB */
-	if (p->size < 4 || le32(m) != 0x424a5342)  /* "BSJB" */
+	*md = (struct md){};
+	if (size < 4 || le32(m) != 0x424a5342)  /* "BSJB" */
 		return -EBADMSG;
-	if (!inside(p->size, 12, 4))
+	if (!inside(size, 12, 4))
 		return -EBADMSG;
 	len = le32(m + 12);
-	if (!inside(p->size, 16, (uint64_t)len + 4))
+	if (!inside(size, 16, (uint64_t)len + 4))
 		return -EBADMSG;
 	pos = 16 + (size_t)len;
 	nstreams = le16(m + pos + 2);
 	pos += 4;
 	for (uint32_t i = 0; i < nstreams; i++) {
-		uint32_t off, size;
+		uint32_t off, ssize;
 		const char *name;
 		size_t nlen;
 
-		if (!inside(p->size, pos, 8))
+		if (!inside(size, pos, 8))
 			return -EBADMSG;
 		off = le32(m + pos);
-		size = le32(m + pos + 4);
+		ssize = le32(m + pos + 4);
 		name = (const char *)m + pos + 8;
-		nlen = strnlen(name, p->size - pos - 8 < 32 ? p->size - pos - 8 : 32);
-		if (nlen >= 32 || pos + 8 + nlen >= p->size)
+		nlen = strnlen(name, size - pos - 8 < 32 ? size - pos - 8 : 32);
+		if (nlen >= 32 || pos + 8 + nlen >= size)
 			return -EBADMSG;
 		pos += 8 + ((nlen + 4) & ~(size_t)3);
-		if (!inside(p->size, off, size))
+		if (!inside(size, off, ssize))
 			return -EBADMSG;
 		if (streq(name, "#Pdb"))
-			pdbs = m + off, pdbs_size = size;
+			md->pdb = m + off, md->pdb_size = ssize;
 		else if (streq(name, "#~"))
-			tables = m + off, tables_size = size;
+			md->tables = m + off, md->tables_size = ssize;
 		else if (streq(name, "#Blob"))
-			p->blob = m + off, p->blob_size = size;
+			md->blob = m + off, md->blob_size = ssize;
 		else if (streq(name, "#GUID"))
-			p->guid = m + off, p->guid_size = size;
+			md->guid = m + off, md->guid_size = ssize;
 		else if (streq(name, "#-"))
 			return -EOPNOTSUPP;  /* uncompressed (edit-and-continue) tables */
 	}
-	if (!pdbs)
-		return -EOPNOTSUPP;  /* metadata, but not a PDB's */
-	if (!tables || pdbs_size < 20)
+	if (!md->tables || md->tables_size < 24)
 		return -EBADMSG;
-	memcpy(p->id, pdbs, 20);
+	return 0;
+}
+
+/* Parse the metadata of the PDB image held by P. */
+static int parse_pdb(struct pdb *p)
+{
+	const uint8_t *tables;
+	uint32_t tables_size;
+	struct md md;
+	int k;
+
+	if (p->size >= 19 && memcmp(p->image, "Microsoft C/C++ MSF", 19) == 0)
+		return -EOPNOTSUPP;  /* a Windows PDB */
+	k = md_streams(p->image, p->size, &md);
+	if (k < 0)
+		return k;
+	if (!md.pdb)
+		return -EOPNOTSUPP;  /* metadata, but not a PDB's */
+	if (md.pdb_size < 20)
+		return -EBADMSG;
+	memcpy(p->id, md.pdb, 20);
+	tables = md.tables, tables_size = md.tables_size;
+	p->blob = md.blob, p->blob_size = md.blob_size;
+	p->guid = md.guid, p->guid_size = md.guid_size;
 
 	/* the table stream: header, row counts, then the tables in order */
-	if (tables_size < 24)
-		return -EBADMSG;
 	uint8_t heaps = tables[6];
 	uint64_t valid = le64(tables + 8);
 	uint32_t rows[64] = { 0 };
@@ -557,55 +580,90 @@ struct pe_debug {
 	uint32_t embedded_size;
 };
 
-/* Find the debug directory entries of the PE image IMG. */
-static int pe_debug_find(const uint8_t *img, size_t size, struct pe_debug *d)
-{
-	uint32_t lfanew, nsec, optsize, nrva, dd, drva, dsize, doff = 0;
-	size_t opt, sec;
-	bool found = false;
+/* The headers of a PE image, checked. */
+struct pe {
+	const uint8_t *img;
+	size_t size, opt, sec;
+	uint32_t dd, nrva, nsec;
+};
 
+/* Check the PE headers of IMG and that it is a CLI image. */
+static int pe_open(const uint8_t *img, size_t size, struct pe *pe)
+{
+	uint32_t lfanew, optsize;
+
+	*pe = (struct pe){ .img = img, .size = size };
 	if (size < 0x40 || img[0] != 'M' || img[1] != 'Z')
 		return -EOPNOTSUPP;
 	lfanew = le32(img + 0x3c);
 	if (!inside(size, lfanew, 24) || memcmp(img + lfanew, "PE\0\0", 4) != 0)
 		return -EOPNOTSUPP;
-	nsec = le16(img + lfanew + 6);
+	pe->nsec = le16(img + lfanew + 6);
 	optsize = le16(img + lfanew + 20);
-	opt = (size_t)lfanew + 24;
-	if (!inside(size, opt, optsize) || optsize < 2)
+	pe->opt = (size_t)lfanew + 24;
+	if (!inside(size, pe->opt, optsize) || optsize < 2)
 		return -EBADMSG;
-	switch (le16(img + opt)) {
-	case 0x10b: dd = 96; break;
-	case 0x20b: dd = 112; break;
+	switch (le16(img + pe->opt)) {
+	case 0x10b: pe->dd = 96; break;
+	case 0x20b: pe->dd = 112; break;
 	default: return -EBADMSG;
 	}
-	if (optsize < dd)
+	if (optsize < pe->dd)
 		return -EBADMSG;
-	nrva = le32(img + opt + dd - 4);
-	if (nrva > (optsize - dd) / 8)
+	pe->nrva = le32(img + pe->opt + pe->dd - 4);
+	if (pe->nrva > (optsize - pe->dd) / 8)
 		return -EBADMSG;
-	if (nrva <= 14 || le32(img + opt + dd + 14 * 8) == 0)
+	pe->sec = pe->opt + optsize;
+	if (!inside(size, pe->sec, (uint64_t)pe->nsec * 40))
+		return -EBADMSG;
+	if (pe->nrva <= 14 || le32(img + pe->opt + pe->dd + 14 * 8) == 0)
 		return -EOPNOTSUPP;  /* no CLI header: not a .NET assembly */
-	drva = le32(img + opt + dd + 6 * 8);
-	dsize = le32(img + opt + dd + 6 * 8 + 4);
-	if (drva == 0 || dsize == 0)
-		return 0;  /* no debug directory */
-	sec = opt + optsize;
-	if (!inside(size, sec, (uint64_t)nsec * 40))
-		return -EBADMSG;
-	for (uint32_t i = 0; i < nsec && !found; i++) {
-		const uint8_t *s = img + sec + (size_t)i * 40;
+	return 0;
+}
+
+/* Data directory I: its RVA and size (0, 0: none). */
+static void pe_dir(const struct pe *pe, unsigned i, uint32_t *rva, uint32_t *size)
+{
+	const uint8_t *d = pe->img + pe->opt + pe->dd + (size_t)i * 8;
+
+	*rva = i < pe->nrva ? le32(d) : 0;
+	*size = i < pe->nrva ? le32(d + 4) : 0;
+}
+
+/* The file offset of LEN bytes at RVA, all inside one section's data. */
+static int pe_rva(const struct pe *pe, uint32_t rva, uint32_t len, size_t *off)
+{
+	for (uint32_t i = 0; i < pe->nsec; i++) {
+		const uint8_t *s = pe->img + pe->sec + (size_t)i * 40;
 		uint32_t va = le32(s + 12), raw = le32(s + 16), ptr = le32(s + 20);
 
-		if (drva >= va && drva - va < raw) {
-			if (dsize > raw - (drva - va))
+		if (rva >= va && rva - va < raw) {
+			if (len > raw - (rva - va) || !inside(pe->size, (uint64_t)ptr + (rva - va), len))
 				return -EBADMSG;
-			doff = ptr + (drva - va);
-			found = true;
+			*off = (size_t)ptr + (rva - va);
+			return 0;
 		}
 	}
-	if (!found || !inside(size, doff, dsize))
-		return -EBADMSG;
+	return -EBADMSG;
+}
+
+/* Find the debug directory entries of the PE image IMG. */
+static int pe_debug_find(const uint8_t *img, size_t size, struct pe_debug *d)
+{
+	uint32_t drva, dsize;
+	size_t doff;
+	struct pe pe;
+	int k;
+
+	k = pe_open(img, size, &pe);
+	if (k < 0)
+		return k;
+	pe_dir(&pe, 6, &drva, &dsize);
+	if (drva == 0 || dsize == 0)
+		return 0;  /* no debug directory */
+	k = pe_rva(&pe, drva, dsize, &doff);
+	if (k < 0)
+		return k;
 	for (uint32_t e = 0; e + 28 <= dsize; e += 28) {
 		const uint8_t *ent = img + doff + e;
 		uint32_t stamp = le32(ent + 4), type = le32(ent + 12);
@@ -766,23 +824,86 @@ out:
 	return k;
 }
 
-/* The embedded PDB of the assembly at PATH, else the matching one beside. */
-int pdb_open_for_assembly(const char *path, struct pdb **ret)
+/* The embedded PDB of the assembly at PATH (of the build MVID), else the
+ * matching one beside. */
+int pdb_open_for_assembly(const char *path, const uint8_t *mvid, struct pdb **ret)
 {
 	_cleanup_free_ uint8_t *img = NULL;
+	uint8_t now[16];
 	size_t size = 0;
 	int k;
 
 	k = read_file(path, &img, &size);
 	if (k < 0)
 		return k;
+	if (mvid) {
+		k = pdb_image_mvid(img, size, now);
+		if (k < 0)
+			return k;
+		if (memcmp(now, mvid, sizeof(now)) != 0)
+			return -ESTALE;  /* rebuilt since: its PDB is another build's */
+	}
 	return pdb_open_for_image(img, size, path, ret);
+}
+
+/* The MVID of the assembly image IMG: the Mvid of its Module row, the
+ * first row of the first table (no other table's size is needed). */
+int pdb_image_mvid(const void *image, size_t size, uint8_t mvid[16])
+{
+	uint32_t crva, csize, mrva, msize, guid;
+	size_t coff, moff, tpos = 24;
+	struct pe pe;
+	struct md md;
+	uint8_t heaps;
+	uint64_t valid;
+	int k;
+
+	k = pe_open(image, size, &pe);
+	if (k < 0)
+		return k;
+	pe_dir(&pe, 14, &crva, &csize);
+	if (csize < 16 || (k = pe_rva(&pe, crva, 16, &coff)) < 0)
+		return -EBADMSG;
+	mrva = le32(pe.img + coff + 8);
+	msize = le32(pe.img + coff + 12);
+	if ((k = pe_rva(&pe, mrva, msize, &moff)) < 0)
+		return k;
+	if ((k = md_streams(pe.img + moff, msize, &md)) < 0)
+		return k;
+	heaps = md.tables[6];
+	valid = le64(md.tables + 8);
+	if (!(valid & 1) || !md.guid)
+		return -EBADMSG;
+	if (!inside(md.tables_size, 24, 4) || le32(md.tables + 24) == 0)
+		return -EBADMSG;  /* no Module row */
+	tpos += 4 * (size_t)__builtin_popcountll(valid) + (heaps & HEAP_EXTRA_DATA ? 4 : 0);
+	/* Generation (2), Name (a #Strings index), Mvid (a #GUID index) */
+	tpos += 2 + (heaps & HEAP_STRINGS_BIG ? 4 : 2);
+	if (!inside(md.tables_size, tpos, heaps & HEAP_GUID_BIG ? 4 : 2))
+		return -EBADMSG;
+	guid = index_at(md.tables + tpos, heaps & HEAP_GUID_BIG);
+	if (guid == 0 || !inside(md.guid_size, (uint64_t)(guid - 1) * 16, 16))
+		return -EBADMSG;
+	memcpy(mvid, md.guid + (size_t)(guid - 1) * 16, 16);
+	return 0;
+}
+
+/* The MVID of the assembly at PATH. */
+int pdb_assembly_mvid(const char *path, uint8_t mvid[16])
+{
+	_cleanup_free_ uint8_t *img = NULL;
+	size_t size = 0;
+	int k = read_file(path, &img, &size);
+
+	return k < 0 ? k : pdb_image_mvid(img, size, mvid);
 }
 
 /* ---- the cache ------------------------------------------------------- */
 
 struct pdb_cache_entry {
 	char *path;
+	uint8_t mvid[16];
+	bool has_mvid;
 	struct pdb *pdb;
 	int error;
 };
@@ -809,15 +930,17 @@ void pdb_cache_free(struct pdb_cache *c)
 	free(c);
 }
 
-/* The cached PDB of PATH, opened on first use (a failure is cached too). */
-int pdb_cache_get(struct pdb_cache *c, const char *path, struct pdb **ret)
+/* The cached PDB of PATH (and MVID), opened on first use (a failure is
+ * cached too). */
+int pdb_cache_get(struct pdb_cache *c, const char *path, const uint8_t *mvid, struct pdb **ret)
 {
 	struct pdb_cache_entry *e;
 	struct pdb *p = NULL;
 	int k;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (streq(c->v[i].path, path)) {
+		if (streq(c->v[i].path, path) && c->v[i].has_mvid == !!mvid &&
+		    (!mvid || memcmp(c->v[i].mvid, mvid, 16) == 0)) {
 			*ret = c->v[i].pdb;
 			return c->v[i].error;
 		}
@@ -833,15 +956,17 @@ int pdb_cache_get(struct pdb_cache *c, const char *path, struct pdb **ret)
 		c->v = nv;
 		c->cap = cap;
 	}
-	k = pdb_open_for_assembly(path, &p);
+	k = pdb_open_for_assembly(path, mvid, &p);
 	if (k == -ENOMEM)
 		return k;  /* not remembered: it may work later */
 	e = &c->v[c->n];
-	e->path = strdup(path);
+	*e = (struct pdb_cache_entry){ .path = strdup(path), .has_mvid = mvid };
 	if (!e->path) {
 		pdb_free(p);
 		return -ENOMEM;
 	}
+	if (mvid)
+		memcpy(e->mvid, mvid, 16);
 	e->pdb = k < 0 ? NULL : p;
 	e->error = k < 0 ? k : 0;
 	c->n++;

@@ -19,15 +19,23 @@ struct pdb;
 #define PDB_FILE_MAX (512u << 20)  /* the largest assembly or PDB read */
 
 /* The line information of the assembly at PATH: its embedded PDB, else the
- * matching `.pdb` beside it.  0 and *RET, or -ENOENT (no PDB: no lines),
- * -ESTALE (a PDB whose id is not the assembly's), -EBADMSG (a malformed
- * assembly or PDB), -EOPNOTSUPP (not a portable PDB, or no CLI assembly),
- * -EFBIG, -ENOMEM or the -errno of opening or reading. */
-int pdb_open_for_assembly(const char *path, struct pdb **ret);
+ * matching `.pdb` beside it.  MVID (16 bytes, or NULL: any build): the
+ * build the trace saw; an assembly rebuilt since gives -ESTALE.  0 and
+ * *RET, or -ENOENT (no PDB: no lines), -ESTALE (another build, or a PDB
+ * whose id is not the assembly's), -EBADMSG (a malformed assembly or PDB),
+ * -EOPNOTSUPP (not a portable PDB, or no CLI assembly), -EFBIG, -ENOMEM or
+ * the -errno of opening or reading. */
+int pdb_open_for_assembly(const char *path, const uint8_t *mvid, struct pdb **ret);
 
 /* The same for an assembly image already in memory (SIZE bytes; PATH: where
  * it lies, for the PDB beside it; NULL: only an embedded PDB). */
 int pdb_open_for_image(const void *image, size_t size, const char *path, struct pdb **ret);
+
+/* The MVID (16 bytes, as stored) of the assembly at PATH or of an image in
+ * memory: what a trace records of a module, so that lines are resolved
+ * only against the very build that ran.  0, or -errno as above. */
+int pdb_assembly_mvid(const char *path, uint8_t mvid[16]);
+int pdb_image_mvid(const void *image, size_t size, uint8_t mvid[16]);
 
 /* A PDB file read as it is, with no id check (tests, tools). */
 int pdb_open_file(const char *path, struct pdb **ret);
@@ -79,6 +87,6 @@ static inline void pdb_cache_freep(struct pdb_cache **c)
 {
 	pdb_cache_free(*c);
 }
-/* The PDB of the assembly at PATH: as pdb_open_for_assembly(), cached; *RET
- * belongs to the cache. */
-int pdb_cache_get(struct pdb_cache *c, const char *path, struct pdb **ret);
+/* The PDB of the assembly at PATH (build MVID or NULL): as
+ * pdb_open_for_assembly(), cached; *RET belongs to the cache. */
+int pdb_cache_get(struct pdb_cache *c, const char *path, const uint8_t *mvid, struct pdb **ret);

@@ -3,8 +3,11 @@
  * The portable PDB reader (src/common/pdb.c).
  *
  *   test-pdb                      unit tests over a PDB built here by hand
- *   test-pdb lookup ASM TOKEN IL…  the file:line of each (token, IL offset)
- *                                 of the assembly ASM, as the CLI would
+ *   test-pdb lookup [--mvid GUID] ASM TOKEN IL…
+ *                                 the file:line of each (token, IL offset)
+ *                                 of the assembly ASM (of the build GUID),
+ *                                 as the CLI would
+ *   test-pdb mvid ASM             the MVID of ASM, as .NET prints it
  *   test-pdb mangle FILE          every truncation and many corruptions of a
  *                                 PDB or an assembly: errors, never a crash
  *
@@ -290,7 +293,7 @@ static void test_not_pdbs(void)
 
 	CHECK(pdb_open_memory(msf, sizeof(msf), &p) == -EOPNOTSUPP, "a Windows PDB: not supported");
 	CHECK(pdb_open_memory("", 0, &p) == -EBADMSG, "an empty file: malformed");
-	CHECK(pdb_open_for_assembly("/nonexistent/x.dll", &p) == -ENOENT, "a missing assembly: ENOENT");
+	CHECK(pdb_open_for_assembly("/nonexistent/x.dll", NULL, &p) == -ENOENT, "a missing assembly: ENOENT");
 }
 
 /* ---- the helpers of tests/pdb.sh ------------------------------------- */
@@ -300,25 +303,60 @@ static const char *why(int k)
 {
 	switch (k) {
 	case -ENOENT: return "no PDB";
-	case -ESTALE: return "the PDB beside it is not the assembly's (stale)";
+	case -ESTALE: return "stale: another build's";
 	case -EBADMSG: return "malformed";
 	case -EOPNOTSUPP: return "not a portable PDB";
 	default: return strerror(-k);
 	}
 }
 
+/* A GUID as .NET prints it (Guid.ToString()) ↔ its 16 stored bytes: the
+ * first three fields little-endian, the last eight bytes in order. */
+static const int guid_order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+static void guid_print(const uint8_t g[16])
+{
+	for (int i = 0; i < 16; i++)
+		printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", g[guid_order[i]]);
+	putchar('\n');
+}
+
+static bool guid_parse(const char *s, uint8_t g[16])
+{
+	for (int i = 0; i < 16; i++) {
+		unsigned x;
+
+		if (i == 4 || i == 6 || i == 8 || i == 10) {
+			if (*s++ != '-')
+				return false;
+		}
+		if (sscanf(s, "%2x", &x) != 1)
+			return false;
+		g[guid_order[i]] = (uint8_t)x;
+		s += 2;
+	}
+	return *s == '\0';
+}
+
+/* lookup [--mvid GUID] ASSEMBLY TOKEN IL…: as the CLI would resolve them */
 static int cmd_lookup(int argc, char **argv)
 {
 	_cleanup_(pdb_cache_freep) struct pdb_cache *c = pdb_cache_new();
-	struct pdb *p = NULL;
+	uint8_t mvid[16], *want = NULL;
+	struct pdb *p = NULL, *again = NULL;
 	int k;
 
 	if (!c)
 		return 2;
-	k = pdb_cache_get(c, argv[0], &p);
+	if (argc > 2 && streq(argv[0], "--mvid")) {
+		if (!guid_parse(argv[1], mvid))
+			return printf("bad GUID %s\n", argv[1]), 2;
+		want = mvid;
+		argc -= 2, argv += 2;
+	}
+	k = pdb_cache_get(c, argv[0], want, &p);
 	/* the second call must come from the cache with the same answer */
-	struct pdb *again = NULL;
-	if (pdb_cache_get(c, argv[0], &again) != k || again != p) {
+	if (pdb_cache_get(c, argv[0], want, &again) != k || again != p) {
 		printf("%s: the cache gave another answer\n", argv[0]);
 		return 2;
 	}
@@ -341,6 +379,18 @@ static int cmd_lookup(int argc, char **argv)
 		else
 			printf("0x%08lx %lu no line (%s)\n", token, il, why(k));
 	}
+	return 0;
+}
+
+/* mvid ASSEMBLY: its MVID as .NET prints it */
+static int cmd_mvid(const char *path)
+{
+	uint8_t g[16];
+	int k = pdb_assembly_mvid(path, g);
+
+	if (k < 0)
+		return printf("%s: error: %s\n", path, why(k)), 1;
+	guid_print(g);
 	return 0;
 }
 
@@ -372,6 +422,11 @@ static int cmd_mangle(const char *path)
 			if (flip)
 				img[len] ^= 0x5a;
 			k = pe ? pdb_open_for_image(img, n, NULL, &p) : pdb_open_memory(img, n, &p);
+			if (pe) {
+				uint8_t g[16];
+
+				(void)pdb_image_mvid(img, n, g);
+			}
 			if (flip)
 				img[len] ^= 0x5a;
 			tried++;
@@ -391,8 +446,10 @@ int main(int argc, char **argv)
 		return cmd_lookup(argc - 2, argv + 2);
 	if (argc == 3 && streq(argv[1], "mangle"))
 		return cmd_mangle(argv[2]);
+	if (argc == 3 && streq(argv[1], "mvid"))
+		return cmd_mvid(argv[2]);
 	if (argc > 1) {
-		fprintf(stderr, "usage: test-pdb [lookup ASSEMBLY TOKEN IL… | mangle FILE]\n");
+		fprintf(stderr, "usage: test-pdb [lookup [--mvid GUID] ASSEMBLY TOKEN IL… | mvid ASSEMBLY | mangle FILE]\n");
 		return 2;
 	}
 	test_handmade();

@@ -3,7 +3,7 @@
 // tests/pdb.sh finds the expected line numbers by looking for them, so
 // lines may move freely.  For every site the program prints the method
 // token and IL offset of the throwing frame, as the runtime reports them,
-// and the runtime's own line.
+// and the runtime's own line; first, the module's MVID.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -92,6 +92,7 @@ namespace Lines
 
         static void Main()
         {
+            Console.WriteLine("mvid {0}", typeof(Program).Module.ModuleVersionId);
             Site("direct", Direct);
             Site("multiline", () => MultiLine(3));
             Site("generic", () => Generic("text"));
