@@ -12,9 +12,11 @@
  * the method token and the IL offset: integers it has from the stack walk
  * anyway.  Reading a PDB in the host instead would put file I/O, zlib and
  * the allocations of a parse on the throwing thread at the first exception
- * of each module (33 µs for a 14 KB PDB, 77 µs embedded, growing with the
- * PDB), and any fault of the parser inside the user's program; in the CLI
- * it costs nothing at run time and a malformed PDB can only cost lines.
+ * of each module (measured: 33 µs for a 14 KB PDB beside the assembly,
+ * 77 µs embedded; 0.2 ms and 2 ms for the 1.5 MB PDB of a 20,000-method
+ * assembly), and any fault of the parser inside the user's program; in
+ * the CLI it costs nothing at run time (a lookup is then ~170 ns) and a
+ * malformed PDB can only cost lines.
  * The price: the lines need the same build's assembly and PDB where the
  * trace is read; the MVID says when that is no longer so (no lines, said).
  */
