@@ -389,7 +389,7 @@ static int cmd_mvid(const char *path)
 	int k = pdb_assembly_mvid(path, g);
 
 	if (k < 0)
-		return printf("%s: error: %s\n", path, why(k)), 1;
+		return printf("%s: error: %s\n", path, k == -EOPNOTSUPP ? "not a .NET assembly" : why(k)), 1;
 	guid_print(g);
 	return 0;
 }
