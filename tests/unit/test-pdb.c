@@ -104,8 +104,9 @@ static void align4(struct bytes *b)
 /* Two documents ("/src/Program.cs", "src/Other.cs") and four methods:
  * 0x06000001 with visible, hidden, document-switching and signed-delta
  * points; 0x06000002 with no Document column (InitialDocument) and a
- * 4-byte line; 0x06000003 with no points; 0x06000004 hidden only. */
-static void build_pdb(struct bytes *out)
+ * 4-byte line; 0x06000003 with no points; 0x06000004 hidden only.  BIG:
+ * with 4-byte #Blob and #GUID indices (the heap-size flags of large PDBs). */
+static void build_pdb(struct bytes *out, bool big)
 {
 	struct bytes heap = {}, sp = {}, name = {}, tables = {}, pdbs = {}, guids = {};
 	uint16_t src, prog, other, doc1, doc2, m1, m2, m4;
@@ -145,16 +146,19 @@ static void build_pdb(struct bytes *out)
 		put8(&pdbs, (uint8_t)(i + 1));  /* the PDB id */
 	put32(&pdbs, 0), put32(&pdbs, 0), put32(&pdbs, 0);  /* entry point, no type-system tables */
 
-	put32(&tables, 0), put8(&tables, 2), put8(&tables, 0), put8(&tables, 0), put8(&tables, 1);
+	/* a heap index: 2 bytes, or 4 with the heap's size flag */
+#define IDX(v) (big ? put32(&tables, (v)) : put16(&tables, (uint16_t)(v)))
+	put32(&tables, 0), put8(&tables, 2), put8(&tables, 0), put8(&tables, big ? 0x06 : 0), put8(&tables, 1);
 	put32(&tables, 0), put32(&tables, 3 << 16);  /* valid: tables 0x30, 0x31 */
 	put32(&tables, 0), put32(&tables, 0);        /* sorted */
 	put32(&tables, 2), put32(&tables, 4);        /* rows */
-	put16(&tables, doc1), put16(&tables, 1), put16(&tables, 0), put16(&tables, 1);
-	put16(&tables, doc2), put16(&tables, 1), put16(&tables, 0), put16(&tables, 1);
-	put16(&tables, 1), put16(&tables, m1);
-	put16(&tables, 0), put16(&tables, m2);
-	put16(&tables, 1), put16(&tables, 0);
-	put16(&tables, 1), put16(&tables, m4);
+	IDX(doc1), IDX(1), IDX(0), IDX(1);  /* Name, HashAlgorithm, Hash, Language */
+	IDX(doc2), IDX(1), IDX(0), IDX(1);
+	put16(&tables, 1), IDX(m1);  /* Document, SequencePoints */
+	put16(&tables, 0), IDX(m2);
+	put16(&tables, 1), IDX(0);
+	put16(&tables, 1), IDX(m4);
+#undef IDX
 	align4(&tables);
 
 	/* the root, then the four streams */
@@ -210,7 +214,7 @@ static void exercise(struct pdb *p)
 		}
 }
 
-static void test_handmade(void)
+static void test_handmade(bool big)
 {
 	_cleanup_(pdb_freep) struct pdb *p = NULL;
 	_cleanup_free_ struct pdb_point *pts = NULL;
@@ -218,7 +222,8 @@ static void test_handmade(void)
 	size_t n = 0, opened = 0;
 	int k;
 
-	build_pdb(&img);
+	printf("# the hand-made PDB, %s heap indices\n", big ? "4-byte" : "2-byte");
+	build_pdb(&img, big);
 	k = pdb_open_memory(img.v, img.n, &p);
 	CHECK(k == 0, "the hand-made PDB opens (%d)", k);
 	if (k < 0)
@@ -452,7 +457,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test-pdb [lookup [--mvid GUID] ASSEMBLY TOKEN IL… | mvid ASSEMBLY | mangle FILE]\n");
 		return 2;
 	}
-	test_handmade();
+	test_handmade(false);
+	test_handmade(true);
 	test_not_pdbs();
 	return failures ? 1 : 0;
 }
