@@ -141,3 +141,45 @@ void exc_info_done(struct exc_info *i)
 	free(i->message);
 	i->message = NULL;
 }
+
+/* Follow _innerException from INNER (see inspect.h). */
+void exc_inner_chain(ObjectID thrown, ObjectID inner, bool with_messages, struct exc_chain *out)
+{
+	ObjectID seen[EXC_INNER_MAX + 1] = { thrown };
+	ObjectID o = inner;
+
+	*out = (struct exc_chain){};
+	while (o && out->n < EXC_INNER_MAX) {
+		struct exc_info *i = &out->v[out->n];
+
+		for (unsigned k = 0; k <= out->n; k++)
+			if (seen[k] == o) {
+				out->loops = true;
+				return;
+			}
+		seen[out->n + 1] = o;
+		exc_inspect(o, with_messages, i);
+		out->n++;
+		/* the chain is read through System.Exception's own field: an
+		 * object whose class was not found ends it */
+		if (!i->class_id)
+			return;
+		o = i->inner;
+	}
+	if (!o || !L.inner_off)
+		return;
+	/* past the kept ones only the links are followed (no names, no
+	 * strings), and not forever: a chain that loops further down ends too */
+	while (o && out->more < EXC_INNER_COUNT_MAX) {
+		out->more++;
+		memcpy(&o, (const char *)o + L.inner_off, sizeof(o));
+	}
+	out->more_capped = o != 0;
+}
+
+void exc_chain_done(struct exc_chain *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		exc_info_done(&c->v[i]);
+	c->n = 0;
+}

@@ -1,0 +1,109 @@
+// Throw sites at known lines.  Each throw carries a marker comment (MARK,
+// a colon and the site's name) on the line where its statement starts;
+// tests/pdb.sh finds the expected line numbers by looking for them, so
+// lines may move freely.  For every site the program prints the method
+// token and IL offset of the throwing frame, as the runtime reports them,
+// and the runtime's own line; first, the module's MVID.
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading.Tasks;
+
+namespace Lines
+{
+    static class Program
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Direct()
+        {
+            int x = Environment.ProcessorCount;
+            if (x > 0)
+                throw new InvalidOperationException("direct"); // MARK:direct
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int MultiLine(int n)
+        {
+            var list = new List<int> { n };
+            throw new ArgumentException( // MARK:multiline
+                "spread over " +
+                "three lines", nameof(n));
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static T Generic<T>(T value)
+        {
+            if (value != null)
+                throw new NotSupportedException(typeof(T).Name); // MARK:generic
+            return value;
+        }
+
+        static class Nested
+        {
+            internal sealed class Inner
+            {
+                [MethodImpl(MethodImplOptions.NoInlining)]
+                internal void Fail(string what)
+                {
+                    string s = what.ToUpperInvariant();
+                    throw new FormatException(s); // MARK:nested
+                }
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static async Task Async(int delay)
+        {
+            await Task.Yield();
+            await Task.Delay(delay);
+            throw new TimeoutException("async"); // MARK:async
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void InSwitch(int k)
+        {
+            switch (k) {
+            case 1:
+                Console.Write("");
+                break;
+            default:
+                throw new IndexOutOfRangeException("switch " + k); // MARK:switch
+            }
+        }
+
+        // The frame of the throw: its method token, IL offset and the line
+        // the runtime itself gives (from the same PDB).
+        static void Report(string name, Exception e)
+        {
+            StackFrame f = new StackTrace(e, true).GetFrame(0);
+            Console.WriteLine("{0} 0x{1:x8} {2} {3}", name, f.GetMethod().MetadataToken, f.GetILOffset(),
+                              f.GetFileLineNumber());
+        }
+
+        static void Site(string name, Action a)
+        {
+            try {
+                a();
+            } catch (Exception e) {
+                Report(name, e is AggregateException ae ? ae.InnerException : e);
+            }
+        }
+
+        static void Main()
+        {
+            Console.WriteLine("mvid {0}", typeof(Program).Module.ModuleVersionId);
+            Site("direct", Direct);
+            Site("multiline", () => MultiLine(3));
+            Site("generic", () => Generic("text"));
+            Site("nested", () => new Nested.Inner().Fail("nested"));
+            Site("async", () => Async(1).Wait());
+            Site("switch", () => InSwitch(7));
+            Site("lambda", () => {
+                var d = new Dictionary<string, int>();
+                throw new KeyNotFoundException("lambda"); // MARK:lambda
+            });
+            Site("other", () => Other.Thrower.Throw(2));
+        }
+    }
+}
