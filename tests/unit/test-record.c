@@ -393,8 +393,8 @@ static void test_jsonw(void)
 	jw_raw(&w, ",", 1);
 	jw_i64(&w, -9000000000LL);
 	jw_raw(&w, "]", 1);
-	v = json_loadb(w.p, w.len, 0, &e);
-	CHECK(v != NULL, "the writer's output parses as JSON (%.*s)", (int)w.len, w.p);
+	v = json_loadb(w.b.s, w.b.len, 0, &e);
+	CHECK(v != NULL, "the writer's output parses as JSON (%.*s)", (int)w.b.len, w.b.s);
 	CHECK(v && strcmp(json_string_value(json_array_get(v, 0)), "q\"b\\s\n\x01 \xc3\xa9 \xef\xbf\xbd") == 0,
 	      "strings escape quotes, backslashes and control bytes; bad UTF-8 becomes U+FFFD");
 	CHECK(v && json_equal(json_array_get(v, 1), obj), "a jansson value round-trips");

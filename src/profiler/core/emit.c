@@ -172,7 +172,7 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 
 	record_write(t, ev, ph, ts, span, parent, depth, dur, payload);
 	json_decref(payload);
-	if (t->line.oom)
+	if (t->line.b.oom)
 		return -ENOMEM;
 	ct_dispatch(t, ev, (int)depth);
 	return (int64_t)span;

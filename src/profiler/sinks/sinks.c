@@ -227,11 +227,11 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 	for (uint64_t v = r.seq; v; v /= 10)
 		*--d = (char)('0' + v % 10);
 	nd = (size_t)(digits + sizeof(digits) - d);
-	start = t->line.p + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
+	start = t->line.b.s + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
 	memcpy(start, prefix, sizeof(prefix) - 1);
 	memcpy(start + sizeof(prefix) - 1, d, nd);
 	r.line = start;
-	r.len = t->line.len - (size_t)(start - t->line.p);
+	r.len = t->line.b.len - (size_t)(start - t->line.b.s);
 	for (size_t i = 0; i < n_sinks; i++)
 		sinks[i].ops->write(&sinks[i], &r);
 	pthread_mutex_unlock(&emit_lock);
