@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,67 +17,9 @@
 #include "profiler/core/tracer.h"
 #include "common/util.h"
 
-struct ct_global ct;
-
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
 __attribute__((weak)) void ct_exceptions_exit(struct ct_thread *t);
-
-#define SAY_MAX 1024 /* bytes of one stderr line, before escaping */
-
-/* "clrtrace: MSG\n" with MSG made one line of printable text; a very long
- * message (a path from the environment) keeps its start and its end. */
-static char *one_line(const char *msg)
-{
-	_cleanup_free_ char *head = NULL, *tail = NULL;
-	size_t n = strlen(msg), cut;
-	char *line = NULL;
-
-	if (n <= SAY_MAX) {
-		head = config_escape(msg, 0, 0);
-		if (!head || asprintf(&line, "clrtrace: %s\n", head) < 0)
-			return NULL;
-		return line;
-	}
-	cut = n - SAY_MAX / 4;
-	while (cut < n && ((unsigned char)msg[cut] & 0xc0) == 0x80)
-		cut++; /* start the tail on a character */
-	head = config_escape(msg, SAY_MAX / 2, 0); /* ends in "…" */
-	tail = config_escape(msg + cut, 0, 0);
-	if (!head || !tail || asprintf(&line, "clrtrace: %s%s\n", head, tail) < 0)
-		return NULL;
-	return line;
-}
-
-/* One line on stderr, once per KEY. */
-void ct_say_once(const char *key, const char *fmt, ...)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static char *said[64];
-	static size_t n_said;
-	char *msg = NULL, *line = NULL;
-	va_list ap;
-	PROTECT_ERRNO;
-
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < n_said; i++)
-		if (strcmp(said[i], key) == 0) {
-			pthread_mutex_unlock(&lock);
-			return;
-		}
-	if (n_said < ELEMENTSOF(said))
-		said[n_said++] = strdup(key);
-	pthread_mutex_unlock(&lock);
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	if (msg && (line = one_line(msg)))
-		(void)write_all(STDERR_FILENO, line, strlen(line));
-	free(line);
-	free(msg);
-}
 
 /* Config warnings go straight to stderr, one line each. */
 static void config_warn(void *ud, const char *line)
@@ -271,6 +212,33 @@ static void on_exit_flush(void)
 	ct_flush_all(false);
 }
 
+/* Open the configured outputs, telling the sinks who we are; when they
+ * fell back to the default file, the configuration says so (runtime.init
+ * tells the truth).  The number open, or -errno. */
+static int open_sinks(void)
+{
+	const struct ct_sink_spec spec = {
+		.outputs = ct.cfg.outputs,
+		.n_outputs = ct.cfg.n_outputs,
+		.program = ct.program,
+		.ident = ct.cfg.ident,
+		.pid = ct.pid,
+		.start_ns = ct.start_ns,
+		.flush_ms = ct.cfg.flush_ms,
+		.journal_burst = ct.cfg.journal_burst,
+		.journal_interval_s = ct.cfg.journal_interval_s,
+		.say = ct_say_once,
+	};
+	const char *why = NULL;
+	bool fell_back;
+	int r;
+
+	r = ct_sinks_open(&spec, &fell_back);
+	if (r >= 0 && fell_back)
+		(void)config_parse_outputs(CT_DEFAULT_OUTPUT, &ct.cfg, &why);
+	return r;
+}
+
 typedef HRESULT (*set_event_mask2_fn)(com_object *, DWORD, DWORD);
 typedef ULONG (*release_fn)(com_object *);
 
@@ -322,7 +290,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		ct.info = NULL;
 		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 	}
-	r = ct_sinks_open();
+	r = open_sinks();
 	if (r < 0) {
 		if (r == -ENOMEM) /* else each output has said why */
 			ct_say_once("nosink", "out of memory opening the outputs; not tracing");
@@ -344,7 +312,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
 		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);
-		ct_sinks_close();
+		ct_trace_close();
 		json_decref(runtime);
 		goto fail;
 	}
@@ -381,12 +349,12 @@ HRESULT on_Shutdown(struct ct_thread *t)
 	if (ct_exceptions_exit)
 		ct_exceptions_exit(t);
 	exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
-	ct_sinks_totals(&tot);
+	ct_trace_totals(&tot);
 	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped, "exceptions", exc ? exc : json_object()));
 	atomic_store(&ct.active, false);
-	ct_sinks_close();
+	ct_trace_close();
 	return S_OK;
 }
 

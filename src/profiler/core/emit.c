@@ -9,45 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
-#include "profiler/core/jsonw.h"
 #include "common/util.h"
+#include "profiler/core/emit.h"
+#include "profiler/core/jsonw.h"
+#include "profiler/core/state.h"
+#include "profiler/core/thread.h"
+#include "profiler/sinks/sinks.h"
 
 #define MAX_SPAN_DEPTH 4096
 
-static atomic_uint_fast64_t next_span_id = 1;
-
-/* "0x…" for ids that are pointers in the runtime. */
-json_t *ct_json_id(uint64_t id)
-{
-	char buf[2 + 16 + 1];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, id);
-	return json_string(buf);
-}
-
-/* "0x%08x" of an HRESULT. */
-json_t *ct_json_hr(HRESULT hr)
-{
-	char buf[11];
-
-	snprintf(buf, sizeof(buf), "0x%08x", (uint32_t)hr);
-	return json_string(buf);
-}
-
 typedef HRESULT (*get_current_thread_fn)(com_object *, ThreadID *);
-typedef HRESULT (*get_thread_info_fn)(com_object *, ThreadID, DWORD *);
 
-/* The managed ThreadID's OS thread id, or 0. */
-int ct_os_tid(ThreadID id)
-{
-	DWORD os = 0;
-
-	if (!id || FAILED(COM_CALL(ct.info, INFO_GetThreadInfo, get_thread_info_fn, id, &os)))
-		return 0;
-	return (int)os;
-}
+static atomic_uint_fast64_t next_span_id = 1;
 
 /* Push a span; 0 or -ENOMEM/-E2BIG. */
 static int span_push(struct ct_thread *t, const struct ct_span *s)
@@ -77,7 +50,7 @@ static ssize_t span_find(const struct ct_thread *t, enum ct_event ev, uint64_t k
 }
 
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
- * is kept in front (ct_dispatch fills it in under the lock). */
+ * is kept in front (ct_sinks_dispatch fills it in under the lock). */
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t ts, uint64_t span,
 			 uint64_t parent, size_t depth, uint64_t dur, const json_t *payload)
 {
@@ -126,7 +99,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_raw(w, "}", 1);
 }
 
-/* Emit one record (see tracer.h). */
+/* Emit one record (see emit.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
 	uint64_t ts = ct_now(t), span = 0, parent, dur = 0;
@@ -174,7 +147,8 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 	json_decref(payload);
 	if (t->line.b.oom)
 		return -ENOMEM;
-	ct_dispatch(t, ev, (int)depth);
+	if (ct_sinks_dispatch(t->line.b.s, t->line.b.len, t->tid, ev, (int)depth) && ev != EV_TRACE_DROPPED)
+		ct_report_drops(false);
 	return (int64_t)span;
 }
 

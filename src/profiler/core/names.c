@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/core/tracer.h"
+#include "profiler/core/names.h"
+#include "profiler/core/state.h"
 #include "common/util.h"
 
 enum name_kind { NAME_FUNCTION, NAME_CLASS, NAME_MODULE, NAME_ASSEMBLY, _NAME_MAX };

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "profiler/families/exceptions/machine.h"
-#include "profiler/core/tracer.h"
+#include "profiler/core/state.h"
+#include "profiler/core/thread.h"
 
 static pthread_key_t thread_key;
 static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
@@ -64,7 +65,7 @@ struct ct_thread *ct_thread_get(void)
 	return t;
 }
 
-/* List T in the registry (see tracer.h). */
+/* List T in the registry (see thread.h). */
 void ct_thread_register(struct ct_thread *t)
 {
 	if (t->registered)
@@ -79,11 +80,23 @@ void ct_thread_register(struct ct_thread *t)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-/* Walk the registry (see tracer.h). */
+/* Walk the registry (see thread.h). */
 void ct_threads_each(void (*fn)(struct ct_thread *t, void *ud), void *ud)
 {
 	pthread_mutex_lock(&registry_lock);
 	for (struct ct_thread *t = registry; t; t = t->reg_next)
 		fn(t, ud);
 	pthread_mutex_unlock(&registry_lock);
+}
+
+typedef HRESULT (*get_thread_info_fn)(com_object *, ThreadID, DWORD *);
+
+/* The managed ThreadID's OS thread id, or 0. */
+int ct_os_tid(ThreadID id)
+{
+	DWORD os = 0;
+
+	if (!id || FAILED(COM_CALL(ct.info, INFO_GetThreadInfo, get_thread_info_fn, id, &os)))
+		return 0;
+	return (int)os;
 }
