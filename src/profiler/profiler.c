@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Initialize and Shutdown: configuration, the event mask, the sinks,
- * runtime.init / runtime.shutdown, and the flushes on every way out.
+ * Initialize and Shutdown: the info interface, the configuration, the
+ * sinks, the event mask, runtime.shutdown, and the flush on exit().
+ * runtime.init is built in runtime-init.c, who we are in process.c.
  */
-#include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
 #include "common/config.h"
-#include "profiler/families/handlers.h"
-#include "profiler/core/tracer.h"
 #include "common/util.h"
+#include "profiler/core/tracer.h"
+#include "profiler/families/handlers.h"
+#include "profiler/process.h"
+#include "profiler/runtime-init.h"
 
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
@@ -27,167 +27,10 @@ static void config_warn(void *ud, const char *line)
 	ct_say_once(line, "%s", line);
 }
 
+/* The environment, as config_load reads it (never under AT_SECURE). */
 static const char *env_get(const char *name)
 {
 	return secure_getenv(name);
-}
-
-/* Under AT_SECURE: does CLRTRACE_PROCESSES leave this program out anyway?
- * (Then no line: `clrtrace run` sets it, and a privileged child of the
- * traced program has nothing to say.)  A variable that only narrows what
- * is traced is safe to read here. */
-static bool secure_excluded(void)
-{
-	const char *v = getenv("CLRTRACE_PROCESSES"), *why;
-	struct ct_globs g = { 0 };
-	bool out;
-
-	if (!v || config_parse_globs(v, false, &g, &why) < 0)
-		return false;
-	out = !globs_match(&g, ct.program, NULL);
-	globs_done(&g);
-	return out;
-}
-
-/* /proc/self/cmdline as a malloc'd NUL-separated block. */
-static char *read_cmdline(size_t *len)
-{
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (n + 4096 > cap) {
-			char *nb = realloc(buf, cap + 65536);
-			if (!nb)
-				break;
-			buf = nb;
-			cap += 65536;
-		}
-		ssize_t k = read(fd, buf + n, cap - n - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	if (buf)
-		buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-/* The program's name from /proc/self/cmdline (see config_program_name). */
-static char *program_name(const char *cmd, size_t len)
-{
-	_cleanup_free_ char **argv = NULL;
-	size_t n = 0;
-	char *name;
-
-	for (const char *p = cmd; p < cmd + len; p += strlen(p) + 1)
-		n++;
-	argv = calloc(n + 1, sizeof(char *));
-	if (!argv || n == 0)
-		return strdup("dotnet");
-	n = 0;
-	for (const char *p = cmd; p < cmd + len; p += strlen(p) + 1)
-		argv[n++] = (char *)p;
-	name = config_program_name(argv);
-	return name ? name : strdup("dotnet");
-}
-
-/* The effective configuration, for runtime.init. */
-static json_t *config_json(void)
-{
-	json_t *cats = json_array(), *outs = json_array(), *exc = json_array(), *procs = json_array();
-
-	for (int i = 0; i < _CAT_MAX; i++)
-		if (ct_categories[i].optional && ct_on(i))
-			json_array_append_new(cats, json_string(ct_categories[i].name));
-	for (size_t i = 0; i < ct.cfg.n_outputs; i++) {
-		const struct ct_output *o = &ct.cfg.outputs[i];
-		char *s = NULL;
-
-		if (o->kind == OUT_FILE && asprintf(&s, "file:%s", o->path) >= 0) {
-			json_array_append_new(outs, json_string(s));
-			free(s);
-		} else
-			json_array_append_new(outs, json_string(ct_output_kind_to_string(o->kind)));
-	}
-	for (size_t i = 0; i < ct.cfg.exceptions.n; i++) {
-		const struct ct_glob *g = &ct.cfg.exceptions.items[i];
-		char *s = NULL;
-
-		if (asprintf(&s, "%s%s", g->exclude ? "!" : "", g->pattern) >= 0) {
-			if (g->limit) {
-				char *l = NULL;
-				if (asprintf(&l, "%s:%u", s, g->limit) >= 0) {
-					free(s);
-					s = l;
-				}
-			}
-			json_array_append_new(exc, json_string(s));
-			free(s);
-		}
-	}
-	for (size_t i = 0; i < ct.cfg.processes.n; i++) {
-		const struct ct_glob *g = &ct.cfg.processes.items[i];
-		char *s = NULL;
-
-		if (asprintf(&s, "%s%s", g->exclude ? "!" : "", g->pattern) >= 0) {
-			json_array_append_new(procs, json_string(s));
-			free(s);
-		}
-	}
-	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s,s:i,s:o}", "events", cats, "output", outs, "exceptions", exc,
-			 "processes", procs, "messages", ct.cfg.messages, "ident",
-			 ct.cfg.ident ? ct.cfg.ident : ct.program, "flush_ms", ct.cfg.flush_ms, "journal_ratelimit",
-			 ct.cfg.journal_burst ? json_pack("{s:i,s:i}", "burst", ct.cfg.journal_burst, "interval_s",
-							  ct.cfg.journal_interval_s)
-					      : json_null());
-}
-
-typedef HRESULT (*get_runtime_info_fn)(com_object *, uint16_t *, uint32_t *, uint16_t *, uint16_t *,
-				       uint16_t *, uint16_t *, ULONG, ULONG *, WCHAR *);
-
-/* Runtime version, for runtime.init. */
-static json_t *runtime_json(void)
-{
-	uint16_t inst = 0, major = 0, minor = 0, build = 0, qfe = 0;
-	uint32_t type = 0;
-	WCHAR buf[128];
-	ULONG len = 0;
-	char ver[64];
-
-	if (FAILED(COM_CALL(ct.info, INFO_GetRuntimeInformation, get_runtime_info_fn, &inst, &type, &major, &minor,
-			    &build, &qfe, ELEMENTSOF(buf), &len, buf)))
-		return json_null();
-	ct.runtime_major = major;
-	snprintf(ver, sizeof(ver), "%u.%u.%u", major, minor, build);
-	_cleanup_free_ char *s = len ? utf16_to_utf8((uint16_t *)buf, len - 1 < ELEMENTSOF(buf) ? len - 1 : 0) : NULL;
-	return json_pack("{s:s,s:s?,s:i}", "version", ver, "build", s, "major", major);
-}
-
-/* Does this runtime handle exceptions the pre-.NET 9 way (no second pass
- * for an unhandled exception)? */
-static bool legacy_exception_handling(void)
-{
-	static const char *const vars[] = { "DOTNET_LegacyExceptionHandling", "COMPlus_LegacyExceptionHandling" };
-
-	if (ct.runtime_major && ct.runtime_major < 9)
-		return true;
-	if (ct.runtime_major != 9)
-		return false;
-	for (size_t i = 0; i < ELEMENTSOF(vars); i++) {
-		const char *v = secure_getenv(vars[i]);
-
-		if (v && strcmp(v, "1") == 0)
-			return true;
-	}
-	return false;
 }
 
 /* exit() without Shutdown (Environment.Exit from some paths): end the
@@ -242,64 +85,45 @@ static int open_sinks(void)
 typedef HRESULT (*set_event_mask2_fn)(com_object *, DWORD, DWORD);
 typedef ULONG (*release_fn)(com_object *);
 
-/* Startup: read the configuration and start tracing, or step aside. */
-HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+/* Take the highest ICorProfilerInfo the runtime offers (5 or later). */
+static bool query_info(com_object *info_unk)
 {
-	_cleanup_free_ char *cmd = NULL;
-	size_t cmd_len = 0;
-	uint32_t low = 0, high = 0;
-	json_t *argv, *runtime;
-	int r;
-
-	json_object_seed(0);
 	for (int v = 15; v >= 5 && !ct.info; v--)
 		if (SUCCEEDED(COM_CALL(info_unk, INFO_QueryInterface, HRESULT (*)(com_object *, const GUID *, void **),
 				       &IID_ICorProfilerInfo[v], (void **)&ct.info)) && ct.info)
 			ct.info_version = v;
-	if (!ct.info) {
-		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
-		return E_FAIL;
-	}
-	ct.pid = getpid();
-	ct.start_ns = now_ns();
-	cmd = read_cmdline(&cmd_len);
-	ct.program = cmd ? program_name(cmd, cmd_len) : strdup("dotnet");
-	if (!ct.program)
-		goto fail;
+	return ct.info != NULL;
+}
 
-	if (getauxval(AT_SECURE)) {
-		/* setuid, setgid or file capabilities: the environment is the
-		 * caller's, so nothing in it may choose where a privileged
-		 * process writes, and the default file would be in the
-		 * caller's working directory: do not trace (README) */
-		if (!secure_excluded())
-			ct_say_once("secure", "not tracing %s: it runs with raised privileges (setuid, setgid or file "
-				    "capabilities), where CLRTRACE_* variables cannot be trusted", ct.program);
-		free(ct.program);
-		ct.program = NULL;
+/* Let go of the info interface. */
+static void release_info(void)
+{
+	if (ct.info)
 		COM_CALL(ct.info, INFO_Release, release_fn);
-		ct.info = NULL;
-		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-	}
-	r = config_load(&ct.cfg, env_get, config_warn, NULL);
-	if (r < 0)
-		goto fail;
-	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
-		config_done(&ct.cfg);
-		COM_CALL(ct.info, INFO_Release, release_fn);
-		ct.info = NULL;
-		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-	}
-	r = open_sinks();
-	if (r < 0) {
-		if (r == -ENOMEM) /* else each output has said why */
-			ct_say_once("nosink", "out of memory opening the outputs; not tracing");
-		goto fail;
-	}
-	runtime = runtime_json();
-	ct.legacy_eh = legacy_exception_handling();
-	if (json_is_object(runtime))
-		json_object_set_new(runtime, "legacy_eh", json_boolean(ct.legacy_eh));
+	ct.info = NULL;
+}
+
+/* setuid, setgid or file capabilities: the environment is the caller's, so
+ * nothing in it may choose where a privileged process writes, and the
+ * default file would be in the caller's working directory: do not trace
+ * (README). */
+static HRESULT refuse_privileged(void)
+{
+	if (!ct_secure_excluded(ct.program))
+		ct_say_once("secure", "not tracing %s: it runs with raised privileges (setuid, setgid or file "
+			    "capabilities), where CLRTRACE_* variables cannot be trusted", ct.program);
+	free(ct.program);
+	ct.program = NULL;
+	release_info();
+	return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+/* Ask the runtime for the callbacks of the enabled categories; 0, or -EIO
+ * (said) when it refuses. */
+static int set_event_mask(void)
+{
+	uint32_t low = 0, high = 0;
+
 	for (int i = 0; i < _CAT_MAX; i++)
 		if (ct_on(i)) {
 			low |= ct_categories[i].mask_low;
@@ -312,28 +136,61 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 	if (FAILED(COM_CALL(ct.info, INFO_SetEventMask2, set_event_mask2_fn, low, high))) {
 		ct_say_once("mask", "the runtime refused the event mask 0x%x/0x%x; not tracing", low, high);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Startup: read the configuration and start tracing, or step aside. */
+HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+{
+	_cleanup_free_ char *cmd = NULL;
+	size_t cmd_len = 0;
+	json_t *runtime;
+	int r;
+
+	json_object_seed(0);
+	if (!query_info(info_unk)) {
+		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
+		return E_FAIL;
+	}
+	ct.pid = getpid();
+	ct.start_ns = now_ns();
+	cmd = ct_read_cmdline(&cmd_len);
+	ct.program = cmd ? ct_program_name(cmd, cmd_len) : strdup("dotnet");
+	if (!ct.program)
+		goto fail;
+	if (getauxval(AT_SECURE))
+		return refuse_privileged();
+	r = config_load(&ct.cfg, env_get, config_warn, NULL);
+	if (r < 0)
+		goto fail;
+	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
+		config_done(&ct.cfg);
+		release_info();
+		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+	}
+	r = open_sinks();
+	if (r < 0) {
+		if (r == -ENOMEM) /* else each output has said why */
+			ct_say_once("nosink", "out of memory opening the outputs; not tracing");
+		goto fail;
+	}
+	runtime = ct_runtime_json();
+	if (set_event_mask() < 0) {
 		ct_trace_close();
 		json_decref(runtime);
 		goto fail;
 	}
-
 	atomic_store(&ct.active, true);
-	argv = json_array();
-	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1)
-		json_array_append_new(argv, json_string(p));
-	ct_emit(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
-		json_pack("{s:o,s:o,s:s,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
-			  "clrtrace", PACKAGE_VERSION, "config", config_json()));
-
+	ct_emit_runtime_init(t, runtime, cmd, cmd_len);
 	/* no SIGABRT handler: the runtime resets every handler before its own
 	 * aborts, and what an abort leaves unwritten is in FILE.<pid>.pending */
 	atexit(on_exit_flush);
 	return S_OK;
 fail:
 	config_done(&ct.cfg);
-	if (ct.info)
-		COM_CALL(ct.info, INFO_Release, release_fn);
-	ct.info = NULL;
+	release_info();
 	return E_FAIL;
 }
 

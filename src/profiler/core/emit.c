@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Building records: common fields, per-thread span nesting, gap-free seq,
- * and hand-off to the sinks in seq order under one short lock.
+ * Building records: the common fields, each record's place in its thread's
+ * span nesting (spans.c keeps the stack), the hand-off to the sinks (which
+ * number it and write it in seq order), the tracer's own errors.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,42 +13,12 @@
 #include "common/util.h"
 #include "profiler/core/emit.h"
 #include "profiler/core/jsonw.h"
+#include "profiler/core/spans.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
 #include "profiler/sinks/sinks.h"
 
-#define MAX_SPAN_DEPTH 4096
-
 typedef HRESULT (*get_current_thread_fn)(com_object *, ThreadID *);
-
-static atomic_uint_fast64_t next_span_id = 1;
-
-/* Push a span; 0 or -ENOMEM/-E2BIG. */
-static int span_push(struct ct_thread *t, const struct ct_span *s)
-{
-	if (t->n_spans >= MAX_SPAN_DEPTH)
-		return -E2BIG;
-	if (t->n_spans == t->cap_spans) {
-		size_t cap = t->cap_spans ? t->cap_spans * 2 : 32;
-		struct ct_span *n = realloc(t->spans, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->spans = n;
-		t->cap_spans = cap;
-	}
-	t->spans[t->n_spans++] = *s;
-	return 0;
-}
-
-/* Find the innermost open span (ev, key); -1 if none. */
-static ssize_t span_find(const struct ct_thread *t, enum ct_event ev, uint64_t key)
-{
-	for (size_t i = t->n_spans; i > 0; i--)
-		if (t->spans[i - 1].event == ev && t->spans[i - 1].key == key)
-			return (ssize_t)(i - 1);
-	return -1;
-}
 
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
  * is kept in front (ct_sinks_dispatch fills it in under the lock). */
@@ -118,9 +89,9 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 	depth = t->n_spans;
 
 	if (ph == PH_BEGIN) {
-		struct ct_span s = { .id = atomic_fetch_add(&next_span_id, 1), .key = key, .ts = ts, .event = ev };
+		struct ct_span s = { .id = ct_span_next_id(), .key = key, .ts = ts, .event = ev };
 
-		r = span_push(t, &s);
+		r = ct_span_push(t, &s);
 		if (r < 0) {
 			json_decref(payload);
 			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
@@ -128,7 +99,7 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 		}
 		span = s.id;
 	} else if (ph == PH_END) {
-		ssize_t i = span_find(t, ev, key);
+		ssize_t i = ct_span_find(t, ev, key);
 
 		if (i < 0) {
 			json_decref(payload);
