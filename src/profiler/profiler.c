@@ -70,6 +70,7 @@ static int open_sinks(void)
 		.flush_ms = ct.cfg.flush_ms,
 		.journal_burst = ct.cfg.journal_burst,
 		.journal_interval_s = ct.cfg.journal_interval_s,
+		.status = secure_getenv("CLRTRACE_STATUS"),
 		.say = ct_say_once,
 	};
 	const char *why = NULL;

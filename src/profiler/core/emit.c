@@ -20,10 +20,16 @@
 
 typedef HRESULT (*get_current_thread_fn)(com_object *, ThreadID *);
 
+/* Where a record sits: its time, span, parent, depth, and an end's duration. */
+struct place {
+	uint64_t ts, span, parent, dur;
+	size_t depth;
+};
+
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
  * is kept in front (ct_sinks_dispatch fills it in under the lock). */
-static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t ts, uint64_t span,
-			 uint64_t parent, size_t depth, uint64_t dur, const json_t *payload)
+static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
+			 const json_t *payload)
 {
 	static const char *const phase_text[_PH_MAX] = {
 		[PH_INSTANT] = "\"instant\"",
@@ -35,7 +41,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_reset(w);
 	jw_raw(w, "                                 ", CT_SEQ_ROOM);
 	jw_key(w, "ts");
-	jw_u64(w, ts);
+	jw_u64(w, pl->ts);
 	jw_key(w, "pid");
 	jw_i64(w, ct.pid);
 	jw_key(w, "tid");
@@ -50,31 +56,63 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_key(w, "phase");
 	jw_raw(w, phase_text[ph], strlen(phase_text[ph]));
 	jw_key(w, "span");
-	if (span)
-		jw_u64(w, span);
+	if (pl->span)
+		jw_u64(w, pl->span);
 	else
 		jw_raw(w, "null", 4);
 	jw_key(w, "parent");
-	if (parent)
-		jw_u64(w, parent);
+	if (pl->parent)
+		jw_u64(w, pl->parent);
 	else
 		jw_raw(w, "null", 4);
 	jw_key(w, "depth");
-	jw_u64(w, depth);
+	jw_u64(w, pl->depth);
 	if (ph == PH_END) {
 		jw_key(w, "dur_ns");
-		jw_u64(w, dur);
+		jw_u64(w, pl->dur);
 	}
 	if (payload)
 		jw_members(w, payload);
 	jw_raw(w, "}", 1);
 }
 
+/* Place a record of phase PH in T's nesting: a begin opens a span, an end
+ * closes its span (and the unended ones above it).  0, or -errno after
+ * saying why in a trace.error record. */
+static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, struct place *pl)
+{
+	pl->parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
+	pl->depth = t->n_spans;
+	if (ph == PH_BEGIN) {
+		struct ct_span s = { .id = ct_span_next_id(), .key = key, .ts = pl->ts, .event = ev };
+		int r = ct_span_push(t, &s);
+
+		if (r < 0) {
+			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
+			return r;
+		}
+		pl->span = s.id;
+	} else if (ph == PH_END) {
+		ssize_t i = ct_span_find(t, ev, key);
+
+		if (i < 0) {
+			ct_error(t, "%s ended without a begin on this thread", ct_events[ev].name);
+			return -ENOENT;
+		}
+		/* spans above it never ended: leave them open in the trace */
+		pl->span = t->spans[i].id;
+		pl->dur = pl->ts - t->spans[i].ts;
+		t->n_spans = (size_t)i;
+		pl->depth = t->n_spans;
+		pl->parent = pl->depth ? t->spans[pl->depth - 1].id : 0;
+	}
+	return 0;
+}
+
 /* Emit one record (see emit.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
-	uint64_t ts = ct_now(t), span = 0, parent, dur = 0;
-	size_t depth;
+	struct place pl = { .ts = ct_now(t) };
 	int r;
 
 	/* a family's callbacks may feed events of another category (the
@@ -85,42 +123,18 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 	}
 	if (!t->managed_id && ct.info)
 		(void)COM_CALL(ct.info, INFO_GetCurrentThreadID, get_current_thread_fn, &t->managed_id);
-	parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
-	depth = t->n_spans;
-
-	if (ph == PH_BEGIN) {
-		struct ct_span s = { .id = ct_span_next_id(), .key = key, .ts = ts, .event = ev };
-
-		r = ct_span_push(t, &s);
-		if (r < 0) {
-			json_decref(payload);
-			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
-			return r;
-		}
-		span = s.id;
-	} else if (ph == PH_END) {
-		ssize_t i = ct_span_find(t, ev, key);
-
-		if (i < 0) {
-			json_decref(payload);
-			ct_error(t, "%s ended without a begin on this thread", ct_events[ev].name);
-			return -ENOENT;
-		}
-		/* spans above it never ended: leave them open in the trace */
-		span = t->spans[i].id;
-		dur = ts - t->spans[i].ts;
-		t->n_spans = (size_t)i;
-		depth = t->n_spans;
-		parent = depth ? t->spans[depth - 1].id : 0;
+	r = place_record(t, ev, ph, key, &pl);
+	if (r < 0) {
+		json_decref(payload);
+		return r;
 	}
-
-	record_write(t, ev, ph, ts, span, parent, depth, dur, payload);
+	record_write(t, ev, ph, &pl, payload);
 	json_decref(payload);
 	if (t->line.b.oom)
 		return -ENOMEM;
-	if (ct_sinks_dispatch(t->line.b.s, t->line.b.len, t->tid, ev, (int)depth) && ev != EV_TRACE_DROPPED)
+	if (ct_sinks_dispatch(t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth) && ev != EV_TRACE_DROPPED)
 		ct_report_drops(false);
-	return (int64_t)span;
+	return (int64_t)pl.span;
 }
 
 /* Report a problem of the tracer's own as a trace.error record. */

@@ -316,21 +316,65 @@ static int sink_open_one(const struct ct_output *o, char **why)
 	return 0;
 }
 
+/* Say why each output in WHYS[0..n) did not open, once, one line each
+ * (freeing the reasons): the last file that failed tells whether the
+ * default file took its place (DEF_WHERE) or failed too (DEF_WHY). */
+static void say_open_failures(char **whys, size_t n, size_t last_file, bool fell_back, const char *def_why,
+			      const char *def_where)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!whys[i])
+			continue;
+		if (i == last_file && fell_back)
+			spec.say(whys[i], "%s; writing %s instead", whys[i], def_where ? def_where : sinks[0].where);
+		else if (i == last_file && def_why)
+			spec.say(whys[i], "%s; the default file failed too: %s; not tracing", whys[i], def_why);
+		else
+			spec.say(whys[i], "%s; %s", whys[i], n_sinks ? "no trace goes there" : "not tracing");
+		free(whys[i]);
+	}
+}
+
+/* The trace is open: the exit hook (once), the status socket, the
+ * flusher thread. */
+static void trace_start(void)
+{
+	sigset_t all, old;
+
+	if (!atexit_done) {
+		const char *v = spec.status;
+
+		/* set by `clrtrace run` only: an abstract socket name */
+		if (v && v[0] == '@' && strlen(v) < sizeof(((struct sockaddr_un *)0)->sun_path))
+			status_socket = strdup(v);
+		atexit(sinks_atexit);
+		atexit_done = true;
+	}
+	spec.status = NULL;
+	atomic_store(&trace_state, TRACE_OPEN);
+	exit_said = false;
+	sigfillset(&all);
+	/* the flusher must never take a signal meant for the program */
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	flusher_running = spec.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Open every configured sink; those that fail are said once (one line
  * each) and left out.  When nothing opens and a trace file was asked for,
  * the default file takes its place, as for any bad value (*FELL_BACK: the
  * caller's configuration should say so).  Returns the number open, or
  * -errno when none could be opened. */
-int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back_out)
+int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back)
 {
 	const struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
 	size_t n = sp->n_outputs, last_file = SIZE_MAX;
 	_cleanup_free_ char **whys = calloc(n, sizeof(char *));
 	_cleanup_free_ char *def_why = NULL, *def_where = NULL;
-	bool default_tried = false, fell_back = false;
+	bool default_tried = false;
 
 	spec = *sp;
-	*fell_back_out = false;
+	*fell_back = false;
 	sinks = calloc(n + 1, sizeof(*sinks)); /* + 1: the default file */
 	if (!sinks || !whys) {
 		free(sinks);
@@ -346,43 +390,16 @@ int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back_out)
 		}
 	}
 	if (n_sinks == 0 && last_file != SIZE_MAX && !default_tried) {
-		fell_back = sink_open_one(&def, &def_why) == 0;
-		if (fell_back)
+		*fell_back = sink_open_one(&def, &def_why) == 0;
+		if (*fell_back)
 			def_where = realpath(sinks[0].where, NULL);
 	}
 	spec.outputs = NULL; /* the caller's, and may change now */
 	spec.n_outputs = 0;
-	*fell_back_out = fell_back;
-	for (size_t i = 0; i < n; i++) {
-		if (!whys[i])
-			continue;
-		if (i == last_file && fell_back)
-			spec.say(whys[i], "%s; writing %s instead", whys[i], def_where ? def_where : sinks[0].where);
-		else if (i == last_file && def_why)
-			spec.say(whys[i], "%s; the default file failed too: %s; not tracing", whys[i], def_why);
-		else
-			spec.say(whys[i], "%s; %s", whys[i], n_sinks ? "no trace goes there" : "not tracing");
-		free(whys[i]);
-	}
+	say_open_failures(whys, n, last_file, *fell_back, def_why, def_where);
 	if (n_sinks == 0)
 		return -EIO;
-	if (!atexit_done) {
-		const char *v = secure_getenv("CLRTRACE_STATUS");
-
-		/* set by `clrtrace run` only: an abstract socket name */
-		if (v && v[0] == '@' && strlen(v) < sizeof(((struct sockaddr_un *)0)->sun_path))
-			status_socket = strdup(v);
-		atexit(sinks_atexit);
-		atexit_done = true;
-	}
-	atomic_store(&trace_state, TRACE_OPEN);
-	exit_said = false;
-	sigset_t all, old;
-	sigfillset(&all);
-	/* the flusher must never take a signal meant for the program */
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	flusher_running = spec.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	trace_start();
 	return (int)n_sinks;
 }
 

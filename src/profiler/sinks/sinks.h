@@ -27,6 +27,7 @@ struct ct_sink_spec {
 	uint64_t start_ns;       /* %t */
 	unsigned flush_ms;       /* the flusher's period; 0: no flusher */
 	unsigned journal_burst, journal_interval_s; /* client-side rate limit */
+	const char *status;      /* CLRTRACE_STATUS: `clrtrace run`'s socket, or NULL */
 	/* One line on stderr, once per KEY: how the sinks say things. */
 	void (*say)(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 };
