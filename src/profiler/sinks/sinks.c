@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/strbuf.h"
 #include "profiler/sinks/sink.h"
 #include "profiler/sinks/sinks.h"
 #include "common/util.h"
@@ -126,19 +127,33 @@ static void announce_losses(void)
 	}
 }
 
+/* Send MSG to `clrtrace run`'s status socket ("@name": an abstract socket,
+ * nothing on disk, which may be full); never waits. */
+static void send_status(const char *msg, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t l = strlen(status_socket);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
+		memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
+		(void)sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
+			     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /* At exit: the loss of each sink, once, on stderr and to `clrtrace run`. */
 static void say_exit_losses(uint64_t records)
 {
-	char *msg = NULL;
-	size_t size = 0;
-	FILE *f;
+	struct strbuf status = { 0 };
 
 	if (exit_said)
 		return;
 	exit_said = true;
-	f = status_socket ? open_memstream(&msg, &size) : NULL;
-	if (f)
-		fprintf(f, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
+	if (status_socket)
+		strbuf_printf(&status, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
 		uint64_t lost = atomic_load(&s->dropped);
@@ -151,25 +166,13 @@ static void say_exit_losses(uint64_t records)
 		pthread_mutex_unlock(&s->reason_lock);
 		snprintf(key, sizeof(key), "exit %s", s->where);
 		spec.say(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
-			    s->where, reasons);
-		if (f)
-			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
+			 s->where, reasons);
+		if (status_socket)
+			strbuf_printf(&status, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
 	}
-	if (f && fclose(f) == 0 && msg) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
-		size_t l = strlen(status_socket);
-		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-		/* "@name": an abstract socket, nothing on disk (which may be full) */
-		if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
-			memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
-			(void)sendto(fd, msg, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
-				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	free(msg);
+	if (status_socket && !status.oom && status.s)
+		send_status(status.s, status.len);
+	strbuf_free(&status);
 }
 
 /* Call FN for the unreported losses of each sink that works again (ALL:
