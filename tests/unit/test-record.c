@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the record core and the file sink (core/emit.c, drops.c,
- * sinks/*.c), linked from libctrecord.a: common fields, per-thread
+ * the sinks), linked from libctrecord.a: common fields, per-thread
  * nesting, gap-free seq, drop accounting.  The sinks are opened with a
  * spec of the test's own, whose voice the test captures. */
 #include <fcntl.h>
