@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/record: the cost of clrtrace's record path alone (ct_emit → jansson
- * → json_dumps → emit lock → file sink buffer), without a runtime.
+ * bench/record: the cost of clrtrace's record path alone (ct_emit → the
+ * jsonw writer on strbuf → emit lock → file sink buffer), without a
+ * runtime, linked from the profiler's internal libraries; the sinks are
+ * opened with a spec of its own.
  *
  * It emits, per simulated exception, the records the exception tracer
  * writes for Throw.dll's shape (throw in Thrower, a finally in WithFinally,
