@@ -123,7 +123,7 @@ static void announce_losses(void)
 		pthread_mutex_unlock(&s->reason_lock);
 		snprintf(key, sizeof(key), "loss %s %s", s->where, reason);
 		spec.say(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
-			    reason);
+			 reason);
 	}
 }
 
@@ -319,6 +319,11 @@ static int sink_open_one(const struct ct_output *o, char **why)
 	return 0;
 }
 
+/* A spec without a voice: the sinks keep quiet. */
+static void say_nothing(const char *key, const char *fmt, ...)
+{
+}
+
 /* Say why each output in WHYS[0..n) did not open, once, one line each
  * (freeing the reasons): the last file that failed tells whether the
  * default file took its place (DEF_WHERE) or failed too (DEF_WHY). */
@@ -377,6 +382,8 @@ int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back)
 	bool default_tried = false;
 
 	spec = *sp;
+	if (!spec.say)
+		spec.say = say_nothing;
 	*fell_back = false;
 	sinks = calloc(n + 1, sizeof(*sinks)); /* + 1: the default file */
 	if (!sinks || !whys) {
