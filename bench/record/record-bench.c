@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/record: the cost of clrtrace's record path alone (ct_emit → jansson
- * → json_dumps → emit lock → file sink buffer), without a runtime.
+ * bench/record: the cost of clrtrace's record path alone (ct_emit → the
+ * jsonw writer on strbuf → emit lock → file sink buffer), without a
+ * runtime, linked from the profiler's internal libraries; the sinks are
+ * opened with a spec of its own.
  *
  * It emits, per simulated exception, the records the exception tracer
  * writes for Throw.dll's shape (throw in Thrower, a finally in WithFinally,
@@ -28,21 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
-
-struct ct_global ct;
-
-void ct_say_once(const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("record-bench: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
+#include "profiler/core/emit.h"
+#include "profiler/core/say.h"
+#include "profiler/core/state.h"
+#include "profiler/core/thread.h"
+#include "profiler/sinks/sinks.h"
 
 static const char *const frames[] = {
 	"Program.Thrower", "Program.WithFinally", "Program.PassThrough", "Program.Catcher",
@@ -148,8 +140,10 @@ static uint64_t mono(void)
 
 int main(int argc, char **argv)
 {
-	static char spec[4096];
+	static char out[4096];
+	static struct ct_config cfg;
 	const char *why;
+	bool fell_back;
 	long n = argc > 2 ? atol(argv[2]) : 100000;
 	int threads = argc > 3 ? atoi(argv[3]) : 1;
 	pthread_t tids[64];
@@ -168,13 +162,23 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "/dev/null") != 0)
 		unlink(argv[1]);
 	ct.cfg.categories = ~0u;
-	snprintf(spec, sizeof(spec), "file:%s", argv[1]);
-	if (config_parse_outputs(spec, &ct.cfg, &why) < 0 || ct_sinks_open() < 0) {
+	ct.pid = getpid();
+	snprintf(out, sizeof(out), "file:%s", argv[1]);
+	if (config_parse_outputs(out, &cfg, &why) < 0) {
+		fprintf(stderr, "record-bench: cannot parse %s\n", out);
+		return 1;
+	}
+	const struct ct_sink_spec spec = {
+		.outputs = cfg.outputs,
+		.n_outputs = cfg.n_outputs,
+		.program = "record-bench",
+		.pid = ct.pid,
+		.say = ct_say_once,
+	};
+	if (ct_sinks_open(&spec, &fell_back) < 0 || fell_back) {
 		fprintf(stderr, "record-bench: cannot open %s\n", argv[1]);
 		return 1;
 	}
-	ct.pid = getpid();
-	ct.program = "record-bench";
 	per_thread = n / threads;
 	n = per_thread * threads;
 	t0 = mono();
@@ -183,7 +187,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	t1 = mono();
-	ct_sinks_close();
+	ct_trace_close();
 	if (stat(argv[1], &st) < 0)
 		st.st_size = 0;
 	if (!S_ISREG(st.st_mode))

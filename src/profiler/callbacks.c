@@ -22,6 +22,13 @@ ULONG ct_callback_release(com_object *self);
 #include "profiler/abi/callbacks.def"
 #undef CB
 
+/* Each callback's vtable slot by name (SLOT_Initialize…). */
+enum {
+#define CB(slot, name, params, args) SLOT_##name = slot,
+#include "profiler/abi/callbacks.def"
+#undef CB
+};
+
 /* ExceptionSearchFilterEnter and ExceptionCatcherEnter run while the
  * runtime holds the exception object unprotected (dotnet/runtime#132462):
  * they only stash (exceptions/deferred.c) and take no lock.  Every other
@@ -29,14 +36,15 @@ ULONG ct_callback_release(com_object *self);
  * trylock, that the thread is in none of them. */
 static inline bool stash_only(int slot)
 {
-	return slot == 57 || slot == 66;
+	return slot == SLOT_ExceptionSearchFilterEnter || slot == SLOT_ExceptionCatcherEnter;
 }
 
 /* Initialize, Shutdown, InitializeForAttach and LoadAsNotificationOnly run
  * even when tracing is off; the rest only while active. */
 static inline bool always_called(int slot)
 {
-	return slot == 3 || slot == 4 || slot == 80 || slot == 97;
+	return slot == SLOT_Initialize || slot == SLOT_Shutdown || slot == SLOT_InitializeForAttach ||
+	       slot == SLOT_LoadAsNotificationOnly;
 }
 
 #define CB(slot, name, params, args) \

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the record builder and the file sink (emit.c, sink*.c):
- * common fields, per-thread nesting, gap-free seq, drop accounting. */
+/* Unit tests of the record core and the file sink (core/emit.c, drops.c,
+ * the sinks), linked from libctrecord.a: common fields, per-thread
+ * nesting, gap-free seq, drop accounting.  The sinks are opened with a
+ * spec of the test's own, whose voice the test captures. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <linux/fs.h>
@@ -14,17 +16,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profiler/core/emit.h"
 #include "profiler/core/jsonw.h"
-#include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
+#include "profiler/core/state.h"
+#include "profiler/core/thread.h"
+#include "profiler/sinks/sinks.h"
 #include "unit.h"
 
-struct ct_global ct;
 static char said[4096];
 
-
-/* The profiler's stderr channel, captured. */
-void ct_say_once(const char *key, const char *fmt, ...)
+/* The sinks' voice, captured. */
+static void say(const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	size_t l = strlen(said);
@@ -38,19 +40,31 @@ void ct_say_once(const char *key, const char *fmt, ...)
 /* Start tracing to PATH (a fresh file). */
 static void start(const char *path)
 {
-	static char spec[512];
+	static struct ct_config cfg;
+	char out[512];
+	const char *why;
+	bool fell_back;
 
 	unlink(path);
-	config_done(&ct.cfg);
-	ct.cfg.categories = ~0u;
-	snprintf(spec, sizeof(spec), "file:%s", path);
-	const char *why;
-	if (config_parse_outputs(spec, &ct.cfg, &why) < 0 || ct_sinks_open() < 0) {
+	config_done(&cfg);
+	ct.cfg.categories = ~0u; /* every event: what ct_emit asks */
+	snprintf(out, sizeof(out), "file:%s", path);
+	if (config_parse_outputs(out, &cfg, &why) < 0) {
+		printf("FAIL: cannot parse %s\n", out);
+		exit(1);
+	}
+	const struct ct_sink_spec spec = {
+		.outputs = cfg.outputs,
+		.n_outputs = cfg.n_outputs,
+		.program = "test",
+		.pid = getpid(),
+		.say = say,
+	};
+	if (ct_sinks_open(&spec, &fell_back) < 0 || fell_back) {
 		printf("FAIL: cannot open %s\n", path);
 		exit(1);
 	}
 	ct.pid = getpid();
-	ct.program = "test";
 }
 
 /* Read a JSON Lines file into an array. */
@@ -107,7 +121,7 @@ static void test_nesting(void)
 	ct_emit(t, EV_GC, PH_BEGIN, 0, NULL);          /* never ends */
 	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL); /* pops the gc span too */
 	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
-	ct_sinks_close();
+	ct_trace_close();
 
 	all = load(path);
 	CHECK(json_array_size(all) == 10, "10 records written (got %zu)", json_array_size(all));
@@ -176,7 +190,7 @@ static void test_threads(void)
 		pthread_create(&th[i], NULL, thread_main, NULL);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	ct_sinks_close();
+	ct_trace_close();
 	all = load(path);
 	CHECK(json_array_size(all) == 6000, "4 threads x 1500 records all written (got %zu)", json_array_size(all));
 	seen = calloc(6001, 1);
@@ -217,7 +231,7 @@ static void test_drops(void)
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false); /* notices, counts 5 lost, reopens */
 	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
-	ct_sinks_close();
+	ct_trace_close();
 	all = load(path);
 	for (size_t i = 0; i < json_array_size(all); i++)
 		if (strcmp(gets_(json_array_get(all, i), "event"), "trace.dropped") == 0)
@@ -240,7 +254,7 @@ static void test_drops(void)
 	t = ct_thread_get();
 	for (int i = 0; i < 3; i++)
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
-	ct_sinks_close();
+	ct_trace_close();
 	setrlimit(RLIMIT_FSIZE, &old);
 	CHECK(strstr(said, "being lost: file size limit exceeded") && strstr(said, ": file size limit exceeded\n") && strstr(said, "\n3 of "),
 	      "a sink that cannot write says so on stderr, at the time and at exit (%s)", said);
@@ -311,7 +325,7 @@ static void test_partial(bool cannot_cut)
 	start(path);
 	if (cannot_cut && !append_only(path, true)) {
 		printf("skip: cannot make %s append-only (needs root and a file system with attributes)\n", path);
-		ct_sinks_close();
+		ct_trace_close();
 		unlink(path);
 		return;
 	}
@@ -340,13 +354,13 @@ static void test_partial(bool cannot_cut)
 	ct_flush_all(false);
 	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL); /* brings the report */
 	struct ct_totals tot;
-	ct_sinks_totals(&tot);
+	ct_trace_totals(&tot);
 	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after the seal: not traced */
 	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped));
 	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
-	ct_sinks_close();
+	ct_trace_close();
 	if (cannot_cut)
 		append_only(path, false);
 
@@ -393,8 +407,8 @@ static void test_jsonw(void)
 	jw_raw(&w, ",", 1);
 	jw_i64(&w, -9000000000LL);
 	jw_raw(&w, "]", 1);
-	v = json_loadb(w.p, w.len, 0, &e);
-	CHECK(v != NULL, "the writer's output parses as JSON (%.*s)", (int)w.len, w.p);
+	v = json_loadb(w.b.s, w.b.len, 0, &e);
+	CHECK(v != NULL, "the writer's output parses as JSON (%.*s)", (int)w.b.len, w.b.s);
 	CHECK(v && strcmp(json_string_value(json_array_get(v, 0)), "q\"b\\s\n\x01 \xc3\xa9 \xef\xbf\xbd") == 0,
 	      "strings escape quotes, backslashes and control bytes; bad UTF-8 becomes U+FFFD");
 	CHECK(v && json_equal(json_array_get(v, 1), obj), "a jansson value round-trips");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Building records: common fields, per-thread span nesting, gap-free seq,
- * and hand-off to the sinks in seq order under one short lock.
+ * Building records: the common fields, each record's place in its thread's
+ * span nesting (spans.c keeps the stack), the hand-off to the sinks (which
+ * number it and write it in seq order), the tracer's own errors.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -9,75 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
-#include "profiler/abi/info.h"
-#include "profiler/core/jsonw.h"
 #include "common/util.h"
+#include "profiler/abi/info.h"
+#include "profiler/core/emit.h"
+#include "profiler/core/jsonw.h"
+#include "profiler/core/spans.h"
+#include "profiler/core/state.h"
+#include "profiler/core/thread.h"
+#include "profiler/sinks/sinks.h"
 
-#define MAX_SPAN_DEPTH 4096
-
-static atomic_uint_fast64_t next_span_id = 1;
-
-/* "0x…" for ids that are pointers in the runtime. */
-json_t *ct_json_id(uint64_t id)
-{
-	char buf[2 + 16 + 1];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, id);
-	return json_string(buf);
-}
-
-/* "0x%08x" of an HRESULT. */
-json_t *ct_json_hr(HRESULT hr)
-{
-	char buf[11];
-
-	snprintf(buf, sizeof(buf), "0x%08x", (uint32_t)hr);
-	return json_string(buf);
-}
-
-/* The managed ThreadID's OS thread id, or 0. */
-int ct_os_tid(ThreadID id)
-{
-	DWORD os = 0;
-
-	if (!id || FAILED(info_GetThreadInfo(ct.info, id, &os)))
-		return 0;
-	return (int)os;
-}
-
-/* Push a span; 0 or -ENOMEM/-E2BIG. */
-static int span_push(struct ct_thread *t, const struct ct_span *s)
-{
-	if (t->n_spans >= MAX_SPAN_DEPTH)
-		return -E2BIG;
-	if (t->n_spans == t->cap_spans) {
-		size_t cap = t->cap_spans ? t->cap_spans * 2 : 32;
-		struct ct_span *n = realloc(t->spans, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->spans = n;
-		t->cap_spans = cap;
-	}
-	t->spans[t->n_spans++] = *s;
-	return 0;
-}
-
-/* Find the innermost open span (ev, key); -1 if none. */
-static ssize_t span_find(const struct ct_thread *t, enum ct_event ev, uint64_t key)
-{
-	for (size_t i = t->n_spans; i > 0; i--)
-		if (t->spans[i - 1].event == ev && t->spans[i - 1].key == key)
-			return (ssize_t)(i - 1);
-	return -1;
-}
+/* Where a record sits: its time, span, parent, depth, and an end's duration. */
+struct place {
+	uint64_t ts, span, parent, dur;
+	size_t depth;
+};
 
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
- * is kept in front (ct_dispatch fills it in under the lock). */
-static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t ts, uint64_t span,
-			 uint64_t parent, size_t depth, uint64_t dur, const json_t *payload)
+ * is kept in front (ct_sinks_dispatch fills it in under the lock). */
+static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
+			 const json_t *payload)
 {
 	static const char *const phase_text[_PH_MAX] = {
 		[PH_INSTANT] = "\"instant\"",
@@ -89,7 +40,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_reset(w);
 	jw_raw(w, "                                 ", CT_SEQ_ROOM);
 	jw_key(w, "ts");
-	jw_u64(w, ts);
+	jw_u64(w, pl->ts);
 	jw_key(w, "pid");
 	jw_i64(w, ct.pid);
 	jw_key(w, "tid");
@@ -104,31 +55,63 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_key(w, "phase");
 	jw_raw(w, phase_text[ph], strlen(phase_text[ph]));
 	jw_key(w, "span");
-	if (span)
-		jw_u64(w, span);
+	if (pl->span)
+		jw_u64(w, pl->span);
 	else
 		jw_raw(w, "null", 4);
 	jw_key(w, "parent");
-	if (parent)
-		jw_u64(w, parent);
+	if (pl->parent)
+		jw_u64(w, pl->parent);
 	else
 		jw_raw(w, "null", 4);
 	jw_key(w, "depth");
-	jw_u64(w, depth);
+	jw_u64(w, pl->depth);
 	if (ph == PH_END) {
 		jw_key(w, "dur_ns");
-		jw_u64(w, dur);
+		jw_u64(w, pl->dur);
 	}
 	if (payload)
 		jw_members(w, payload);
 	jw_raw(w, "}", 1);
 }
 
-/* Emit one record (see tracer.h). */
+/* Place a record of phase PH in T's nesting: a begin opens a span, an end
+ * closes its span (and the unended ones above it).  0, or -errno after
+ * saying why in a trace.error record. */
+static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, struct place *pl)
+{
+	pl->parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
+	pl->depth = t->n_spans;
+	if (ph == PH_BEGIN) {
+		struct ct_span s = { .id = ct_span_next_id(), .key = key, .ts = pl->ts, .event = ev };
+		int r = ct_span_push(t, &s);
+
+		if (r < 0) {
+			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
+			return r;
+		}
+		pl->span = s.id;
+	} else if (ph == PH_END) {
+		ssize_t i = ct_span_find(t, ev, key);
+
+		if (i < 0) {
+			ct_error(t, "%s ended without a begin on this thread", ct_events[ev].name);
+			return -ENOENT;
+		}
+		/* spans above it never ended: leave them open in the trace */
+		pl->span = t->spans[i].id;
+		pl->dur = pl->ts - t->spans[i].ts;
+		t->n_spans = (size_t)i;
+		pl->depth = t->n_spans;
+		pl->parent = pl->depth ? t->spans[pl->depth - 1].id : 0;
+	}
+	return 0;
+}
+
+/* Emit one record (see emit.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
-	uint64_t ts = ct_now(t), span = 0, parent, dur = 0;
-	size_t depth;
+	struct place pl = { .ts = ct_now(t) };
 	int r;
 
 	/* a family's callbacks may feed events of another category (the
@@ -139,41 +122,18 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 	}
 	if (!t->managed_id && ct.info)
 		(void)info_GetCurrentThreadID(ct.info, &t->managed_id);
-	parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
-	depth = t->n_spans;
-
-	if (ph == PH_BEGIN) {
-		struct ct_span s = { .id = atomic_fetch_add(&next_span_id, 1), .key = key, .ts = ts, .event = ev };
-
-		r = span_push(t, &s);
-		if (r < 0) {
-			json_decref(payload);
-			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
-			return r;
-		}
-		span = s.id;
-	} else if (ph == PH_END) {
-		ssize_t i = span_find(t, ev, key);
-
-		if (i < 0) {
-			json_decref(payload);
-			ct_error(t, "%s ended without a begin on this thread", ct_events[ev].name);
-			return -ENOENT;
-		}
-		/* spans above it never ended: leave them open in the trace */
-		span = t->spans[i].id;
-		dur = ts - t->spans[i].ts;
-		t->n_spans = (size_t)i;
-		depth = t->n_spans;
-		parent = depth ? t->spans[depth - 1].id : 0;
+	r = place_record(t, ev, ph, key, &pl);
+	if (r < 0) {
+		json_decref(payload);
+		return r;
 	}
-
-	record_write(t, ev, ph, ts, span, parent, depth, dur, payload);
+	record_write(t, ev, ph, &pl, payload);
 	json_decref(payload);
-	if (t->line.oom)
+	if (t->line.b.oom)
 		return -ENOMEM;
-	ct_dispatch(t, ev, (int)depth);
-	return (int64_t)span;
+	if (ct_sinks_dispatch(t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth) && ev != EV_TRACE_DROPPED)
+		ct_report_drops(false);
+	return (int64_t)pl.span;
 }
 
 /* Report a problem of the tracer's own as a trace.error record. */

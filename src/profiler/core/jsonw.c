@@ -7,42 +7,6 @@
 
 #include "profiler/core/jsonw.h"
 
-/* Make room for n more bytes; false (and w->oom) when out of memory. */
-bool jw_grow(struct jw *w, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (w->oom)
-		return false;
-	if (w->len + n <= w->cap)
-		return true;
-	cap = w->cap ? w->cap : 512;
-	while (cap < w->len + n)
-		cap *= 2;
-	p = realloc(w->p, cap);
-	if (!p) {
-		w->oom = true;
-		return false;
-	}
-	w->p = p;
-	w->cap = cap;
-	return true;
-}
-
-/* Start over, keeping the memory. */
-void jw_reset(struct jw *w)
-{
-	w->len = 0;
-	w->oom = false;
-}
-
-void jw_free(struct jw *w)
-{
-	free(w->p);
-	*w = (struct jw){ 0 };
-}
-
 /* Append a JSON string: quotes, escapes; bytes that are not valid UTF-8
  * become U+FFFD so a line is always valid JSON. */
 /* Bytes copied as they are: printable ASCII but the quote and backslash. */
@@ -143,14 +107,20 @@ void jw_key(struct jw *w, const char *key)
 {
 	size_t n = strlen(key);
 
-	if (!jw_grow(w, n + 4))
+	struct strbuf *b = &w->b;
+	char *q;
+
+	if (b->len + n + 4 >= b->cap && !strbuf_grow(b, n + 4))
 		return;
-	w->p[w->len++] = ',';
-	w->p[w->len++] = '"';
-	memcpy(w->p + w->len, key, n);
-	w->len += n;
-	w->p[w->len++] = '"';
-	w->p[w->len++] = ':';
+	q = b->s + b->len;
+	*q++ = ',';
+	*q++ = '"';
+	memcpy(q, key, n);
+	q += n;
+	*q++ = '"';
+	*q++ = ':';
+	*q = '\0';
+	b->len += n + 4;
 }
 
 /* The members of an object, each as ,"k":v. */
@@ -175,11 +145,11 @@ void jw_value(struct jw *w, const json_t *v)
 
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		size_t start = w->len;
+		size_t start = w->b.len;
 
 		jw_members(w, v);
-		if (w->len > start && !w->oom)
-			w->p[start] = '{'; /* the first member's comma becomes the brace */
+		if (w->b.len > start && !w->b.oom)
+			w->b.s[start] = '{'; /* the first member's comma becomes the brace */
 		else
 			jw_raw(w, "{", 1);
 		jw_raw(w, "}", 1);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* A small JSON writer for the record hot path: appends to a growable
- * buffer, no allocation per value (jansson's dump is ten times slower). */
+/* A small JSON writer for the record hot path: appends to the growable
+ * string (common/strbuf.h), no allocation per value (jansson's dump is ten
+ * times slower). */
 #pragma once
 
 #include <jansson.h>
@@ -9,24 +10,30 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/strbuf.h"
+
+/* The record being written: b.s, b.len; b.oom once an allocation failed
+ * (the record is dropped). */
 struct jw {
-	char *p;
-	size_t len, cap;
-	bool oom; /* set once an allocation failed; the record is dropped */
+	struct strbuf b;
 };
 
-void jw_reset(struct jw *w);
-void jw_free(struct jw *w);
-/* Grow for n more bytes; false when out of memory (slow path of jw_raw). */
-bool jw_grow(struct jw *w, size_t n);
+/* Start over, keeping the memory. */
+static inline void jw_reset(struct jw *w)
+{
+	strbuf_reset(&w->b);
+}
+
+/* Free the memory. */
+static inline void jw_free(struct jw *w)
+{
+	strbuf_free(&w->b);
+}
 
 /* Append n raw bytes. */
 static inline void jw_raw(struct jw *w, const char *s, size_t n)
 {
-	if (w->len + n > w->cap && !jw_grow(w, n))
-		return;
-	memcpy(w->p + w->len, s, n);
-	w->len += n;
+	strbuf_add(&w->b, s, n);
 }
 
 void jw_str(struct jw *w, const char *s);       /* "escaped" */

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "profiler/abi/info.h"
-#include "profiler/core/tracer.h"
+#include "profiler/core/names.h"
+#include "profiler/core/state.h"
 #include "common/u64map.h"
 #include "common/utf16.h"
 #include "common/util.h"

@@ -6,8 +6,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "profiler/families/exceptions/machine.h"
-#include "profiler/core/tracer.h"
+#include "profiler/abi/info.h"
+#include "profiler/core/state.h"
+#include "profiler/core/thread.h"
+
+/* The exception machine's destructor: weak, so that the core does not
+ * depend on the exceptions family (absent in the unit tests, which never
+ * make a machine). */
+__attribute__((weak)) void exm_free(struct exm *m);
 
 static pthread_key_t thread_key;
 static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
@@ -33,7 +39,8 @@ static void thread_free(void *p)
 			t->reg_next->reg_prev = t->reg_prev;
 		pthread_mutex_unlock(&registry_lock);
 	}
-	exm_free(t->exm);
+	if (exm_free)
+		exm_free(t->exm);
 	free(t->spans);
 	jw_free(&t->line);
 	pthread_mutex_destroy(&t->lock);
@@ -64,7 +71,7 @@ struct ct_thread *ct_thread_get(void)
 	return t;
 }
 
-/* List T in the registry (see tracer.h). */
+/* List T in the registry (see thread.h). */
 void ct_thread_register(struct ct_thread *t)
 {
 	if (t->registered)
@@ -79,11 +86,22 @@ void ct_thread_register(struct ct_thread *t)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-/* Walk the registry (see tracer.h). */
+/* Walk the registry (see thread.h). */
 void ct_threads_each(void (*fn)(struct ct_thread *t, void *ud), void *ud)
 {
 	pthread_mutex_lock(&registry_lock);
 	for (struct ct_thread *t = registry; t; t = t->reg_next)
 		fn(t, ud);
 	pthread_mutex_unlock(&registry_lock);
+}
+
+
+/* The managed ThreadID's OS thread id, or 0. */
+int ct_os_tid(ThreadID id)
+{
+	DWORD os = 0;
+
+	if (!id || FAILED(info_GetThreadInfo(ct.info, id, &os)))
+		return 0;
+	return (int)os;
 }

@@ -25,7 +25,6 @@
 
 #include "common/pending.h"
 #include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
 #include "common/util.h"
 
 #define FILE_BUFFER_SIZE (256 * 1024)
@@ -67,13 +66,13 @@ static int file_open_path(const char *path)
 }
 
 /* Open the sink from its template. */
-static int file_open(struct ct_sink *s, const struct ct_output *o, char **why)
+static int file_open(struct ct_sink *s, const struct ct_output *o, const struct ct_sink_spec *spec, char **why)
 {
 	struct file_sink *f;
 	char *path;
 	int fd;
 
-	path = config_expand_path(o->path, ct.pid, ct.program, (long long)(ct.start_ns / 1000000000u));
+	path = config_expand_path(o->path, spec->pid, spec->program, (long long)(spec->start_ns / 1000000000u));
 	if (!path)
 		return -ENOMEM;
 	fd = file_open_path(path);

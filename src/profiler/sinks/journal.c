@@ -31,7 +31,6 @@
 
 #include "profiler/sinks/journal-fields.h"
 #include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
 #include "common/util.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -229,10 +228,10 @@ static void *writer_main(void *arg)
 }
 
 /* Open: read the rate limit, start the writer with every signal blocked. */
-static int journal_open(struct ct_sink *s, const struct ct_output *o, char **why)
+static int journal_open(struct ct_sink *s, const struct ct_output *o, const struct ct_sink_spec *spec, char **why)
 {
 	struct journal_sink *j;
-	unsigned burst = ct.cfg.journal_burst, interval_s = ct.cfg.journal_interval_s;
+	unsigned burst = spec->journal_burst, interval_s = spec->journal_interval_s;
 	sigset_t all, old;
 	int r;
 
@@ -242,7 +241,7 @@ static int journal_open(struct ct_sink *s, const struct ct_output *o, char **why
 	j->sink = s;
 	j->rl_burst = burst;
 	j->rl_interval_ns = (uint64_t)interval_s * 1000000000u;
-	j->ident = strdup(ct.cfg.ident ? ct.cfg.ident : ct.program ? ct.program : "dotnet");
+	j->ident = strdup(spec->ident ? spec->ident : spec->program ? spec->program : "dotnet");
 	s->where = strdup("journal");
 	if (!j->ident || !s->where) {
 		r = -ENOMEM;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Sinks: where finished records go.  One table of kinds (sink.c). */
+/* Sinks: where finished records go.  What one kind of sink implements and
+ * the accounting it reports its losses to; one table of kinds (sinks.c). */
 #pragma once
 
 #include <jansson.h>
@@ -11,6 +12,7 @@
 
 #include "common/config.h"
 #include "common/vocabulary.h"
+#include "profiler/sinks/sinks.h"
 
 /* One finished record, as every sink sees it. */
 struct ct_rec {
@@ -26,8 +28,9 @@ struct ct_sink;
 
 struct ct_sink_ops {
 	enum ct_output_kind kind;
-	/* Open; 0 or -errno, *why set to a sentence for stderr on failure. */
-	int (*open)(struct ct_sink *s, const struct ct_output *o, char **why);
+	/* Open O; SPEC tells who the process is (valid during the call only).
+	 * 0 or -errno, *why set to a sentence for stderr on failure. */
+	int (*open)(struct ct_sink *s, const struct ct_output *o, const struct ct_sink_spec *spec, char **why);
 	/* Take one record.  Called with the emit lock held, in seq order: must
 	 * not block for long (no waiting on a peer; buffer or queue). */
 	void (*write)(struct ct_sink *s, const struct ct_rec *r);
@@ -67,7 +70,3 @@ void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
 void ct_sink_recovered(struct ct_sink *s);
 /* A short reason for a write error -E: "disk full" for ENOSPC, else strerror. */
 const char *ct_sink_errno_reason(int e);
-
-struct ct_thread;
-/* Give the record in t->line its seq and hand it to every sink. */
-void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth);

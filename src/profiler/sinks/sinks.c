@@ -2,10 +2,12 @@
 /*
  * The sink set: one lock orders records (seq) and hands each to every
  * sink; a flusher thread pushes buffers out a few times a second; drops are
- * reported as trace.dropped records once a sink works again, on stderr at
- * the time and at exit, and to `clrtrace run` (CLRTRACE_STATUS).
+ * counted per sink and reason, handed to the record core (which reports
+ * them as trace.dropped records once a sink works again), said on stderr
+ * at the time and at exit, and sent to `clrtrace run` (CLRTRACE_STATUS).
+ * Everything the sinks know of the process comes in the spec at open.
  *
- * runtime.shutdown ends the trace: ct_sinks_totals() seals it, so that the
+ * runtime.shutdown ends the trace: ct_sinks_seal() seals it, so that the
  * shutdown record is the last one numbered and its totals are final;
  * threads still running afterwards (Environment.Exit) get no seq at all.
  */
@@ -20,8 +22,9 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/strbuf.h"
 #include "profiler/sinks/sink.h"
-#include "profiler/core/tracer.h"
+#include "profiler/sinks/sinks.h"
 #include "common/util.h"
 
 
@@ -48,6 +51,8 @@ static atomic_bool announce_pending;
 static char *status_socket; /* CLRTRACE_STATUS: where `clrtrace run` listens */
 static bool exit_said, atexit_done;
 static void sinks_atexit(void);
+
+static struct ct_sink_spec spec; /* say and flush_ms; outputs only while opening */
 
 static pthread_t flusher;
 static bool flusher_running;
@@ -117,24 +122,38 @@ static void announce_losses(void)
 		memcpy(reason, s->reason, sizeof(reason));
 		pthread_mutex_unlock(&s->reason_lock);
 		snprintf(key, sizeof(key), "loss %s %s", s->where, reason);
-		ct_say_once(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
-			    reason);
+		spec.say(key, "records for %s are being lost: %s (counted; the total is said at exit)", s->where,
+			 reason);
 	}
+}
+
+/* Send MSG to `clrtrace run`'s status socket ("@name": an abstract socket,
+ * nothing on disk, which may be full); never waits. */
+static void send_status(const char *msg, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t l = strlen(status_socket);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
+		memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
+		(void)sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
+			     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* At exit: the loss of each sink, once, on stderr and to `clrtrace run`. */
 static void say_exit_losses(uint64_t records)
 {
-	char *msg = NULL;
-	size_t size = 0;
-	FILE *f;
+	struct strbuf status = { 0 };
 
 	if (exit_said)
 		return;
 	exit_said = true;
-	f = status_socket ? open_memstream(&msg, &size) : NULL;
-	if (f)
-		fprintf(f, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
+	if (status_socket)
+		strbuf_printf(&status, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
 		uint64_t lost = atomic_load(&s->dropped);
@@ -146,79 +165,65 @@ static void say_exit_losses(uint64_t records)
 		memcpy(reasons, s->reasons, sizeof(reasons));
 		pthread_mutex_unlock(&s->reason_lock);
 		snprintf(key, sizeof(key), "exit %s", s->where);
-		ct_say_once(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
-			    s->where, reasons);
-		if (f)
-			fprintf(f, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
+		spec.say(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
+			 s->where, reasons);
+		if (status_socket)
+			strbuf_printf(&status, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
 	}
-	if (f && fclose(f) == 0 && msg) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
-		size_t l = strlen(status_socket);
-		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-		/* "@name": an abstract socket, nothing on disk (which may be full) */
-		if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
-			memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
-			(void)sendto(fd, msg, size, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
-				     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	free(msg);
+	if (status_socket && !status.oom && status.s)
+		send_status(status.s, status.len);
+	strbuf_free(&status);
 }
 
-/* Emit trace.dropped for every sink that lost records and works again. */
-static void report_drops(bool all)
+/* Call FN for the unreported losses of each sink that works again (ALL:
+ * of every sink), holding the set open: FN emits trace.dropped, which
+ * comes back through ct_sinks_dispatch (reads of sinks_rw nest). */
+void ct_sinks_each_drop(bool all, void (*fn)(const struct ct_drop *d, void *ud), void *ud)
 {
-	struct ct_thread *t;
-
 	if (atomic_load(&trace_state) != TRACE_OPEN || (!atomic_exchange(&reports_pending, false) && !all))
 		return;
-	t = ct_thread_get();
-	pthread_rwlock_rdlock(&sinks_rw); /* ct_emit takes it again: reads nest */
+	pthread_rwlock_rdlock(&sinks_rw);
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
-		uint64_t n;
+		char reason[sizeof(s->reason)];
+		struct ct_drop d;
 
 		if (!all && !atomic_exchange(&s->report_ready, false))
 			continue;
-		char reason[sizeof(s->reason)];
-
-		n = atomic_exchange(&s->unreported, 0);
-		if (!n)
+		d.count = atomic_exchange(&s->unreported, 0);
+		if (!d.count)
 			continue;
 		pthread_mutex_lock(&s->reason_lock);
 		memcpy(reason, s->reason, sizeof(reason));
 		pthread_mutex_unlock(&s->reason_lock);
-		ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
-			json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)n,
-				  "sink", ct_output_kind_to_string(s->ops->kind),
-				  "where", s->where, "reason", reason));
+		d.kind = s->ops->kind;
+		d.where = s->where;
+		d.reason = reason;
+		fn(&d, ud);
 	}
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Give the record in t->line its seq and hand it to every sink, in seq
- * order.  Only this short section is serialised between threads. */
-void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
+/* Give the record its seq and hand it to every sink, in seq order.  Only
+ * this short section is serialised between threads. */
+bool ct_sinks_dispatch(char *line, size_t len, int tid, enum ct_event ev, int depth)
 {
 	static const char prefix[] = "{\"v\":1,\"seq\":";
-	struct ct_rec r = { .event = ev, .depth = depth, .tid = t->tid };
+	struct ct_rec r = { .event = ev, .depth = depth, .tid = tid };
 	char digits[24], *start, *d;
 	size_t nd;
 
 	pthread_rwlock_rdlock(&sinks_rw);
 	if (n_sinks == 0) { /* closed: the record has nowhere to go */
 		pthread_rwlock_unlock(&sinks_rw);
-		return;
+		return false;
 	}
 	pthread_mutex_lock(&emit_lock);
 	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || ev != EV_RUNTIME_SHUTDOWN)) {
 		/* after runtime.shutdown: not part of the trace */
 		pthread_mutex_unlock(&emit_lock);
 		pthread_rwlock_unlock(&sinks_rw);
-		return;
+		return false;
 	}
 	if (ev == EV_RUNTIME_SHUTDOWN)
 		trace_state = TRACE_ENDED;
@@ -227,11 +232,11 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 	for (uint64_t v = r.seq; v; v /= 10)
 		*--d = (char)('0' + v % 10);
 	nd = (size_t)(digits + sizeof(digits) - d);
-	start = t->line.p + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
+	start = line + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
 	memcpy(start, prefix, sizeof(prefix) - 1);
 	memcpy(start + sizeof(prefix) - 1, d, nd);
 	r.line = start;
-	r.len = t->line.len - (size_t)(start - t->line.p);
+	r.len = len - (size_t)(start - line);
 	for (size_t i = 0; i < n_sinks; i++)
 		sinks[i].ops->write(&sinks[i], &r);
 	pthread_mutex_unlock(&emit_lock);
@@ -242,8 +247,7 @@ void ct_dispatch(struct ct_thread *t, enum ct_event ev, int depth)
 	if (atomic_load_explicit(&announce_pending, memory_order_relaxed))
 		announce_losses();
 	pthread_rwlock_unlock(&sinks_rw);
-	if (atomic_load(&reports_pending) && ev != EV_TRACE_DROPPED)
-		report_drops(false);
+	return atomic_load(&reports_pending);
 }
 
 /* Flush every sink (a caller that is about to die waits at most 2 s, and
@@ -279,8 +283,8 @@ static void *flusher_main(void *arg)
 	pthread_mutex_lock(&flusher_lock);
 	while (!flusher_stop) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += ct.cfg.flush_ms / 1000;
-		ts.tv_nsec += (long)(ct.cfg.flush_ms % 1000) * 1000000L;
+		ts.tv_sec += spec.flush_ms / 1000;
+		ts.tv_nsec += (long)(spec.flush_ms % 1000) * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -304,7 +308,7 @@ static int sink_open_one(const struct ct_output *o, char **why)
 
 	*s = (struct ct_sink){ .ops = sink_kinds[o->kind] };
 	pthread_mutex_init(&s->reason_lock, NULL);
-	r = s->ops->open(s, o, why);
+	r = s->ops->open(s, o, &spec, why);
 	if (r < 0) {
 		free(s->where);
 		if (!*why)
@@ -315,56 +319,38 @@ static int sink_open_one(const struct ct_output *o, char **why)
 	return 0;
 }
 
-/* Open every configured sink; those that fail are said once (one line
- * each) and left out.  When nothing opens and a trace file was asked for,
- * the default file takes its place, as for any bad value.  Returns the
- * number open, or -errno when none could be opened. */
-int ct_sinks_open(void)
+/* A spec without a voice: the sinks keep quiet. */
+static void say_nothing(const char *key, const char *fmt, ...)
 {
-	const struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
-	size_t n = ct.cfg.n_outputs, last_file = SIZE_MAX;
-	_cleanup_free_ char **whys = calloc(n, sizeof(char *));
-	_cleanup_free_ char *def_why = NULL, *def_where = NULL;
-	bool default_tried = false, fell_back = false;
+}
 
-	sinks = calloc(n + 1, sizeof(*sinks)); /* + 1: the default file */
-	if (!sinks || !whys) {
-		free(sinks);
-		sinks = NULL;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ct_output *o = &ct.cfg.outputs[i];
-
-		if (sink_open_one(o, &whys[i]) < 0 && o->kind == OUT_FILE) {
-			last_file = i;
-			default_tried |= streq(o->path, CT_DEFAULT_FILE);
-		}
-	}
-	if (n_sinks == 0 && last_file != SIZE_MAX && !default_tried) {
-		const char *w = NULL;
-
-		fell_back = sink_open_one(&def, &def_why) == 0;
-		if (fell_back) {
-			def_where = realpath(sinks[0].where, NULL);
-			(void)config_parse_outputs(CT_DEFAULT_OUTPUT, &ct.cfg, &w); /* runtime.init tells the truth */
-		}
-	}
+/* Say why each output in WHYS[0..n) did not open, once, one line each
+ * (freeing the reasons): the last file that failed tells whether the
+ * default file took its place (DEF_WHERE) or failed too (DEF_WHY). */
+static void say_open_failures(char **whys, size_t n, size_t last_file, bool fell_back, const char *def_why,
+			      const char *def_where)
+{
 	for (size_t i = 0; i < n; i++) {
 		if (!whys[i])
 			continue;
 		if (i == last_file && fell_back)
-			ct_say_once(whys[i], "%s; writing %s instead", whys[i], def_where ? def_where : sinks[0].where);
+			spec.say(whys[i], "%s; writing %s instead", whys[i], def_where ? def_where : sinks[0].where);
 		else if (i == last_file && def_why)
-			ct_say_once(whys[i], "%s; the default file failed too: %s; not tracing", whys[i], def_why);
+			spec.say(whys[i], "%s; the default file failed too: %s; not tracing", whys[i], def_why);
 		else
-			ct_say_once(whys[i], "%s; %s", whys[i], n_sinks ? "no trace goes there" : "not tracing");
+			spec.say(whys[i], "%s; %s", whys[i], n_sinks ? "no trace goes there" : "not tracing");
 		free(whys[i]);
 	}
-	if (n_sinks == 0)
-		return -EIO;
+}
+
+/* The trace is open: the exit hook (once), the status socket, the
+ * flusher thread. */
+static void trace_start(void)
+{
+	sigset_t all, old;
+
 	if (!atexit_done) {
-		const char *v = secure_getenv("CLRTRACE_STATUS");
+		const char *v = spec.status;
 
 		/* set by `clrtrace run` only: an abstract socket name */
 		if (v && v[0] == '@' && strlen(v) < sizeof(((struct sockaddr_un *)0)->sun_path))
@@ -372,23 +358,66 @@ int ct_sinks_open(void)
 		atexit(sinks_atexit);
 		atexit_done = true;
 	}
+	spec.status = NULL;
 	atomic_store(&trace_state, TRACE_OPEN);
 	exit_said = false;
-	sigset_t all, old;
 	sigfillset(&all);
 	/* the flusher must never take a signal meant for the program */
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	flusher_running = ct.cfg.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
+	flusher_running = spec.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Open every configured sink; those that fail are said once (one line
+ * each) and left out.  When nothing opens and a trace file was asked for,
+ * the default file takes its place, as for any bad value (*FELL_BACK: the
+ * caller's configuration should say so).  Returns the number open, or
+ * -errno when none could be opened. */
+int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back)
+{
+	const struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
+	size_t n = sp->n_outputs, last_file = SIZE_MAX;
+	_cleanup_free_ char **whys = calloc(n, sizeof(char *));
+	_cleanup_free_ char *def_why = NULL, *def_where = NULL;
+	bool default_tried = false;
+
+	spec = *sp;
+	if (!spec.say)
+		spec.say = say_nothing;
+	*fell_back = false;
+	sinks = calloc(n + 1, sizeof(*sinks)); /* + 1: the default file */
+	if (!sinks || !whys) {
+		free(sinks);
+		sinks = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_output *o = &spec.outputs[i];
+
+		if (sink_open_one(o, &whys[i]) < 0 && o->kind == OUT_FILE) {
+			last_file = i;
+			default_tried |= streq(o->path, CT_DEFAULT_FILE);
+		}
+	}
+	if (n_sinks == 0 && last_file != SIZE_MAX && !default_tried) {
+		*fell_back = sink_open_one(&def, &def_why) == 0;
+		if (*fell_back)
+			def_where = realpath(sinks[0].where, NULL);
+	}
+	spec.outputs = NULL; /* the caller's, and may change now */
+	spec.n_outputs = 0;
+	say_open_failures(whys, n, last_file, *fell_back, def_why, def_where);
+	if (n_sinks == 0)
+		return -EIO;
+	trace_start();
 	return (int)n_sinks;
 }
 
-/* Seal the trace for runtime.shutdown and give its totals: drops are
- * reported and buffers flushed first, so that the totals count every loss
- * of the records before it; after this, only runtime.shutdown gets a seq. */
-void ct_sinks_totals(struct ct_totals *out)
+/* Seal the trace for runtime.shutdown and give its totals: buffers are
+ * flushed first, so that the totals count every loss of the records
+ * before it; after this, only runtime.shutdown gets a seq. */
+void ct_sinks_seal(struct ct_totals *out)
 {
-	report_drops(true);
 	ct_flush_all(false);
 	pthread_rwlock_rdlock(&sinks_rw);
 	pthread_mutex_lock(&emit_lock);
@@ -418,19 +447,24 @@ static void sinks_atexit(void)
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Report leftovers, flush, close every sink, stop the flusher; say what
- * was lost. */
+/* Stop the flusher thread (closing: the core reports the last drops
+ * between this and ct_sinks_close). */
+void ct_sinks_stop_flusher(void)
+{
+	if (!flusher_running)
+		return;
+	pthread_mutex_lock(&flusher_lock);
+	flusher_stop = true;
+	pthread_cond_signal(&flusher_cond);
+	pthread_mutex_unlock(&flusher_lock);
+	pthread_join(flusher, NULL);
+	flusher_running = false;
+}
+
+/* Stop the flusher, flush, close every sink; say what was lost. */
 void ct_sinks_close(void)
 {
-	if (flusher_running) {
-		pthread_mutex_lock(&flusher_lock);
-		flusher_stop = true;
-		pthread_cond_signal(&flusher_cond);
-		pthread_mutex_unlock(&flusher_lock);
-		pthread_join(flusher, NULL);
-		flusher_running = false;
-	}
-	report_drops(true);
+	ct_sinks_stop_flusher();
 	ct_flush_all(false);
 	pthread_rwlock_wrlock(&sinks_rw);
 	pthread_mutex_lock(&emit_lock);

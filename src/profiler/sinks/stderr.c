@@ -8,7 +8,7 @@
 #include "common/util.h"
 
 /* Nothing to open. */
-static int stderr_open(struct ct_sink *s, const struct ct_output *o, char **why)
+static int stderr_open(struct ct_sink *s, const struct ct_output *o, const struct ct_sink_spec *spec, char **why)
 {
 	s->where = strdup("stderr");
 	return s->where ? 0 : -ENOMEM;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace's own accounting: trace.dropped records from the sinks' loss
+ * counts, and the end of the trace (totals for runtime.shutdown, close).
+ * The sinks count; only the record core writes records.
+ */
+#include "profiler/core/emit.h"
+#include "profiler/core/thread.h"
+#include "profiler/sinks/sinks.h"
+
+/* One trace.dropped record for one sink's unreported losses. */
+static void emit_drop(const struct ct_drop *d, void *ud)
+{
+	struct ct_thread *t = ud;
+
+	ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
+		json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)d->count, "sink",
+			  ct_output_kind_to_string(d->kind), "where", d->where, "reason", d->reason));
+}
+
+/* Emit trace.dropped for every sink that lost records and works again
+ * (ALL: for every sink with unreported losses). */
+void ct_report_drops(bool all)
+{
+	ct_sinks_each_drop(all, emit_drop, ct_thread_get());
+}
+
+/* Seal the trace for runtime.shutdown: the drops so far reported first,
+ * so that its totals count every loss of the records before it. */
+void ct_trace_totals(struct ct_totals *out)
+{
+	ct_report_drops(true);
+	ct_sinks_seal(out);
+}
+
+/* Close the trace: report the leftover drops, flush, close every sink. */
+void ct_trace_close(void)
+{
+	ct_sinks_stop_flusher();
+	ct_report_drops(true);
+	ct_sinks_close();
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing records: one record on the calling thread with its span nesting
+ * (emit.c), the tracer's own errors, the payload helpers (payload.c), and the
+ * trace's accounting (drops.c). */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/vocabulary.h"
+#include "profiler/abi/corprof.h"
+#include "profiler/sinks/sinks.h"
+
+struct ct_thread;
+
+/*
+ * Emit one record on the calling thread.  PAYLOAD is stolen (may be NULL).
+ * PH_BEGIN pushes a span keyed by (event, key); PH_END pops the matching
+ * span (spans above it that never ended are dropped from the stack, not
+ * invented); an END with no matching BEGIN is reported as trace.error.
+ * EXTRA_END_FIELDS on PH_END: hr etc. go in the payload as usual.
+ * Returns the span id (begin/end), 0 for instants, or -errno.
+ */
+int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+
+/* Report a problem of the tracer's own as a trace.error record. */
+void ct_error(struct ct_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* JSON helpers for the common payload objects. */
+json_t *ct_json_id(uint64_t id); /* "0x…" hex string */
+/* "0x%08x" of an HRESULT, for the hr field of end records. */
+json_t *ct_json_hr(HRESULT hr);
+
+/* The trace's accounting (drops.c): trace.dropped for the sinks that lost
+ * records (ALL: every one with losses not yet reported); the seal and
+ * totals for runtime.shutdown; the end. */
+void ct_report_drops(bool all);
+void ct_trace_totals(struct ct_totals *out);
+void ct_trace_close(void);

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* Runtime ids to names, cached (names.c). */
+#pragma once
+
+#include "profiler/abi/corprof.h"
+
+/* Names, cached; never NULL ("?" when unknown).  Valid until shutdown. */
+const char *ct_function_name(FunctionID f);
+const char *ct_class_name(ClassID c);
+const char *ct_module_path(ModuleID m);
+const char *ct_assembly_name(AssemblyID a);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Each thread's stack of open spans (spans.h). */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "profiler/core/spans.h"
+#include "profiler/core/thread.h"
+
+#define MAX_SPAN_DEPTH 4096
+
+static atomic_uint_fast64_t next_span_id = 1;
+
+/* A new span id, unique in the process. */
+uint64_t ct_span_next_id(void)
+{
+	return atomic_fetch_add(&next_span_id, 1);
+}
+
+/* Push a span; 0 or -ENOMEM/-E2BIG. */
+int ct_span_push(struct ct_thread *t, const struct ct_span *s)
+{
+	if (t->n_spans >= MAX_SPAN_DEPTH)
+		return -E2BIG;
+	if (t->n_spans == t->cap_spans) {
+		size_t cap = t->cap_spans ? t->cap_spans * 2 : 32;
+		struct ct_span *n = realloc(t->spans, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->spans = n;
+		t->cap_spans = cap;
+	}
+	t->spans[t->n_spans++] = *s;
+	return 0;
+}
+
+/* Find the innermost open span (ev, key); -1 if none. */
+ssize_t ct_span_find(const struct ct_thread *t, enum ct_event ev, uint64_t key)
+{
+	for (size_t i = t->n_spans; i > 0; i--)
+		if (t->spans[i - 1].event == ev && t->spans[i - 1].key == key)
+			return (ssize_t)(i - 1);
+	return -1;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* The one TLS struct per OS thread and the registry of threads that hold
+ * exception state (thread.c). */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/util.h"
+#include "common/vocabulary.h"
+#include "profiler/abi/corprof.h"
+#include "profiler/core/jsonw.h"
+
+struct exm; /* exceptions/machine.h */
+
+/* A handler Enter stashed while the runtime held the exception object
+ * unprotected (dotnet/runtime#132462), fed to the machine at the thread's
+ * next exception callback (exceptions/deferred.c). */
+struct ct_deferred {
+	int kind;             /* enum exm_input_kind */
+	uint64_t fn, object, frame, pc, ts;
+};
+#define CT_DEFERRED_MAX 4
+#define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */
+
+/* One open span on a thread's stack. */
+struct ct_span {
+	uint64_t id;
+	uint64_t key; /* what pairs begin and end (module id, function id…) */
+	uint64_t ts;
+	enum ct_event event;
+};
+
+/* Everything the tracer keeps per OS thread. */
+struct ct_thread {
+	int tid;              /* gettid() */
+	int in_callback;      /* re-entrancy guard */
+	ThreadID managed_id;  /* 0 until known */
+	struct ct_span *spans;
+	size_t n_spans, cap_spans;
+	struct exm *exm;      /* exception state machine, created on demand */
+	struct ct_deferred deferred[CT_DEFERRED_MAX];
+	atomic_uint n_deferred; /* atomic: the exit path may replay it (deferred.c) */
+	atomic_uint deferred_lost; /* stashes that did not fit, said at the replay */
+	uint64_t ts_replay;   /* nonzero: records take this time (a replay) */
+	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
+	unsigned n_pins;
+	struct jw line;       /* the record being written */
+	/* Held by this thread's callbacks (not the two that only stash), and
+	 * with trylock by the exit path that ends this thread's stories from
+	 * another thread (glue.c ct_exceptions_exit). */
+	pthread_mutex_t lock;
+	struct ct_thread *reg_next, *reg_prev; /* the registry of threads with a machine */
+	bool registered;
+	/* set while the exit path feeds this thread's machine from another
+	 * thread: the pins stay (the thread may be inside CatcherEnter, the
+	 * window they guard); the thread releases them itself later */
+	bool fed_by_other;
+};
+
+/* This thread's state; NULL only when out of memory. */
+struct ct_thread *ct_thread_get(void);
+/* Put T in the registry of threads with exception state (once; T's own
+ * thread, holding T->lock).  Unlisted when the thread's state is freed. */
+void ct_thread_register(struct ct_thread *t);
+/* Call FN on every registered thread, the registry locked: a thread cannot
+ * free its state meanwhile.  FN must not block on a thread's lock. */
+void ct_threads_each(void (*fn)(struct ct_thread *t, void *ud), void *ud);
+
+/* The time of the record being built on T: now, or the replayed input's. */
+static inline uint64_t ct_now(const struct ct_thread *t)
+{
+	return t && t->ts_replay ? t->ts_replay : now_ns();
+}
+
+/* The managed ThreadID's OS thread id, or 0. */
+int ct_os_tid(ThreadID id);
