@@ -27,6 +27,10 @@ if [ -n "${FLEET_HOST:-}" ]; then
 	. "$top_srcdir/tests/journald.sh"
 	[ "$journald_private" = 1 ] || die "no private journald"
 	journald_start
+	# a reader following the journal from before the runs (view -f --journal)
+	timeout -k 5 200 "$CLRTRACE" view -f --color=never --journal --identifier "$FLEET_ID" \
+		>"$OUT/follow-view.txt" 2>"$OUT/follow-view.err" &
+	follow_pid=$!
 	# runs in the same order as the file copy: one run that catches 3,
 	# one that dies of an unhandled exception
 	"$CLRTRACE" run -o "file:$OUT/throw.jsonl" -o journal --ident "$FLEET_ID" -- \
@@ -34,6 +38,16 @@ if [ -n "${FLEET_HOST:-}" ]; then
 	"$CLRTRACE" run -o "file:$OUT/unh.jsonl" -o journal --ident "$FLEET_ID" -- \
 		dotnet "$FLEET_DLL" unhandled >"$OUT/unh.stdout" 2>"$OUT/unh.stderr"
 	journald_sync
+	# the follower has shown every record once it stops growing (at most 20 s)
+	last=-1
+	for _ in $(seq 40); do
+		n=$(wc -c <"$OUT/follow-view.txt")
+		[ "$n" = "$last" ] && [ "$n" -gt 0 ] && break
+		last=$n
+		sleep 0.5
+	done
+	kill "$follow_pid" 2>/dev/null
+	wait "$follow_pid" 2>/dev/null
 	# the local journal through clrtrace --journal, before the upload
 	"$CLRTRACE" stats --json --journal --identifier "$FLEET_ID" >"$OUT/local-stats.json" 2>"$OUT/local-stats.err"
 	echo $? >"$OUT/local-stats.rc"
@@ -42,6 +56,13 @@ if [ -n "${FLEET_HOST:-}" ]; then
 		>"$OUT/local-future.json" 2>&1
 	"$CLRTRACE" stats --json --journal CLRTRACE_EVENT=exception.throw CLRTRACE_EVENT=exception.unhandled \
 		--identifier "$FLEET_ID" >"$OUT/local-throws.json" 2>&1
+	for t in "@1" "-1d" yesterday "2000-01-01" "2000-01-01 00:00"; do
+		"$CLRTRACE" stats --json --journal --journal-since "$t" --identifier "$FLEET_ID" 2>&1 | jq .records
+	done >"$OUT/local-since.txt"
+	"$CLRTRACE" stats --json --journal --journal-until "@1" --identifier "$FLEET_ID" >"$OUT/local-until.json" 2>&1
+	"$CLRTRACE" stats --json --journal -u no-such-unit --identifier "$FLEET_ID" >"$OUT/local-unit.json" 2>&1
+	"$CLRTRACE" stats --journal --journal-since "last tuesday" >/dev/null 2>"$OUT/local-badtime.err"
+	echo $? >"$OUT/local-badtime.rc"
 	timeout -k 5 60 "$UPLOAD_BIN" --url="http://$FLEET_NET.1:$FLEET_PORT" --follow=no \
 		--save-state="$OUT/upload.state" >"$OUT/upload.log" 2>&1
 	echo $? >"$OUT/upload.rc"
@@ -205,6 +226,17 @@ EOF
 	if cmp -s "$d/file-view.txt" "$d/local-view.txt"; then ok "host $i: view --journal on the host is view of the file"; else
 		fail "host $i: view --journal differs"; fi
 	expect "host $i: --journal-since an hour ahead reads nothing" "$(jq .records "$d/local-future.json")" 0
+	expect "host $i: --journal-since @1, -1d, yesterday, 2000-01-01[ 00:00] read every record" \
+		"$(sort -u "$d/local-since.txt")" "$n_file"
+	expect "host $i: --journal-until @1 reads nothing" "$(jq .records "$d/local-until.json")" 0
+	expect "host $i: -u no-such-unit reads nothing" "$(jq .records "$d/local-unit.json")" 0
+	expect "host $i: a time journalctl-style parsing does not know is a usage error" \
+		"$(cat "$d/local-badtime.rc"):$(grep -c 'is not a time' "$d/local-badtime.err")" "2:1"
+	if [ -s "$d/follow-view.txt" ] && cmp -s "$d/file-view.txt" "$d/follow-view.txt"; then
+		ok "host $i: view -f --journal, started before the runs, showed them as view of the file does"
+	else
+		diff "$d/file-view.txt" "$d/follow-view.txt" | head; fail "host $i: view -f --journal differs"
+	fi
 	expect "host $i: two CLRTRACE_EVENT= matches are ORed" "$(jq .records "$d/local-throws.json")" \
 		"$(jq -c 'select(.event=="exception.throw" or .event=="exception.unhandled")' "$d/all.jsonl" | wc -l)"
 done

@@ -287,7 +287,7 @@ int journal_open(struct rd **ret, const struct journal_opts *o, char **matches, 
 	if (o->dir)
 		r = sd_journal_open_directory(&s->j, o->dir, 0);
 	else
-		r = sd_journal_open(&s->j, 0);
+		r = sd_journal_open(&s->j, SD_JOURNAL_LOCAL_ONLY); /* as journalctl */
 	if (r < 0) {
 		cli_error("%s: %s: cannot open the journal: %s", cmd, name, strerror(-r));
 		goto fail;
