@@ -311,7 +311,10 @@ int journal_open(struct rd **ret, const struct journal_opts *o, char **matches, 
 		cli_error("%s: %s: %s", cmd, name, strerror(-r));
 		goto fail;
 	}
-	return rd_open_source(ret, name, &jsrc_ops, s, follow);
+	r = rd_open_source(ret, name, &jsrc_ops, s, follow);
+	if (r < 0)
+		cli_error("%s: %s: %s", cmd, name, strerror(-r));
+	return r;
 fail:
 	jsrc_done(s);
 	return r == -EINVAL ? -EIO : r;

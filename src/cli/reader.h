@@ -33,7 +33,8 @@ struct rec {
 int rd_open(struct rd **ret, const char *path, bool follow);
 /* A second source of lines (the journal, src/cli/journal-source.c): next()
  * gives 1 and one record's line (valid until the next call), 0 at the end,
- * negative errno; wait() blocks briefly for more (follow mode); done()
+ * negative errno; wait() blocks briefly for more (follow mode): 0, or >0
+ * when no more will come (the reader then ends), or negative errno; done()
  * frees SRC.  rd_record() and the warnings work on it as on a file. */
 struct rd_source {
 	int (*next)(void *src, const char **line, size_t *len);
