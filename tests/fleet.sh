@@ -246,6 +246,9 @@ expect "the collector's directory holds both hosts' records" \
 	"$("$CLRTRACE" stats --json --journal-dir "$OUT/remote" | jq .records)" "$n_all"
 expect "a _HOSTNAME no host has reads nothing" \
 	"$("$CLRTRACE" stats --json --journal-dir "$OUT/remote" _HOSTNAME=nohost | jq .records)" 0
+timeout -k 5 30 "$CLRTRACE" view -f --journal-dir "$OUT/remote" --journal-until "$(date '+%Y-%m-%d %H:%M:%S')" \
+	>"$OUT/follow-until.txt" 2>&1
+expect "view -f --journal-until ends at the window's end (exit 0, not a timeout)" "$?" 0
 "$CLRTRACE" view --journal-dir "$OUT/remote" hostname=x >/dev/null 2>"$OUT/badmatch.err"
 expect "a malformed match is a usage error" "$?" 2
 grep -q "not a journal match" "$OUT/badmatch.err" && ok "and says so" || fail "no message for a bad match: $(cat "$OUT/badmatch.err")"

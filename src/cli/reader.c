@@ -105,8 +105,8 @@ static int source_line(struct rd *r, const char **line, size_t *len, bool *parti
 		if (r->idle)
 			r->idle(r->idle_ud);
 		k = r->src_ops->wait(r->src);
-		if (k < 0)
-			return k;
+		if (k != 0)
+			return k < 0 ? k : 0;
 	}
 }
 
