@@ -2,9 +2,9 @@
 # A fleet on one machine: two "hosts" (network, mount and UTS namespaces made
 # here, each with its own systemd-journald and hostname) run a traced .NET
 # program with the journal sink, and systemd-journal-upload sends each
-# host's journal over plain HTTP to one systemd-journal-remote in a third
-# namespace.  On the collector, journalctl -D and clrtrace --journal-dir find
-# every host's records by _HOSTNAME, CLRTRACE_EVENT, CLRTRACE_EXCEPTION_TYPE,
+# host's journal to one systemd-journal-remote in a third namespace (host 1
+# over plain HTTP, host 2 over HTTPS with certificates made here).  On the
+# collector, journalctl -D and clrtrace --journal-dir find every host's records by _HOSTNAME, CLRTRACE_EVENT, CLRTRACE_EXCEPTION_TYPE,
 # -p crit and MESSAGE_ID, and CLRTRACE_JSON is the file sink's line.  Each
 # host also reads its own journal with clrtrace --journal.  Traffic stays on
 # the test's veth pairs and bridge (10.213.0.0/24 exists only inside them).
@@ -63,8 +63,21 @@ if [ -n "${FLEET_HOST:-}" ]; then
 	"$CLRTRACE" stats --json --journal -u no-such-unit --identifier "$FLEET_ID" >"$OUT/local-unit.json" 2>&1
 	"$CLRTRACE" stats --journal --journal-since "last tuesday" >/dev/null 2>"$OUT/local-badtime.err"
 	echo $? >"$OUT/local-badtime.rc"
-	timeout -k 5 60 "$UPLOAD_BIN" --url="http://$FLEET_NET.1:$FLEET_PORT" --follow=no \
-		--save-state="$OUT/upload.state" >"$OUT/upload.log" 2>&1
+	if [ -n "${FLEET_TLS:-}" ]; then
+		# HTTPS: the host checks the collector's certificate (a CA it does
+		# not trust must fail); Debian's journal-remote has no --trust, so
+		# the client's certificate is sent but not checked
+		timeout -k 5 60 "$UPLOAD_BIN" --url="https://$FLEET_NET.1:$FLEET_TLS_PORT" --follow=no \
+			--key="$FLEET_TLS/h$FLEET_HOST.key" --cert="$FLEET_TLS/h$FLEET_HOST.pem" \
+			--trust="$FLEET_TLS/other-ca.pem" --save-state="$OUT/untrusted.state" >"$OUT/untrusted.log" 2>&1
+		echo $? >"$OUT/untrusted.rc"
+		timeout -k 5 60 "$UPLOAD_BIN" --url="https://$FLEET_NET.1:$FLEET_TLS_PORT" --follow=no \
+			--key="$FLEET_TLS/h$FLEET_HOST.key" --cert="$FLEET_TLS/h$FLEET_HOST.pem" \
+			--trust="$FLEET_TLS/ca.pem" --save-state="$OUT/upload.state" >"$OUT/upload.log" 2>&1
+	else
+		timeout -k 5 60 "$UPLOAD_BIN" --url="http://$FLEET_NET.1:$FLEET_PORT" --follow=no \
+			--save-state="$OUT/upload.state" >"$OUT/upload.log" 2>&1
+	fi
 	echo $? >"$OUT/upload.rc"
 	journald_stop
 	exit 0
@@ -118,25 +131,51 @@ for i in $HOSTS; do
 	ip -n "$NS_C" link set "h$i" master br0 up
 done
 
+# certificates of the test's own for HTTPS (host 2 uploads over it): a CA,
+# the collector's for its address, a client's per host
+FLEET_TLS_PORT=19533
+tls=
+if command -v openssl >/dev/null 2>&1; then
+	tls=$OUT/tls
+	mkdir -p "$tls"
+	mkcert() { # NAME SUBJECT [EXTFILE]
+		openssl req -newkey rsa:2048 -nodes -keyout "$tls/$1.key" -out "$tls/$1.csr" -subj "/CN=$2" &&
+			openssl x509 -req -in "$tls/$1.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial \
+				-out "$tls/$1.pem" -days 2 ${3:+-extfile "$3"}
+	}
+	echo "subjectAltName=IP:$FLEET_NET.1" >"$tls/server.ext"
+	{ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.pem" -days 2 \
+		-subj "/CN=clrtrace fleet test CA" && mkcert server "$FLEET_NET.1" "$tls/server.ext" &&
+		mkcert h2 clrtrace-fleet-h2 &&
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/other-ca.key" -out "$tls/other-ca.pem" -days 2 \
+			-subj "/CN=a CA nobody trusts"; } >"$tls/openssl.log" 2>&1 || { cat "$tls/openssl.log"; die "openssl failed"; }
+else
+	[ "${CI:-}" = true ] && die "openssl is missing (setup.sh installs it)"
+	echo "note: no openssl; every host uploads over plain HTTP"
+fi
+
 # the collector
 mkdir -p "$OUT/remote"
 ip netns exec "$NS_C" "$REMOTE_BIN" --listen-http="$FLEET_NET.1:$FLEET_PORT" --output="$OUT/remote/" \
+	${tls:+--listen-https="$FLEET_NET.1:$FLEET_TLS_PORT" --key="$tls/server.key" --cert="$tls/server.pem"} \
 	--split-mode=host >"$OUT/remote.log" 2>&1 &
 REMOTE_PID=$!
 up=0
 for _ in $(seq 100); do
-	if ip netns exec "$NS_C" ss -Hltn "sport = :$FLEET_PORT" 2>/dev/null | grep -q .; then up=1; break; fi
+	n=$(ip netns exec "$NS_C" ss -Hltn "( sport = :$FLEET_PORT or sport = :$FLEET_TLS_PORT )" 2>/dev/null | wc -l)
+	if [ "$n" -ge "$([ -n "$tls" ] && echo 2 || echo 1)" ]; then up=1; break; fi
 	kill -0 "$REMOTE_PID" 2>/dev/null || break
 	sleep 0.1
 done
 [ "$up" = 1 ] || { cat "$OUT/remote.log"; die "systemd-journal-remote did not listen"; }
-ok "systemd-journal-remote listens on $FLEET_NET.1:$FLEET_PORT in its own namespace"
+ok "systemd-journal-remote listens on $FLEET_NET.1:$FLEET_PORT${tls:+ (HTTP) and :$FLEET_TLS_PORT (HTTPS)} in its own namespace"
 
 # the hosts, side by side
 export FLEET_OUT=$OUT FLEET_CLRTRACE=$CLRTRACE FLEET_ID="clrtrace-fleet-$$" top_srcdir CLRTRACE_LIBRARY
 FLEET_DLL=$(build_program Journal) || die "could not build Journal"
 export FLEET_DLL
 for i in $HOSTS; do
+	FLEET_TLS=$([ "$i" = 2 ] && echo "$tls") FLEET_TLS_PORT=$FLEET_TLS_PORT \
 	FLEET_HOST=$i CLRTRACE_JOURNALD_PRIVATE=1 timeout -k 10 300 \
 		nsenter --net=/run/netns/ctfleet$$h$i unshare -m -u --propagation private bash "$0" >"$OUT/host$i.log" 2>&1 &
 	HOST_PIDS="$HOST_PIDS $!"
@@ -154,7 +193,12 @@ mid() { sed -n "s/^EV([A-Z_]*, \"$1\", [A-Z_]*, [A-Z_]*, [0-9], \"\([0-9a-f]*\)\
 for i in $HOSTS; do
 	h=clrtrace-fleet-h$i
 	d=$OUT/h$i
-	expect "host $i: its journal uploaded" "$(cat "$d/upload.rc" 2>/dev/null)" 0
+	expect "host $i: its journal uploaded$([ "$i" = 2 ] && [ -n "$tls" ] && echo " over HTTPS")" \
+		"$(cat "$d/upload.rc" 2>/dev/null)" 0
+	if [ -f "$d/untrusted.rc" ]; then
+		if [ "$(cat "$d/untrusted.rc")" != 0 ]; then ok "host $i: an upload to a collector it cannot verify fails"; else
+			fail "host $i: the upload trusted a certificate of an unknown CA"; fi
+	fi
 	cat "$d/throw.jsonl" "$d/unh.jsonl" >"$d/all.jsonl"
 	n_file=$(wc -l <"$d/all.jsonl")
 	rj -o json _HOSTNAME="$h" -t "$FLEET_ID" >"$d/collected.json"
