@@ -4,10 +4,11 @@
 # program with the journal sink, and systemd-journal-upload sends each
 # host's journal to one systemd-journal-remote in a third namespace (host 1
 # over plain HTTP, host 2 over HTTPS with certificates made here).  On the
-# collector, journalctl -D and clrtrace --journal-dir find every host's records by _HOSTNAME, CLRTRACE_EVENT, CLRTRACE_EXCEPTION_TYPE,
-# -p crit and MESSAGE_ID, and CLRTRACE_JSON is the file sink's line.  Each
-# host also reads its own journal with clrtrace --journal.  Traffic stays on
-# the test's veth pairs and bridge (10.213.0.0/24 exists only inside them).
+# collector, journalctl -D and clrtrace --journal-dir find every host's
+# records by _HOSTNAME, CLRTRACE_EVENT, CLRTRACE_EXCEPTION_TYPE, -p crit and
+# MESSAGE_ID, and CLRTRACE_JSON is the file sink's line.  Each host also
+# reads its own journal with clrtrace --journal.  Traffic stays on the
+# test's veth pairs and bridge (10.213.0.0/24 exists only inside them).
 #
 # FLEET_HOST=N (internal): run as host N inside its namespaces.
 FLEET_NET=10.213.0
