@@ -300,7 +300,7 @@ int cmd_export(int argc, char **argv)
 	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
 		cli_error("export: %s: %s", argv[optind], strerror(-r));
 	if (r < 0)
-		return r == -EINVAL ? EXIT_USAGE : 1;
+		return jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 	if (output && !(x.out = fopen(output, "we"))) {
 		cli_error("export: %s: %s", output, strerror(errno));
 		status = 1;

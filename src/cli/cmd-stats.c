@@ -500,7 +500,7 @@ int cmd_stats(int argc, char **argv)
 	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
 		cli_error("stats: %s: %s", argv[optind], strerror(-r));
 	if (r < 0) {
-		status = r == -EINVAL ? EXIT_USAGE : 1;
+		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
 	}
 	while ((r = rd_record(rd, &rec)) > 0) {

@@ -460,7 +460,7 @@ int cmd_view(int argc, char **argv)
 	else if ((r = rd_open(&rd, argv[optind], follow)) < 0)
 		cli_error("view: %s: %s", argv[optind], strerror(-r));
 	if (r < 0) {
-		status = r == -EINVAL ? EXIT_USAGE : 1;
+		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
 	}
 	rd_set_idle(rd, flush_all, &v);
