@@ -82,6 +82,16 @@ if [ -n "${FLEET_HOST:-}" ]; then
 			--save-state="$OUT/upload.state" >"$OUT/upload.log" 2>&1
 	fi
 	echo $? >"$OUT/upload.rc"
+	# after the upload (the collector is compared with the files): an entry
+	# whose CLRTRACE_JSON is not a record is said with its place and counted
+	if command -v logger >/dev/null 2>&1; then
+		printf 'MESSAGE=broken\nSYSLOG_IDENTIFIER=%s-bad\nCLRTRACE_JSON={"v":1,"event":\n' "$FLEET_ID" | logger --journald
+		printf 'MESSAGE=fine\nSYSLOG_IDENTIFIER=%s-bad\nCLRTRACE_JSON={"v":1,"event":"runtime.init"}\n' "$FLEET_ID" |
+			logger --journald
+		journald_sync
+		"$CLRTRACE" stats --json --journal --identifier "$FLEET_ID-bad" >"$OUT/local-bad.json" 2>"$OUT/local-bad.err"
+		echo $? >"$OUT/local-bad.rc"
+	fi
 	journald_stop
 	exit 0
 fi
@@ -279,6 +289,13 @@ EOF
 		"$(sort -u "$d/local-since.txt")" "$n_file"
 	expect "host $i: --journal-until @1 reads nothing" "$(jq .records "$d/local-until.json")" 0
 	expect "host $i: -u no-such-unit reads nothing" "$(jq .records "$d/local-unit.json")" 0
+	if [ -f "$d/local-bad.rc" ]; then
+		expect "host $i: a broken CLRTRACE_JSON: exit 1, said, counted, the good entry still read" \
+			"$(cat "$d/local-bad.rc") $(grep -c '^clrtrace: journal:1: not JSON' "$d/local-bad.err") $(jq -c '[.bad_lines, .records]' "$d/local-bad.json")" \
+			"1 1 [1,1]"
+	else
+		echo "note: no logger --journald; a broken CLRTRACE_JSON not checked"
+	fi
 	expect "host $i: a time journalctl-style parsing does not know is a usage error" \
 		"$(cat "$d/local-badtime.rc"):$(grep -c 'is not a time' "$d/local-badtime.err")" "2:1"
 	if [ -s "$d/follow-view.txt" ] && cmp -s "$d/file-instants.txt" "$d/follow-view.txt"; then
