@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/describe.h"
+#include "cli/journal-source.h"
 #include "cli/reader.h"
 
 #define NAME_MAX_LEN 160
@@ -244,11 +245,12 @@ static void xthread_free(void *p)
 }
 
 static const char export_help[] =
-	"Usage: clrtrace export --format chrome [OPTIONS] FILE|-\n\n"
+	"Usage: clrtrace export --format chrome [OPTIONS] FILE|-\n"
+	"       clrtrace export --format chrome [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Convert a trace to Chrome trace event JSON (Perfetto, chrome://tracing).\n\n"
 	"  -F, --format FORMAT  chrome (the only one so far)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
-	"  -h, --help           this text\n";
+	"  -h, --help           this text\n" JOURNAL_HELP;
 
 int cmd_export(int argc, char **argv)
 {
@@ -256,16 +258,18 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		JOURNAL_LONG_OPTIONS,
 		{ 0 },
 	};
 	struct exporter x = { .out = stdout, .t0 = -1, .t_last = -1 };
+	struct journal_opts jo = { 0 };
 	const char *format = NULL, *output = NULL;
 	struct rd *rd = NULL;
 	int opt, r, status = EXIT_USAGE;
 	struct rec rec;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "F:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "F:o:hu:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
 			format = optarg;
@@ -277,11 +281,13 @@ int cmd_export(int argc, char **argv)
 			fputs(export_help, stdout);
 			return 0;
 		default:
+			if (journal_opt(&jo, opt, optarg))
+				break;
 			fputs(export_help, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !format) {
+	if ((!jo.journal && optind != argc - 1) || !format) {
 		fputs(export_help, stderr);
 		return EXIT_USAGE;
 	}
@@ -289,11 +295,12 @@ int cmd_export(int argc, char **argv)
 		cli_error("export: unknown format '%s' (known: chrome)", format);
 		return EXIT_USAGE;
 	}
-	r = rd_open(&rd, argv[optind], false);
-	if (r < 0) {
+	if (jo.journal)
+		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "export");
+	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
 		cli_error("export: %s: %s", argv[optind], strerror(-r));
-		return 1;
-	}
+	if (r < 0)
+		return jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 	if (output && !(x.out = fopen(output, "we"))) {
 		cli_error("export: %s: %s", output, strerror(errno));
 		status = 1;

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/describe.h"
+#include "cli/journal-source.h"
 #include "cli/reader.h"
 
 static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown" };
@@ -426,12 +427,13 @@ static void print_text(json_t *j)
 }
 
 static const char stats_help[] =
-	"Usage: clrtrace stats [OPTIONS] FILE|-\n\n"
+	"Usage: clrtrace stats [OPTIONS] FILE|-\n"
+	"       clrtrace stats [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Sum a trace up: exceptions by type and outcome, throw and catch sites,\n"
 	"loads in order, threads, runtime suspensions, drops and tracer errors.\n\n"
 	"  -j, --json      print the summary as one JSON object\n"
 	"  -n, --top N     throw and catch sites to list (default 10, 0: all)\n"
-	"  -h, --help      this text\n";
+	"  -h, --help      this text\n" JOURNAL_HELP;
 
 int cmd_stats(int argc, char **argv)
 {
@@ -439,9 +441,11 @@ int cmd_stats(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		JOURNAL_LONG_OPTIONS,
 		{ 0 },
 	};
 	struct stats s = { .t0 = -1, .t_last = -1 };
+	struct journal_opts jo = { 0 };
 	struct rd *rd = NULL;
 	bool as_json = false;
 	size_t top = 10;
@@ -450,7 +454,7 @@ int cmd_stats(int argc, char **argv)
 	json_t *out = NULL;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jn:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jn:hu:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			as_json = true;
@@ -462,11 +466,13 @@ int cmd_stats(int argc, char **argv)
 			fputs(stats_help, stdout);
 			return 0;
 		default:
+			if (journal_opt(&jo, opt, optarg))
+				break;
 			fputs(stats_help, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (!jo.journal && optind != argc - 1) {
 		fputs(stats_help, stderr);
 		return EXIT_USAGE;
 	}
@@ -480,10 +486,12 @@ int cmd_stats(int argc, char **argv)
 	s.suspends = json_object();
 	s.drops = json_object();
 	s.errors = json_object();
-	r = rd_open(&rd, argv[optind], false);
-	if (r < 0) {
+	if (jo.journal)
+		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "stats");
+	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
 		cli_error("stats: %s: %s", argv[optind], strerror(-r));
-		status = 1;
+	if (r < 0) {
+		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
 	}
 	while ((r = rd_record(rd, &rec)) > 0) {

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/describe.h"
+#include "cli/journal-source.h"
 #include "cli/reader.h"
 
 #define STORY_MAX 10000
@@ -331,7 +332,8 @@ static void vthread_free(void *p)
 }
 
 static const char view_help[] =
-	"Usage: clrtrace view [OPTIONS] FILE|-\n\n"
+	"Usage: clrtrace view [OPTIONS] FILE|-\n"
+	"       clrtrace view [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Show a trace as a per-thread tree, indented by span nesting.\n\n"
 	"  -e, --events LIST       only these events or categories (comma list; globs: exception.*)\n"
 	"  -t, --tid LIST          only these OS thread ids\n"
@@ -342,7 +344,7 @@ static const char view_help[] =
 	"  -U, --until SECONDS     skip records later than SECONDS after the first\n"
 	"  -f, --follow            keep reading as the file grows (like tail -f)\n"
 	"      --color=WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
-	"  -h, --help              this text\n";
+	"  -h, --help              this text\n" JOURNAL_HELP;
 
 int cmd_view(int argc, char **argv)
 {
@@ -357,9 +359,11 @@ int cmd_view(int argc, char **argv)
 		{ "color", required_argument, NULL, 'C' },
 		{ "colour", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		JOURNAL_LONG_OPTIONS,
 		{ 0 },
 	};
 	struct viewer v = { .since = -1, .until = -1, .t0 = -1 };
+	struct journal_opts jo = { 0 };
 	const char *color = NULL;
 	struct rd *rd = NULL;
 	char **tids = NULL;
@@ -369,7 +373,7 @@ int cmd_view(int argc, char **argv)
 	struct rec rec;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:t:x:o:S:U:fh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:t:x:o:S:U:fhu:", opts, NULL)) != -1) {
 		char *end = NULL;
 
 		switch (opt) {
@@ -407,11 +411,13 @@ int cmd_view(int argc, char **argv)
 			status = 0;
 			goto out;
 		default:
+			if (journal_opt(&jo, opt, optarg))
+				break;
 			fputs(view_help, stderr);
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
+	if (!jo.journal && optind != argc - 1) {
 		fputs(view_help, stderr);
 		goto out;
 	}
@@ -429,10 +435,12 @@ int cmd_view(int argc, char **argv)
 			goto out;
 		}
 	}
-	r = rd_open(&rd, argv[optind], follow);
-	if (r < 0) {
+	if (jo.journal)
+		r = journal_open(&rd, &jo, argv + optind, argc - optind, follow, "view");
+	else if ((r = rd_open(&rd, argv[optind], follow)) < 0)
 		cli_error("view: %s: %s", argv[optind], strerror(-r));
-		status = 1;
+	if (r < 0) {
+		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
 	}
 	rd_set_idle(rd, flush_all, &v);

@@ -33,6 +33,8 @@ struct rd {
 	off_t offset;
 	void (*idle)(void *);
 	void *idle_ud;
+	const struct rd_source *src_ops; /* not NULL: lines come from src */
+	void *src;
 };
 
 /* Open PATH ("-" for stdin); follow: wait for more data at end of file. */
@@ -68,6 +70,46 @@ int rd_open(struct rd **ret, const char *path, bool follow)
 	return 0;
 }
 
+/* A reader over a second source of lines (see reader.h). */
+int rd_open_source(struct rd **ret, const char *name, const struct rd_source *ops, void *src, bool follow)
+{
+	struct rd *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->name = strdup(name);
+	if (!r || !r->name) {
+		free(r);
+		ops->done(src);
+		return -ENOMEM;
+	}
+	r->fd = -1;
+	r->follow = follow;
+	r->src_ops = ops;
+	r->src = src;
+	*ret = r;
+	return 0;
+}
+
+/* Next line of a second source; in follow mode waits for more. */
+static int source_line(struct rd *r, const char **line, size_t *len, bool *partial)
+{
+	for (;;) {
+		int k = r->src_ops->next(r->src, line, len);
+
+		if (k > 0) {
+			r->lineno++;
+			*partial = false;
+		}
+		if (k != 0 || !r->follow)
+			return k;
+		if (r->idle)
+			r->idle(r->idle_ud);
+		k = r->src_ops->wait(r->src);
+		if (k != 0)
+			return k < 0 ? k : 0;
+	}
+}
+
 /* Close and free a reader; NULL-safe. */
 struct rd *rd_free(struct rd *r)
 {
@@ -75,6 +117,8 @@ struct rd *rd_free(struct rd *r)
 		return NULL;
 	if (r->close_fd)
 		close(r->fd);
+	if (r->src_ops)
+		r->src_ops->done(r->src);
 	free(r->buf);
 	free(r->name);
 	free(r);
@@ -168,6 +212,8 @@ static ssize_t fill(struct rd *r)
 /* Next raw line (see reader.h). */
 int rd_line(struct rd *r, const char **line, size_t *len, bool *partial)
 {
+	if (r->src_ops)
+		return source_line(r, line, len, partial);
 	for (;;) {
 		char *start = r->buf + r->pos;
 		char *nl = memchr(start, '\n', r->len - r->pos);

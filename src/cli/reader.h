@@ -31,6 +31,18 @@ struct rec {
 
 /* Open PATH ("-" for stdin); follow: wait for more data at end of file. */
 int rd_open(struct rd **ret, const char *path, bool follow);
+/* A second source of lines (the journal, src/cli/journal-source.c): next()
+ * gives 1 and one record's line (valid until the next call), 0 at the end,
+ * negative errno; wait() blocks briefly for more (follow mode): 0, or >0
+ * when no more will come (the reader then ends), or negative errno; done()
+ * frees SRC.  rd_record() and the warnings work on it as on a file. */
+struct rd_source {
+	int (*next)(void *src, const char **line, size_t *len);
+	int (*wait)(void *src);
+	void (*done)(void *src);
+};
+/* A reader over SRC, named NAME in warnings; takes SRC even on failure. */
+int rd_open_source(struct rd **ret, const char *name, const struct rd_source *ops, void *src, bool follow);
 struct rd *rd_free(struct rd *r);
 /* Next raw line: 1 (line, len; NUL-terminated, no newline), 0 at end,
  * negative errno on a read error.  *partial is set for a last line that
