@@ -2,7 +2,6 @@
 /* Tables behind vocabulary.h, generated from vocabulary.def. */
 #include <string.h>
 
-#include "profiler/abi/corprof.h"
 #include "common/strtable.h"
 #include "common/vocabulary.h"
 
@@ -15,22 +14,10 @@ const struct ct_event_info ct_events[_EV_MAX] = {
 };
 
 const struct ct_category_info ct_categories[_CAT_MAX] = {
-	[CAT_RUNTIME] = { "runtime", false, true, 0, 0 },
-	[CAT_TRACE] = { "trace", false, true, 0, 0 },
-	[CAT_EXCEPTIONS] = { "exceptions", true, true, COR_PRF_MONITOR_EXCEPTIONS, 0 },
-	/* the search and unwind passes frame by frame: the summary lists the
-	 * frames anyway, and these spans are most of an exception's records */
-	[CAT_FRAMES] = { "frames", true, false, COR_PRF_MONITOR_EXCEPTIONS, 0 },
-	[CAT_LOADER] = { "loader", true, true,
-		COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
-		COR_PRF_MONITOR_MODULE_LOADS, 0 },
-	[CAT_CLASSES] = { "classes", true, false, COR_PRF_MONITOR_CLASS_LOADS, 0 },
-	[CAT_THREADS] = { "threads", true, true, COR_PRF_MONITOR_THREADS, 0 },
-	[CAT_SUSPEND] = { "suspend", true, true, COR_PRF_MONITOR_SUSPENDS, 0 },
-	[CAT_TRANSITIONS] = { "transitions", true, false, COR_PRF_MONITOR_CODE_TRANSITIONS, 0 },
-	/* BASIC_GC gives GC start/finish without disabling concurrent GC. */
-	[CAT_GC] = { "gc", true, false, 0, COR_PRF_HIGH_BASIC_GC },
-	[CAT_JIT] = { "jit", true, false, COR_PRF_MONITOR_JIT_COMPILATION, 0 },
+#define CAT(id, nm, opt, def, attach, ...) \
+	[CAT_##id] = { .name = nm, .optional = opt, .default_on = def, .after_attach = attach },
+#include "common/categories.def"
+#undef CAT
 };
 
 static const char *const ct_phase_table[_PH_MAX] = {

@@ -6,17 +6,9 @@
 #include <stdint.h>
 
 enum ct_category {
-	CAT_RUNTIME,
-	CAT_TRACE,
-	CAT_EXCEPTIONS,
-	CAT_FRAMES,
-	CAT_LOADER,
-	CAT_CLASSES,
-	CAT_THREADS,
-	CAT_SUSPEND,
-	CAT_TRANSITIONS,
-	CAT_GC,
-	CAT_JIT,
+#define CAT(id, ...) CAT_##id,
+#include "common/categories.def"
+#undef CAT
 	_CAT_MAX,
 	_CAT_INVALID = -1,
 };
@@ -63,8 +55,7 @@ struct ct_category_info {
 	const char *name;
 	bool optional;      /* false: always on (runtime, trace) */
 	bool default_on;
-	uint32_t mask_low;  /* COR_PRF_MONITOR bits it needs */
-	uint32_t mask_high; /* COR_PRF_HIGH_MONITOR bits it needs */
+	bool after_attach;  /* the runtime allows its callbacks after attach */
 };
 
 extern const struct ct_event_info ct_events[_EV_MAX];

@@ -14,6 +14,7 @@
 #include "common/util.h"
 #include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
+#include "profiler/event-mask.h"
 #include "profiler/families/handlers.h"
 #include "profiler/process.h"
 #include "profiler/runtime-init.h"
@@ -125,13 +126,9 @@ static HRESULT refuse_privileged(void)
  * (said) when it refuses. */
 static int set_event_mask(void)
 {
-	uint32_t low = 0, high = 0;
+	uint32_t low, high;
 
-	for (int i = 0; i < _CAT_MAX; i++)
-		if (ct_on(i)) {
-			low |= ct_categories[i].mask_low;
-			high |= ct_categories[i].mask_high;
-		}
+	ct_category_masks(ct.cfg.categories, &low, &high);
 	/* a stack snapshot tells a native boundary from an unhandled
 	 * exception (legacy EH: at every throw; new EH: only when a search
 	 * found no catcher; see exm_input.verdict) */
