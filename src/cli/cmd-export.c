@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/describe.h"
 #include "cli/reader.h"
@@ -265,7 +266,8 @@ int cmd_export(int argc, char **argv)
 	struct rec rec;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "F:o:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":F:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
 			format = optarg;
@@ -277,18 +279,20 @@ int cmd_export(int argc, char **argv)
 			fputs(export_help, stdout);
 			return 0;
 		default:
-			fputs(export_help, stderr);
+			args_getopt_error("export", opt, argv);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !format) {
-		fputs(export_help, stderr);
+	if (!format) {
+		cli_error("export: --format is required (accepted: chrome)");
 		return EXIT_USAGE;
 	}
 	if (strcmp(format, "chrome") != 0) {
-		cli_error("export: unknown format '%s' (known: chrome)", format);
+		args_bad("export", "--format", format, "chrome");
 		return EXIT_USAGE;
 	}
+	if (args_one_file("export", argc, argv, optind) < 0)
+		return EXIT_USAGE;
 	r = rd_open(&rd, argv[optind], false);
 	if (r < 0) {
 		cli_error("export: %s: %s", argv[optind], strerror(-r));

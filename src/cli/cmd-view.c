@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/args.h"
 #include "cli/describe.h"
+#include "cli/escape.h"
 #include "cli/reader.h"
 
 #define STORY_MAX 10000
@@ -77,6 +79,7 @@ struct viewer {
 	size_t n_outcomes;
 	double since, until; /* seconds from the first record; <0: none */
 	bool color;
+	bool raw; /* record text as it is, control characters and all */
 	/* state */
 	int64_t t0;
 	uint64_t last_thread;
@@ -146,6 +149,15 @@ static const char *thread_name(const struct viewer *v, const struct rec *r)
 	return id ? u64map_get(&v->names, id) : NULL;
 }
 
+/* Print record text: escaped, unless --raw. */
+static void v_puts(const struct viewer *v, const char *s)
+{
+	if (v->raw)
+		fputs(s ? s : "", stdout);
+	else
+		esc_fputs(s, stdout);
+}
+
 /* Print one line for R (MERGED: its begin, printed as one span). */
 static void print_line(struct viewer *v, const struct rec *r, const struct rec *end)
 {
@@ -158,8 +170,10 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	if (!v->any_printed || key != v->last_thread) {
 		const char *name = thread_name(v, r);
 
-		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s%s%s ---%s\n", v->color ? colors[C_DIM] : "", r->pid, r->tid,
-		       name ? " \"" : "", name ? name : "", name ? "\"" : "", v->color ? colors[C_OFF] : "");
+		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s", v->color ? colors[C_DIM] : "", r->pid, r->tid,
+		       name ? " \"" : "");
+		v_puts(v, name);
+		printf("%s ---%s\n", name ? "\"" : "", v->color ? colors[C_OFF] : "");
 		v->last_thread = key;
 		v->any_printed = true;
 	}
@@ -167,9 +181,12 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
 	if (end && end->ev == EV_EXCEPTION_FILTER && jstr(end->j, "result"))
 		sb_printf(&v->line, " -> %s", jstr(end->j, "result"));
-	printf("%12.6f %7" PRId64 " %*s%s%s%s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
+	printf("%12.6f %7" PRId64 " %*s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
 	       r->tid, (int)(2 * (r->depth > 0 && r->depth < 200 ? r->depth : 0)), "", marker,
-	       v->color && color ? colors[color] : "", r->event, v->line.len ? " " : "", v->line.s ? v->line.s : "");
+	       v->color && color ? colors[color] : "");
+	v_puts(v, r->event);
+	fputs(v->line.len ? " " : "", stdout);
+	v_puts(v, v->line.s);
 	if (last->dur_ns >= 0)
 		printf(" (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
 	if (r->v > 1)
@@ -236,7 +253,7 @@ static bool exception_matches(const struct viewer *v, const char *type, const ch
 {
 	bool ok = !v->n_outcomes;
 
-	if (v->exception_glob && (!type || fnmatch(v->exception_glob, type, 0) != 0))
+	if (v->exception_glob && (!type || !args_type_match(v->exception_glob, type)))
 		return false;
 	for (size_t i = 0; i < v->n_outcomes; i++)
 		ok = ok || (outcome && strcmp(v->outcomes[i], outcome) == 0);
@@ -361,6 +378,8 @@ static const char view_help[] =
 	"  -S, --since SECONDS     skip records earlier than SECONDS after the first\n"
 	"  -U, --until SECONDS     skip records later than SECONDS after the first\n"
 	"  -f, --follow            keep reading as the file grows (like tail -f)\n"
+	"      --raw               record text as it is (default: control characters and\n"
+	"                          invalid UTF-8 escaped as \\n, \\e, \\x9b)\n"
 	"      --color=WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"  -h, --help              this text\n";
 
@@ -376,6 +395,7 @@ int cmd_view(int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "color", required_argument, NULL, 'C' },
 		{ "colour", required_argument, NULL, 'C' },
+		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -389,12 +409,13 @@ int cmd_view(int argc, char **argv)
 	struct rec rec;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:t:x:o:S:U:fh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:t:x:o:S:U:fh", opts, NULL)) != -1) {
 		char *end = NULL;
 
 		switch (opt) {
 		case 'e':
-			if (split_list(optarg, &v.events, &v.n_events) < 0)
+			if (args_events("view", "--events", optarg) < 0 || split_list(optarg, &v.events, &v.n_events) < 0)
 				goto out;
 			break;
 		case 't':
@@ -405,7 +426,8 @@ int cmd_view(int argc, char **argv)
 			v.exception_glob = optarg;
 			break;
 		case 'o':
-			if (split_list(optarg, &v.outcomes, &v.n_outcomes) < 0)
+			if (args_words("view", "--outcome", optarg, cli_outcomes) < 0 ||
+			    split_list(optarg, &v.outcomes, &v.n_outcomes) < 0)
 				goto out;
 			break;
 		case 'S':
@@ -422,19 +444,20 @@ int cmd_view(int argc, char **argv)
 		case 'C':
 			color = optarg;
 			break;
+		case 'R':
+			v.raw = true;
+			break;
 		case 'h':
 			fputs(view_help, stdout);
 			status = 0;
 			goto out;
 		default:
-			fputs(view_help, stderr);
+			args_getopt_error("view", opt, argv);
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(view_help, stderr);
+	if (args_one_file("view", argc, argv, optind) < 0)
 		goto out;
-	}
 	if (color_choice(color, STDOUT_FILENO, &v.color) < 0) {
 		cli_error("view: --color wants auto, always or never, not '%s'", color);
 		goto out;

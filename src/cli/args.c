@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* Strict option values shared by every command (see args.h). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/escape.h"
+#include "common/util.h"
+#include "common/vocabulary.h"
+
+const char *const cli_outcomes[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown", NULL };
+
+/* Print "CMD: OPT 'VALUE': accepted: ACCEPTED". */
+void args_bad(const char *cmd, const char *opt, const char *value, const char *accepted)
+{
+	_cleanup_free_ char *q = esc_strdup(value);
+
+	cli_error("%s: %s '%s': accepted: %s", cmd, opt, q ? q : "?", accepted);
+}
+
+/* Name the unknown option, or the one missing its value. */
+void args_getopt_error(const char *cmd, int opt, char **argv)
+{
+	extern int optind, optopt;
+	_cleanup_free_ char *q = esc_strdup(argv[optind - 1]);
+	char s[3] = { '-', (char)optopt, 0 };
+	const char *what = q ? q : "?";
+
+	/* a short option (perhaps in a cluster, -fz) is named alone; an
+	 * unknown long one is the whole argument */
+	if (optopt && (opt == '?' || strncmp(argv[optind - 1], "--", 2) != 0))
+		what = s;
+	if (opt == ':')
+		cli_error("%s: option '%s' needs a value (try 'clrtrace %s --help')", cmd, what, cmd);
+	else
+		cli_error("%s: unknown option '%s' (try 'clrtrace %s --help')", cmd, what, cmd);
+}
+
+/* Exactly one FILE operand left? */
+int args_one_file(const char *cmd, int argc, char **argv, int optind)
+{
+	_cleanup_free_ char *q = NULL;
+
+	if (optind == argc) {
+		cli_error("%s: no trace file given (a FILE, or - for standard input; try 'clrtrace %s --help')", cmd, cmd);
+		return -EINVAL;
+	}
+	if (optind < argc - 1) {
+		q = esc_strdup(argv[optind + 1]);
+		cli_error("%s: one trace file at a time: '%s' is one too many", cmd, q ? q : "?");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A whole number in [0, MAX]. */
+int args_uint(const char *cmd, const char *opt, const char *value, uint64_t max, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end = NULL, accepted[64];
+
+	errno = 0;
+	v = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+	if (!end || *end || errno || v > max) {
+		snprintf(accepted, sizeof(accepted), "a whole number from 0 to %llu", (unsigned long long)max);
+		args_bad(cmd, opt, value, accepted);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* Does ITEM name a category or match a known event? */
+static bool event_item_known(const char *item)
+{
+	for (int c = 0; c < _CAT_MAX; c++)
+		if (strcmp(item, ct_categories[c].name) == 0)
+			return true;
+	for (int e = 0; e < _EV_MAX; e++)
+		if (fnmatch(item, ct_events[e].name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Every item of VALUE for which OK says yes?  Else the one-line error. */
+static int check_items(const char *cmd, const char *opt, const char *value, bool (*ok)(const char *, const void *),
+		       const void *ud, const char *accepted)
+{
+	_cleanup_free_ char *dup = strdup(value);
+	char *save = NULL;
+	bool any = false;
+
+	if (!dup)
+		return -ENOMEM;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		any = true;
+		if (!ok(t, ud)) {
+			args_bad(cmd, opt, t, accepted);
+			return -EINVAL;
+		}
+	}
+	if (!any) {
+		args_bad(cmd, opt, value, accepted);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool event_ok(const char *item, const void *ud)
+{
+	(void)ud;
+	return event_item_known(item);
+}
+
+/* Every item a category or a glob matching a known event. */
+int args_events(const char *cmd, const char *opt, const char *value)
+{
+	return check_items(cmd, opt, value, event_ok, NULL,
+			   "categories (exceptions, frames, loader, classes, threads, suspend, transitions, gc, jit, "
+			   "runtime, trace) or globs of event names (exception.*); see clrtrace(1)");
+}
+
+static bool word_ok(const char *item, const void *ud)
+{
+	for (const char *const *w = ud; *w; w++)
+		if (strcmp(item, *w) == 0)
+			return true;
+	return false;
+}
+
+/* Every item one of WORDS. */
+int args_words(const char *cmd, const char *opt, const char *value, const char *const *words)
+{
+	char accepted[256] = "a comma list of ";
+	size_t used = strlen(accepted);
+
+	for (const char *const *w = words; *w; w++) {
+		int n = snprintf(accepted + used, sizeof(accepted) - used, "%s%s", w == words ? "" : ", ", *w);
+
+		if (n < 0 || (size_t)n >= sizeof(accepted) - used)
+			break;
+		used += (size_t)n;
+	}
+	return check_items(cmd, opt, value, word_ok, words, accepted);
+}
+
+/* Does PATTERN match TYPE or, without a '.', TYPE's short name? */
+bool args_type_match(const char *pattern, const char *type)
+{
+	const char *dot;
+
+	if (fnmatch(pattern, type, 0) == 0)
+		return true;
+	if (strchr(pattern, '.') || !(dot = strrchr(type, '.')))
+		return false;
+	return fnmatch(pattern, dot + 1, 0) == 0;
+}
+
+/* The exception globs with every namespace-less item also as *.ITEM. */
+char *args_exception_globs(const char *value)
+{
+	_cleanup_free_ char *dup = strdup(value);
+	char *out = NULL, *save = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!dup || !(f = open_memstream(&out, &size)))
+		return NULL;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const char *glob = t[0] == '!' ? t + 1 : t;
+		const char *colon = strrchr(glob, ':');
+
+		/* the glob part: up to a :N limit (a [:class:] has a ']' after it) */
+		if (colon && strchr(colon, ']'))
+			colon = NULL;
+		fprintf(f, "%s%s", ftell(f) ? "," : "", t);
+		if (!memchr(glob, '.', colon ? (size_t)(colon - glob) : strlen(glob)) && glob[0] != '*')
+			fprintf(f, ",%s*.%s", t[0] == '!' ? "!" : "", glob);
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
