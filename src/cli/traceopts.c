@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "common/config.h"
 #include "profiler/abi/corprof.h"
@@ -16,11 +17,13 @@
 
 const char trace_opts_help[] =
 	"  -o, --output SINK       file:PATH (%p pid, %n program, %t time), journal or stderr;\n"
-	"                          repeat or comma-separate for several (default file:clrtrace-%n-%p.jsonl)\n"
+	"                          repeat or comma-separate for several (default file:clrtrace-%n-%p.jsonl);\n"
+	"                          -e, -x and -p add up when repeated too\n"
 	"  -j, --journal           same as --output journal\n"
 	"  -e, --events LIST       categories: exceptions,frames,loader,classes,threads,suspend,\n"
 	"                          transitions,gc,jit, all, none, or +cat/-cat against the default\n"
-	"  -x, --exceptions GLOBS  exception types to trace: glob, !glob, glob:N (N a second)\n"
+	"  -x, --exceptions GLOBS  exception types to trace: glob, !glob, glob:N (N a second);\n"
+	"                          a name without a namespace matches it in any (TimeoutException)\n"
 	"  -p, --processes GLOBS   program names to trace: glob, !glob\n"
 	"      --no-messages       leave exception messages out\n"
 	"      --ident NAME        journal SYSLOG_IDENTIFIER (default: the program's name)\n"
@@ -63,6 +66,14 @@ static bool is_opt(const char *a, const char *short_, const char *long_)
 	       (strncmp(a, long_, l) == 0 && a[l] == '=');
 }
 
+/* A list option: a repeat adds to the list (-e +gc -e +jit). */
+static int list_option(char **list, const char *opt, int argc, char **argv, int *i)
+{
+	const char *v = opt_value(opt, argc, argv, i);
+
+	return v && list_append(list, v) >= 0 ? 1 : -1;
+}
+
 /* Parse one tracing option at argv[*i]. */
 int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 {
@@ -83,12 +94,12 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 		return list_append(&o->outputs, v) < 0 ? -1 : 1;
 	}
 	if (is_opt(a, "-e", "--events"))
-		slot = &o->events;
-	else if (is_opt(a, "-x", "--exceptions"))
-		slot = &o->exceptions;
-	else if (is_opt(a, "-p", "--processes"))
-		slot = &o->processes;
-	else if (is_opt(a, NULL, "--ident"))
+		return list_option(&o->events, "--events", argc, argv, i);
+	if (is_opt(a, "-x", "--exceptions"))
+		return list_option(&o->exceptions, "--exceptions", argc, argv, i);
+	if (is_opt(a, "-p", "--processes"))
+		return list_option(&o->processes, "--processes", argc, argv, i);
+	if (is_opt(a, NULL, "--ident"))
 		slot = &o->ident;
 	else if (is_opt(a, NULL, "--journal-ratelimit"))
 		slot = &o->ratelimit;
@@ -174,6 +185,17 @@ int trace_opts_finish(struct trace_opts *o)
 	}
 	if (r)
 		return r;
+	if (o->exceptions) {
+		/* short type names match as in view: TimeoutException, *.TimeoutException */
+		char *x = args_exception_globs(o->exceptions);
+
+		if (!x) {
+			cli_error("out of memory");
+			return -1;
+		}
+		free(o->exceptions);
+		o->exceptions = x;
+	}
 	if (o->library) {
 		char *p = realpath(o->library, NULL);
 
