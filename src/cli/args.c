@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/escape.h"
+#include "common/config.h"
 #include "common/util.h"
 #include "common/vocabulary.h"
 
@@ -17,7 +18,7 @@ const char *const cli_outcomes[] = { "caught", "unhandled", "swallowed", "supers
 /* Print "CMD: OPT 'VALUE': accepted: ACCEPTED". */
 void args_bad(const char *cmd, const char *opt, const char *value, const char *accepted)
 {
-	_cleanup_free_ char *q = esc_strdup(value);
+	_cleanup_free_ char *q = config_escape(value, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH); /* as run and env do */
 
 	cli_error("%s: %s '%s': accepted: %s", cmd, opt, q ? q : "?", accepted);
 }

@@ -18,11 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "cli/args.h"
+#include "cli/cli.h"
 #include "cli/describe.h"
 #include "cli/escape.h"
 #include "cli/reader.h"
+#include "common/util.h"
 
 #define STORY_MAX 10000
 
@@ -75,6 +76,7 @@ struct viewer {
 	int64_t *tids;
 	size_t n_tids;
 	const char *exception_glob;
+	bool type_matched; /* an exception of the trace had a type -x matches */
 	char **outcomes;
 	size_t n_outcomes;
 	double since, until; /* seconds from the first record; <0: none */
@@ -249,12 +251,13 @@ static void flush_all(void *ud)
 }
 
 /* Does an exception (type, outcome) pass --exception and --outcome? */
-static bool exception_matches(const struct viewer *v, const char *type, const char *outcome)
+static bool exception_matches(struct viewer *v, const char *type, const char *outcome)
 {
 	bool ok = !v->n_outcomes;
 
 	if (v->exception_glob && (!type || !args_type_match(v->exception_glob, type)))
 		return false;
+	v->type_matched = true;
 	for (size_t i = 0; i < v->n_outcomes; i++)
 		ok = ok || (outcome && strcmp(v->outcomes[i], outcome) == 0);
 	return ok;
@@ -493,6 +496,11 @@ int cmd_view(int argc, char **argv)
 	stories_finish(&v);
 	flush_all(&v);
 	rd_warn_summary(rd);
+	if (v.exception_glob && !v.type_matched) {
+		_cleanup_free_ char *q = esc_strdup(v.exception_glob);
+
+		cli_error("view: --exception '%s' matches no exception type in %s", q ? q : "?", rd_name(rd));
+	}
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 out:
 	rd_free(rd);
