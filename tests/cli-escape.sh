@@ -3,8 +3,12 @@
 # escape control characters and invalid UTF-8 as strace does (\n, \e, \x9b,
 # backslash doubled); view --raw and the JSON keep the original bytes.
 # A real program throws a message holding ESC]0;..BEL ESC[2J, a C1 CSI, a
-# lone surrogate and a newline followed by a forged record line.
+# lone surrogate and a newline followed by a forged record line.  Through
+# the journal (when a journald can be started): CLRTRACE_JSON keeps the
+# original, MESSAGE holds no control character.
 . "${top_srcdir:-.}/tests/lib.sh"
+JOURNALD_OPTIONAL=1
+. "$top_srcdir/tests/journald.sh"
 export LC_ALL=C
 
 ESC=$(printf '\033') BEL=$(printf '\007') CSI=$(printf '\302\233')
@@ -70,4 +74,34 @@ printf 'not json \033]0;x\007\n' >>"$OUT/torn.jsonl"
 "$CLRTRACE" view "$OUT/torn.jsonl" >/dev/null 2>"$OUT/warn.txt"
 expect "reader warnings: no ESC or BEL byte" "$(controls "$OUT/warn.txt")" 0
 expect "reader warnings: one line each" "$(grep -c '^clrtrace: ' "$OUT/warn.txt")" "$(wc -l <"$OUT/warn.txt" | tr -d ' ')"
+
+# the journal: the original in CLRTRACE_JSON, MESSAGE safe
+if [ "$journald_usable" = 1 ] && command -v python3 >/dev/null 2>&1; then
+	journald_start
+	ID="clrtrace-escape-$$"
+	"$CLRTRACE" run -q -j --ident "$ID" -- dotnet "$dll" hostile >"$OUT/j.stdout" 2>"$OUT/j.stderr" ||
+		fail "journal run exited $?: $(cat "$OUT/j.stderr")"
+	journald_sync
+	jctl -o json --all -t "$ID" CLRTRACE_EVENT=exception.throw >"$OUT/j.json"
+	jq -c 'select(.event=="exception.throw") | .exception.message' "$t" >"$OUT/j.want"
+	python3 - "$OUT/j.json" "$OUT/j.want" >"$OUT/j.check" <<'PY'
+import json, sys
+want = json.loads(open(sys.argv[2]).read())
+entries = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def text(v):  # journalctl -o json gives a byte array for non-printable fields
+    return bytes(v).decode('utf-8', 'replace') if isinstance(v, list) else v
+for e in entries:
+    rec = json.loads(text(e['CLRTRACE_JSON']))
+    print('json', rec['exception']['message'] == want)
+    msg = text(e['MESSAGE'])
+    print('message', 'evil' in msg and 'Forged.Exception' in msg,
+          [hex(ord(c)) for c in msg if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f])
+PY
+	expect "journal: one throw entry" "$(wc -l <"$OUT/j.json" | tr -d ' ')" 1
+	expect "journal: CLRTRACE_JSON keeps the message as thrown" "$(sed -n 's/^json //p' "$OUT/j.check")" True
+	expect "journal: MESSAGE has the text and no control character" "$(sed -n 's/^message //p' "$OUT/j.check")" "True []"
+	journald_stop
+else
+	ok "journal: not tried (no usable journald or python3 here)"
+fi
 finish

@@ -280,8 +280,8 @@ static json_t *lookup(json_t *rec, const char *path)
 	return v;
 }
 
-/* Append V as MESSAGE text (arrays joined by ","), control characters as
- * spaces; false if it is missing, null or an object. */
+/* Append V as MESSAGE text (arrays joined by ","), control characters (C0,
+ * DEL, C1) as spaces; false if it is missing, null or an object. */
 static bool append_value(struct sb *b, json_t *v)
 {
 	char buf[64];
@@ -303,8 +303,14 @@ static bool append_value(struct sb *b, json_t *v)
 	t = v ? scalar_text(v, buf, &len) : NULL;
 	if (!t)
 		return false;
-	for (size_t k = 0; k < len; k++)
-		sb_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? " " : t + k, 1);
+	for (size_t k = 0; k < len; k++) {
+		/* a C1 control (U+0080..U+009F: 0xc2 0x80..0x9f), CSI among them */
+		bool c1 = (unsigned char)t[k] == 0xc2 && k + 1 < len && (unsigned char)t[k + 1] >= 0x80 &&
+			  (unsigned char)t[k + 1] <= 0x9f;
+
+		sb_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f || c1 ? " " : t + k, 1);
+		k += c1;
+	}
 	return true;
 }
 
