@@ -9,6 +9,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/library.h"
 #include "common/config.h"
 #include "profiler/abi/corprof.h"
 #include "common/util.h"
@@ -118,31 +119,6 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 	return *slot ? 1 : -1;
 }
 
-/* The library next to the executable (build tree) or in PKGLIBDIR. */
-static char *find_library(void)
-{
-	char self[PATH_MAX], *slash, *path = NULL;
-	const char *env = getenv("CLRTRACE_LIBRARY");
-	ssize_t n;
-
-	if (env && *env)
-		return realpath(env, NULL);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			if (asprintf(&path, "%s/libclrtrace.so", self) >= 0 && access(path, R_OK) == 0)
-				return path;
-			free(path);
-		}
-	}
-	if (access(PKGLIBDIR "/libclrtrace.so", R_OK) == 0)
-		return strdup(PKGLIBDIR "/libclrtrace.so");
-	return NULL;
-}
-
 /* A bad value as an error line quotes it: escaped and cut, as the
  * profiler does (NULL-safe for cli_error's "%s"). */
 static char *quote(const char *v)
@@ -205,9 +181,9 @@ int trace_opts_finish(struct trace_opts *o)
 		}
 		free(o->library);
 		o->library = p;
-	} else if (!(o->library = find_library())) {
-		cli_error("cannot find libclrtrace.so (looked next to clrtrace and in %s); "
-			  "set CLRTRACE_LIBRARY or use --library", PKGLIBDIR);
+	} else if (!(o->library = cli_find_library())) {
+		cli_error("cannot find libclrtrace.so (looked %s); set CLRTRACE_LIBRARY or use --library",
+			  cli_library_places);
 		return -1;
 	}
 	return 0;
