@@ -6,6 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The SDK's own programs (dotnet build and the other dotnet CLI commands,
+ * the compiler and its server, MSBuild nodes): not traced unless -p says
+ * otherwise; `dotnet app.dll` and `dotnet exec` are named after the app. */
+#define CLI_SDK_EXCLUDED "!dotnet,!MSBuild,!VBCSCompiler,!csc"
+
 /* The exception outcomes a summary (or view, for a story cut short) says. */
 extern const char *const cli_outcomes[];
 

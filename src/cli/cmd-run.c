@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "common/config.h"
 #include "common/pending.h"
@@ -285,9 +286,9 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	name = config_program_name(argv + i);
 	if (!o.processes) /* the program's name as a glob that matches only it */
-		o.processes = name ? config_glob_escape(name) : strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc");
+		o.processes = name ? config_glob_escape(name) : strdup(CLI_SDK_EXCLUDED);
 	if (!o.processes && name)
-		o.processes = strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc"); /* a ',' or ':' in the name */
+		o.processes = strdup(CLI_SDK_EXCLUDED); /* a ',' or ':' in the name */
 	{
 		char *abs = absolute_outputs(o.outputs ? o.outputs : CT_DEFAULT_OUTPUT);
 		free(o.outputs);
