@@ -2,6 +2,7 @@
 /* Strict option values shared by every command (see args.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,6 @@ void args_bad(const char *cmd, const char *opt, const char *value, const char *a
 /* Name the unknown option, or the one missing its value. */
 void args_getopt_error(const char *cmd, int opt, char **argv)
 {
-	extern int optind, optopt;
 	_cleanup_free_ char *q = esc_strdup(argv[optind - 1]);
 	char s[3] = { '-', (char)optopt, 0 };
 	const char *what = q ? q : "?";
