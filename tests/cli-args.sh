@@ -23,8 +23,13 @@ bad "--outcome 'bogus': accepted: a comma list of caught, unhandled" view -o bog
 bad "--outcome 'nope'" view -o caught,nope "$G"
 bad "--events 'bogus': accepted: categories" view -e bogus "$G"
 bad "--events 'nope.*'" view -e 'exception.*,nope.*' "$G"
-bad "--tid wants thread ids, not 'abc'" view -t abc "$G"
-bad "--since wants seconds, not 'soon'" view -S soon "$G"
+bad "view: --tid 'abc': accepted: a comma list of thread ids" view -t abc "$G"
+bad "view: --tid ''" view -t '' "$G"
+bad "view: --tid 'x'" view -t 1,x "$G"
+bad "view: --since 'soon': accepted: seconds after the first record" view -S soon "$G"
+bad "view: --since '-5'" view -S -5 "$G"
+bad "view: --until 'nan'" view -U nan "$G"
+bad "view: --exception '': accepted: a type glob" view -x '' "$G"
 bad "--color wants auto, always or never, not 'sometimes'" view --color=sometimes "$G"
 bad "one trace file at a time: '$G' is one too many" view "$G" "$G"
 bad "view: no trace file given" view
@@ -56,6 +61,9 @@ bad "--events '+gc,+bogus'" env -e +gc -e +bogus
 bad "--exceptions 'Foo:abc'" env -x 'Foo:abc'
 bad "--processes 'a:1'" env -p 'a:1'
 bad "--journal-ratelimit 'x'" env --journal-ratelimit x
+bad "--ident 'a b': accepted: 1 to 64 printable characters" env --ident 'a b'
+bad "--ident ''" run --ident '' -- true
+bad "--library '/nonexistent/lib.so'" env --library /nonexistent/lib.so
 bad "env: unknown option '--frob'" env --frob
 bad "--output 'nope'" env -o nope
 bad "--events 'bogus'" run -e bogus -- true

@@ -2,6 +2,7 @@
 /* Strict option values shared by every command (see args.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ void args_bad(const char *cmd, const char *opt, const char *value, const char *a
 {
 	_cleanup_free_ char *q = config_escape(value, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH); /* as run and env do */
 
-	cli_error("%s: %s '%s': accepted: %s", cmd, opt, q ? q : "?", accepted);
+	cli_error("%s%s%s '%s': accepted: %s", cmd ? cmd : "", cmd ? ": " : "", opt, q ? q : "?", accepted);
 }
 
 /* Name the unknown option, or the one missing its value. */
@@ -72,6 +73,78 @@ int args_uint(const char *cmd, const char *opt, const char *value, uint64_t max,
 		return -EINVAL;
 	}
 	*ret = v;
+	return 0;
+}
+
+/* Seconds: a finite number, 0 or more. */
+int args_seconds(const char *cmd, const char *opt, const char *value, double *ret)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (end == value || *end || errno || !isfinite(v) || v < 0) {
+		args_bad(cmd, opt, value, "seconds after the first record (a number, 0 or more)");
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static bool number_ok(const char *item, const void *ud)
+{
+	(void)ud;
+	return item[strspn(item, "0123456789")] == 0 && strlen(item) <= 18;
+}
+
+/* Every item of the (comma) list VALUE for which OK says yes? */
+static int check_items(const char *cmd, const char *opt, const char *value, bool (*ok)(const char *, const void *),
+		       const void *ud, const char *accepted);
+
+/* A comma list of whole numbers. */
+int args_numbers(const char *cmd, const char *opt, const char *value)
+{
+	return check_items(cmd, opt, value, number_ok, NULL, "a comma list of thread ids (whole numbers)");
+}
+
+/* A non-empty glob. */
+int args_glob(const char *cmd, const char *opt, const char *value)
+{
+	if (*value)
+		return 0;
+	args_bad(cmd, opt, value, "a type glob (System.IO.*, TimeoutException)");
+	return -EINVAL;
+}
+
+static const char *ident_value;
+
+/* The environment the profiler would see: CLRTRACE_IDENT only. */
+static const char *ident_getenv(const char *name)
+{
+	return strcmp(name, "CLRTRACE_IDENT") == 0 ? ident_value : NULL;
+}
+
+static void ident_warn(void *ud, const char *line)
+{
+	(void)line;
+	*(bool *)ud = true;
+}
+
+/* A journal identifier the profiler takes. */
+int args_ident(const char *value)
+{
+	struct ct_config c;
+	bool bad = false;
+
+	ident_value = value;
+	if (config_load(&c, ident_getenv, ident_warn, &bad) < 0)
+		return -ENOMEM;
+	config_done(&c);
+	if (bad) {
+		args_bad(NULL, "--ident", value, "1 to 64 printable characters, no spaces or '='");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -14,7 +14,8 @@
 /* The exception outcomes a summary (or view, for a story cut short) says. */
 extern const char *const cli_outcomes[];
 
-/* Print "CMD: OPT 'VALUE': accepted: ACCEPTED" (the value escaped). */
+/* Print "CMD: OPT 'VALUE': accepted: ACCEPTED" (the value escaped and cut;
+ * CMD NULL for the tracing options of run and env, which have no prefix). */
 void args_bad(const char *cmd, const char *opt, const char *value, const char *accepted);
 /* After getopt_long returned '?' or ':' (opterr 0, optstring starting with
  * ':'): name the unknown option or the one missing its value. */
@@ -23,6 +24,14 @@ void args_getopt_error(const char *cmd, int opt, char **argv);
 int args_one_file(const char *cmd, int argc, char **argv, int optind);
 /* A whole number in [0, MAX] (decimal, nothing else). */
 int args_uint(const char *cmd, const char *opt, const char *value, uint64_t max, uint64_t *ret);
+/* Seconds: a finite number, 0 or more. */
+int args_seconds(const char *cmd, const char *opt, const char *value, double *ret);
+/* A comma list of one or more whole numbers (thread ids). */
+int args_numbers(const char *cmd, const char *opt, const char *value);
+/* A non-empty glob. */
+int args_glob(const char *cmd, const char *opt, const char *value);
+/* A journal identifier the profiler takes (its own check, config_load). */
+int args_ident(const char *value);
 /* Every item of the comma list VALUE a category name or a glob matching
  * at least one known event name. */
 int args_events(const char *cmd, const char *opt, const char *value);

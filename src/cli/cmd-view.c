@@ -414,18 +414,18 @@ int cmd_view(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":e:t:x:o:S:U:fh", opts, NULL)) != -1) {
-		char *end = NULL;
-
 		switch (opt) {
 		case 'e':
 			if (args_events("view", "--events", optarg) < 0 || split_list(optarg, &v.events, &v.n_events) < 0)
 				goto out;
 			break;
 		case 't':
-			if (split_list(optarg, &tids, &n_tids) < 0)
+			if (args_numbers("view", "--tid", optarg) < 0 || split_list(optarg, &tids, &n_tids) < 0)
 				goto out;
 			break;
 		case 'x':
+			if (args_glob("view", "--exception", optarg) < 0)
+				goto out;
 			v.exception_glob = optarg;
 			break;
 		case 'o':
@@ -435,11 +435,9 @@ int cmd_view(int argc, char **argv)
 			break;
 		case 'S':
 		case 'U':
-			*(opt == 'S' ? &v.since : &v.until) = strtod(optarg, &end);
-			if (!end || *end || end == optarg) {
-				cli_error("view: --%s wants seconds, not '%s'", opt == 'S' ? "since" : "until", optarg);
+			if (args_seconds("view", opt == 'S' ? "--since" : "--until", optarg,
+					 opt == 'S' ? &v.since : &v.until) < 0)
 				goto out;
-			}
 			break;
 		case 'f':
 			follow = true;

@@ -159,6 +159,8 @@ int trace_opts_finish(struct trace_opts *o)
 		cli_error("--journal-ratelimit '%s': %s", q = quote(o->ratelimit), why);
 		r = -1;
 	}
+	if (!r && o->ident && args_ident(o->ident) < 0)
+		r = -1;
 	if (r)
 		return r;
 	if (o->exceptions) {

@@ -102,6 +102,20 @@ static void test_args(void)
 	CHECK(args_words("view", "-o", "caught,unknown", cli_outcomes) == 0, "args_words: known outcomes");
 	CHECK(args_words("view", "-o", "caught,lost", cli_outcomes) < 0 && strstr(last_error, "'lost'"), "args_words: an unknown one");
 
+	double d = -1;
+	CHECK(args_seconds("view", "-S", "1.5", &d) == 0 && d == 1.5, "args_seconds: 1.5");
+	CHECK(args_seconds("view", "-S", "0", &d) == 0 && d == 0, "args_seconds: 0");
+	CHECK(args_seconds("view", "-S", "-1", &d) < 0, "args_seconds: negative");
+	CHECK(args_seconds("view", "-S", "inf", &d) < 0, "args_seconds: infinite");
+	CHECK(args_seconds("view", "-S", "nan", &d) < 0, "args_seconds: not a number");
+	CHECK(args_seconds("view", "-S", "", &d) < 0, "args_seconds: empty");
+	CHECK(args_numbers("view", "-t", "12,345") == 0, "args_numbers: a list");
+	CHECK(args_numbers("view", "-t", "12,-3") < 0, "args_numbers: a negative item");
+	CHECK(args_ident("my-app.1") == 0, "args_ident: a fine identifier");
+	CHECK(args_ident("a b") < 0 && strstr(last_error, "--ident 'a b': accepted:") == last_error,
+	      "args_ident: a space, no command prefix (%s)", last_error);
+	CHECK(args_ident("") < 0, "args_ident: empty");
+
 	CHECK(args_type_match("TimeoutException", "System.TimeoutException"), "type: a short name");
 	CHECK(args_type_match("*Timeout*", "System.TimeoutException"), "type: a glob without a dot");
 	CHECK(args_type_match("System.*", "System.TimeoutException"), "type: a full glob");
