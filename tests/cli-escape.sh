@@ -46,32 +46,33 @@ grep -q -F "evil${ESC}]0;pwned${BEL}${ESC}[2J${CSI}31m" "$OUT/raw.txt" && ok "vi
 expect "view --raw: the newline is kept" "$(grep -c '^ *0\.999999 ' "$OUT/raw.txt")" 1
 
 # stats: type names, sites and thread names from the trace (made hostile here:
-# a real type name cannot hold them), and bytes jansson rejects never get this far
+# a real type name cannot hold them).  Files broken on purpose are not named
+# *.jsonl: schema.sh validates every trace the tests leave
 jq -c 'if .exception.type? then .exception.type |= "Evil\u001b[2J\nType" else . end
-	| if .thrown_in? then .thrown_in = "Site\u0007\u009b" else . end' "$t" >"$OUT/crafted.jsonl"
-"$CLRTRACE" stats "$OUT/crafted.jsonl" >"$OUT/stats.txt" || fail "stats exit status $?"
+	| if .thrown_in? then .thrown_in = "Site\u0007\u009b" else . end' "$t" >"$OUT/crafted.records"
+"$CLRTRACE" stats "$OUT/crafted.records" >"$OUT/stats.txt" || fail "stats exit status $?"
 expect "stats: no ESC or BEL byte" "$(controls "$OUT/stats.txt")" 0
 expect "stats: no C1 control" "$(c1 "$OUT/stats.txt")" 0
 grep -q -F 'Evil\e[2J\nType (1 caught)' "$OUT/stats.txt" && ok "stats: the type escaped" ||
 	fail "stats: $(grep -F Evil "$OUT/stats.txt")"
 grep -q -F 'Site\x07\xc2\x9b' "$OUT/stats.txt" && ok "stats: the throw site escaped" || fail "stats: site not escaped"
-"$CLRTRACE" stats --json "$OUT/crafted.jsonl" >"$OUT/stats.json" || fail "stats --json exit status $?"
+"$CLRTRACE" stats --json "$OUT/crafted.records" >"$OUT/stats.json" || fail "stats --json exit status $?"
 expect "stats --json keeps the original (JSON escapes)" \
 	"$(jq -r '.exceptions.by_type[0].type' "$OUT/stats.json")" "$(printf 'Evil\033[2J\nType')"
-"$CLRTRACE" export --format chrome "$OUT/crafted.jsonl" >"$OUT/chrome.json" || fail "export exit status $?"
+"$CLRTRACE" export --format chrome "$OUT/crafted.records" >"$OUT/chrome.json" || fail "export exit status $?"
 expect "export: JSON, no raw control byte" "$(jq -e . "$OUT/chrome.json" >/dev/null && controls "$OUT/chrome.json")" 0
 
 # check: its messages quote record text (an event name here)
-jq -c 'if .seq == 2 then .event = "x\u001b]0;t\u0007\nfake" else . end' "$t" >"$OUT/bad-event.jsonl"
-"$CLRTRACE" check "$OUT/bad-event.jsonl" >"$OUT/check.txt" 2>&1
+jq -c 'if .seq == 2 then .event = "x\u001b]0;t\u0007\nfake" else . end' "$t" >"$OUT/bad-event.records"
+"$CLRTRACE" check "$OUT/bad-event.records" >"$OUT/check.txt" 2>&1
 expect "check: a problem found (exit 1)" "$?" 1
 expect "check: no ESC or BEL byte" "$(controls "$OUT/check.txt")" 0
 grep -q -F 'x\e]0;t\x07\nfake' "$OUT/check.txt" && ok "check: the event name escaped" ||
 	fail "check: $(head -3 "$OUT/check.txt")"
 # the reader's warnings quote what they could not read
-printf '{"event": "a\033[2J\n' >"$OUT/torn.jsonl"
-printf 'not json \033]0;x\007\n' >>"$OUT/torn.jsonl"
-"$CLRTRACE" view "$OUT/torn.jsonl" >/dev/null 2>"$OUT/warn.txt"
+printf '{"event": "a\033[2J\n' >"$OUT/torn.records"
+printf 'not json \033]0;x\007\n' >>"$OUT/torn.records"
+"$CLRTRACE" view "$OUT/torn.records" >/dev/null 2>"$OUT/warn.txt"
 expect "reader warnings: no ESC or BEL byte" "$(controls "$OUT/warn.txt")" 0
 expect "reader warnings: one line each" "$(grep -c '^clrtrace: ' "$OUT/warn.txt")" "$(wc -l <"$OUT/warn.txt" | tr -d ' ')"
 

@@ -43,16 +43,16 @@ void args_getopt_error(const char *cmd, int opt, char **argv)
 }
 
 /* Exactly one FILE operand left? */
-int args_one_file(const char *cmd, int argc, char **argv, int optind)
+int args_one_file(const char *cmd, int argc, char **argv, int first)
 {
 	_cleanup_free_ char *q = NULL;
 
-	if (optind == argc) {
+	if (first == argc) {
 		cli_error("%s: no trace file given (a FILE, or - for standard input; try 'clrtrace %s --help')", cmd, cmd);
 		return -EINVAL;
 	}
-	if (optind < argc - 1) {
-		q = esc_strdup(argv[optind + 1]);
+	if (first < argc - 1) {
+		q = esc_strdup(argv[first + 1]);
 		cli_error("%s: one trace file at a time: '%s' is one too many", cmd, q ? q : "?");
 		return -EINVAL;
 	}
