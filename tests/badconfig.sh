@@ -63,15 +63,15 @@ grep -q "^clrtrace: cannot open trace file /nonexistent/dir/t.jsonl: No such fil
 [ -n "$fallback" ] && check_trace "$fallback"
 [ -n "$fallback" ] && expect "the fallback trace's runtime.init names the file it went to" \
 	"$(jq -c 'select(.event == "runtime.init") | .config.output' "$fallback")" '["file:clrtrace-%n-%p.jsonl"]'
-# clrtrace run finds the trace where the profiler put it instead
+# clrtrace run looks before it starts the program: an unusable path is an
+# error (exit 2, one line), and the program is not started (tests/cli-args.sh)
 rm -f "$OUT"/nw/*.jsonl
 (cd "$OUT/nw" && exec "$CLRTRACE" run -o file:/nonexistent/dir/t.jsonl -- dotnet "$dll" status 3 >"$OUT/nw.out" 2>"$OUT/nw.err")
-expect "clrtrace run, unusable path: exit 3" "$?" 3
-fallback=$(ls "$OUT"/nw/clrtrace-Probe-*.jsonl 2>/dev/null)
-grep -q "^clrtrace: cannot open trace file /nonexistent/dir/t.jsonl: No such file or directory; writing $fallback instead$" "$OUT/nw.err" &&
-	grep -q "^clrtrace: [0-9]* records, 0 exceptions (0 unhandled), trace in $fallback$" "$OUT/nw.err" &&
-	ok "clrtrace run, unusable path: the summary names the file the trace went to" || fail "clrtrace run, unusable path: stderr was: $(cat "$OUT/nw.err")"
-expect "clrtrace run, unusable path: two lines (the fallback, the summary)" "$(wc -l <"$OUT/nw.err")" 2
+expect "clrtrace run, unusable path: exit 2" "$?" 2
+expect "clrtrace run, unusable path: the program not started" "$(cat "$OUT/nw.out"; ls "$OUT"/nw/)" ""
+grep -q "^clrtrace: run: --output file:/nonexistent/dir/t.jsonl: its directory: No such file or directory; the program was not started$" "$OUT/nw.err" &&
+	ok "clrtrace run, unusable path: says which file and why" || fail "clrtrace run, unusable path: stderr was: $(cat "$OUT/nw.err")"
+expect "clrtrace run, unusable path: one line" "$(wc -l <"$OUT/nw.err")" 1
 
 # the default file unusable as well (the working directory is gone): still
 # one line, and the program runs on untraced

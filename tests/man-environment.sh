@@ -10,13 +10,13 @@ ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; FAILED=1; }
 
 gen="$top_builddir/man/environment"
-page="$top_srcdir/man/clrtrace.1"
+page="$top_srcdir/man/clrtrace.1.in"
 [ -x "$gen" ] || { echo "FAIL: $gen is not built"; exit 1; }
 if out=$("$gen" <"$page" 2>&1); then
 	if diff_out=$(printf '%s\n' "$out" | diff -u "$page" -); then
-		ok "man/clrtrace.1 lists the variables of config.def, as config.def words them"
+		ok "man/clrtrace.1.in lists the variables of config.def, as config.def words them"
 	else
-		fail "man/clrtrace.1 and config.def differ (run make update-man, or change the table):"
+		fail "man/clrtrace.1.in and config.def differ (run make update-man, or change the table):"
 		printf '%s\n' "$diff_out"
 	fi
 else

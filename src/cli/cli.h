@@ -23,6 +23,9 @@ int cmd_recover(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 
+/* clrtrace --list=WHAT: events, categories or outcomes, one a line. */
+int cli_list_words(const char *what);
+
 /* "clrtrace: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (strncmp(argv[1], "--list=", 7) == 0)
+		return cli_list_words(argv[1] + 7);
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("clrtrace %s\n", PACKAGE_VERSION);
 		return 0;

@@ -14,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/check-stories.h"
 #include "cli/cli.h"
+#include "cli/escape.h"
 #include "cli/jschema.h"
 #include "cli/reader.h"
+#include "common/util.h"
 
 #define MAX_NESTING (1u << 16)
 
@@ -75,14 +78,17 @@ struct checker {
 /* One problem line: "NAME:LINE: (seq S EVENT PHASE) what". */
 __attribute__((format(printf, 3, 4))) static void problem(struct checker *c, uint64_t line, const char *fmt, ...)
 {
+	_cleanup_free_ char *msg = NULL;
 	va_list ap;
 
 	if (c->problems++ >= c->max_problems)
 		return;
 	printf("%s:%" PRIu64 ": ", c->name, line);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	esc_fputs(msg ? msg : "(out of memory)", stdout); /* quotes record text */
 	putchar('\n');
 }
 
@@ -458,13 +464,15 @@ int cmd_check(int argc, char **argv)
 	int opt, r, status = EXIT_USAGE;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "s:m:qh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":s:m:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			schema = optarg;
 			break;
 		case 'm':
-			c.max_problems = strtoull(optarg, NULL, 10);
+			if (args_uint("check", "--max-problems", optarg, UINT64_MAX - 1, &c.max_problems) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'q':
 			quiet = true;
@@ -473,14 +481,12 @@ int cmd_check(int argc, char **argv)
 			fputs(check_help, stdout);
 			return 0;
 		default:
-			fputs(check_help, stderr);
+			args_getopt_error("check", opt, argv);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(check_help, stderr);
+	if (args_one_file("check", argc, argv, optind) < 0)
 		return EXIT_USAGE;
-	}
 	if (load_schema(&c, schema) < 0)
 		goto out;
 	c.stories = stories_new(on_story_problem, &c);

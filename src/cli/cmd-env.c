@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "common/util.h"
 
@@ -44,7 +45,9 @@ int cmd_env(int argc, char **argv)
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			printf("Usage: clrtrace env [OPTIONS]\n\n"
 			       "Print the variables that trace .NET programs started from this shell:\n"
-			       "  eval \"$(clrtrace env -e +gc)\"\n\nOptions:\n%s"
+			       "  eval \"$(clrtrace env -e +gc)\"\n"
+			       "The SDK's own programs (dotnet build and the other dotnet commands, csc,\n"
+			       "VBCSCompiler, MSBuild nodes) are left out unless -p says otherwise (-p '*').\n\nOptions:\n%s"
 			       "      --systemd           print Environment= lines for a unit drop-in\n",
 			       trace_opts_help);
 			return 0;
@@ -60,6 +63,10 @@ int cmd_env(int argc, char **argv)
 			cli_error("env: unknown option '%s' (try 'clrtrace env --help')", argv[i]);
 			return EXIT_USAGE;
 		}
+	}
+	if (!o.processes && !(o.processes = strdup(CLI_SDK_EXCLUDED))) { /* as run does */
+		cli_error("out of memory");
+		return 1;
 	}
 	if (trace_opts_finish(&o) < 0)
 		return EXIT_USAGE;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/describe.h"
 #include "cli/journal-source.h"
@@ -269,7 +270,8 @@ int cmd_export(int argc, char **argv)
 	struct rec rec;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "F:o:hu:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":F:o:hu:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
 			format = optarg;
@@ -283,18 +285,20 @@ int cmd_export(int argc, char **argv)
 		default:
 			if (journal_opt(&jo, opt, optarg))
 				break;
-			fputs(export_help, stderr);
+			args_getopt_error("export", opt, argv);
 			return EXIT_USAGE;
 		}
 	}
-	if ((!jo.journal && optind != argc - 1) || !format) {
-		fputs(export_help, stderr);
+	if (!format) {
+		cli_error("export: --format is required (accepted: chrome)");
 		return EXIT_USAGE;
 	}
 	if (strcmp(format, "chrome") != 0) {
-		cli_error("export: unknown format '%s' (known: chrome)", format);
+		args_bad("export", "--format", format, "chrome");
 		return EXIT_USAGE;
 	}
+	if (!jo.journal && args_one_file("export", argc, argv, optind) < 0)
+		return EXIT_USAGE;
 	if (jo.journal)
 		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "export");
 	else if ((r = rd_open(&rd, argv[optind], false)) < 0)

@@ -14,7 +14,7 @@ static void on_skip(void *ud, const char *pending, const char *why, int error)
 	int *status = ud;
 
 	cli_error("recover: %s: %s", pending, why);
-	if (error)
+	if (error && *status == 0)
 		*status = 1;
 }
 
@@ -22,26 +22,36 @@ int cmd_recover(int argc, char **argv)
 {
 	int status = 0;
 
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fprintf(argc < 2 ? stderr : stdout,
+	if (argc < 2) {
+		cli_error("recover: no trace file given (try 'clrtrace recover --help')");
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		fprintf(stdout,
 			"Usage: clrtrace recover FILE...\n\n"
 			"Append to each trace FILE the records a process left in FILE.<pid>.pending\n"
 			"(or FILE.<pid>.<n>.pending) when it died without a chance to flush\n"
 			"(Environment.FailFast, kill -9, SIGTERM without a handler), then remove that file.\n"
 			"Files of processes still running are left alone; records already in FILE are not\n"
 			"written twice.  `clrtrace run` does this by itself.\n");
-		return argc < 2 ? EXIT_USAGE : 0;
+		return 0;
 	}
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("recover: unknown option '%s' (try 'clrtrace recover --help')", argv[i]);
+			return EXIT_USAGE;
+		}
 	for (int i = 1; i < argc; i++) {
 		int n = pending_recover(argv[i], on_skip, &status);
 
 		if (n == -ENOENT) {
 			cli_error("recover: %s: no such trace file and no FILE.<pid>.pending beside it", argv[i]);
-			status = 1;
+			status = EXIT_USAGE;
 		} else if (n < 0) {
 			if (n != -EBADMSG) /* each bad file has had its own line */
 				cli_error("recover: %s: %s", argv[i], strerror(-n));
-			status = 1;
+			if (status == 0)
+				status = 1;
 		} else if (n > 0)
 			fprintf(stderr, "clrtrace: recovered %d records into %s\n", n, argv[i]);
 	}

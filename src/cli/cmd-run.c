@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "common/config.h"
 #include "common/pending.h"
+#include "cli/run-outputs.h"
 #include "cli/run-status.h"
 #include "common/util.h"
 
@@ -113,7 +115,8 @@ static char *template_glob(const char *tmpl, const char *name)
 
 /* Merge and summarise the trace files this run produced: the child's pid first, else any file
  * of the template written since START; with the losses the processes reported on STATUS_FD. */
-static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd)
+static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd,
+		      bool journal_down)
 {
 	char *where = NULL;
 	struct run_counts c = { 0 };
@@ -165,9 +168,11 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 
 	run_status_collect(status_fd, &st);
 	run_status_text(&st, loss, sizeof(loss));
-	if (strstr(outputs, "journal"))
-		fprintf(stderr, "clrtrace: trace sent to the journal%s%s\n", files ? "" : " (journalctl CLRTRACE_PID=...)",
-			files ? "" : loss);
+	if (strstr(outputs, "journal") && files)
+		fprintf(stderr, "clrtrace: trace sent to the journal\n");
+	else if (strstr(outputs, "journal"))
+		fprintf(stderr, "clrtrace: trace sent to the journal (journalctl CLRTRACE_PID=%d)%s%s\n", (int)pid,
+			journal_down ? ", which was not reachable when the program started" : "", loss);
 	if (files == 0) {
 		if (!strstr(outputs, "journal"))
 			fprintf(stderr, st.reports ? "clrtrace: no trace file is left%s\n"
@@ -237,6 +242,7 @@ int cmd_run(int argc, char **argv)
 	_cleanup_(strv_freep) char **env = NULL;
 	_cleanup_free_ char *name = NULL;
 	int i, wr, status, quiet = 0;
+	bool journal_down;
 	pid_t pid;
 	time_t start = time(NULL);
 	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
@@ -280,14 +286,17 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	name = config_program_name(argv + i);
 	if (!o.processes) /* the program's name as a glob that matches only it */
-		o.processes = name ? config_glob_escape(name) : strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc");
+		o.processes = name ? config_glob_escape(name) : strdup(CLI_SDK_EXCLUDED);
 	if (!o.processes && name)
-		o.processes = strdup("!dotnet,!MSBuild,!VBCSCompiler,!csc"); /* a ',' or ':' in the name */
+		o.processes = strdup(CLI_SDK_EXCLUDED); /* a ',' or ':' in the name */
 	{
 		char *abs = absolute_outputs(o.outputs ? o.outputs : CT_DEFAULT_OUTPUT);
 		free(o.outputs);
 		o.outputs = abs;
 	}
+	if (!o.outputs || run_check_outputs(o.outputs, name) < 0)
+		return EXIT_USAGE;
+	journal_down = strstr(o.outputs, "journal") && run_check_journal() < 0;
 	env = trace_opts_environment(&o);
 	if (!env) {
 		cli_error("out of memory");
@@ -338,7 +347,7 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
 		return 1;
 	}
-	summarise(o.outputs, name, pid, start, quiet, status_fd);
+	summarise(o.outputs, name, pid, start, quiet, status_fd, journal_down);
 	if (status_fd >= 0)
 		close(status_fd);
 	free(status_env);

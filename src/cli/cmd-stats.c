@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/escape.h"
 #include "cli/describe.h"
 #include "cli/journal-source.h"
 #include "cli/reader.h"
@@ -454,13 +456,18 @@ int cmd_stats(int argc, char **argv)
 	json_t *out = NULL;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jn:hu:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":jn:hu:", opts, NULL)) != -1) {
+		uint64_t n;
+
 		switch (opt) {
 		case 'j':
 			as_json = true;
 			break;
 		case 'n':
-			top = strtoul(optarg, NULL, 10);
+			if (args_uint("stats", "--top", optarg, 1000000, &n) < 0)
+				return EXIT_USAGE;
+			top = (size_t)n;
 			break;
 		case 'h':
 			fputs(stats_help, stdout);
@@ -468,14 +475,12 @@ int cmd_stats(int argc, char **argv)
 		default:
 			if (journal_opt(&jo, opt, optarg))
 				break;
-			fputs(stats_help, stderr);
+			args_getopt_error("stats", opt, argv);
 			return EXIT_USAGE;
 		}
 	}
-	if (!jo.journal && optind != argc - 1) {
-		fputs(stats_help, stderr);
+	if (!jo.journal && args_one_file("stats", argc, argv, optind) < 0)
 		return EXIT_USAGE;
-	}
 	s.events = json_object();
 	s.types = json_object();
 	s.outcomes = json_object();
@@ -506,7 +511,13 @@ int cmd_stats(int argc, char **argv)
 		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 	} else if (out) {
-		print_text(out);
+		json_t *safe = esc_json(out); /* record text escaped for the terminal */
+
+		if (safe)
+			print_text(safe);
+		else
+			cli_error("stats: out of memory");
+		json_decref(safe);
 	}
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 out:

@@ -18,10 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/describe.h"
 #include "cli/journal-source.h"
+#include "cli/escape.h"
 #include "cli/reader.h"
+#include "common/util.h"
 
 #define STORY_MAX 10000
 
@@ -54,10 +57,12 @@ struct viewer {
 	int64_t *tids;
 	size_t n_tids;
 	const char *exception_glob;
+	bool type_matched; /* an exception of the trace had a type -x matches */
 	char **outcomes;
 	size_t n_outcomes;
 	double since, until; /* seconds from the first record; <0: none */
 	bool color;
+	bool raw; /* record text as it is, control characters and all */
 	/* state */
 	int64_t t0;
 	uint64_t last_thread;
@@ -127,6 +132,15 @@ static const char *thread_name(const struct viewer *v, const struct rec *r)
 	return id ? u64map_get(&v->names, id) : NULL;
 }
 
+/* Print record text: escaped, unless --raw. */
+static void v_puts(const struct viewer *v, const char *s)
+{
+	if (v->raw)
+		fputs(s ? s : "", stdout);
+	else
+		esc_fputs(s, stdout);
+}
+
 /* Print one line for R (MERGED: its begin, printed as one span). */
 static void print_line(struct viewer *v, const struct rec *r, const struct rec *end)
 {
@@ -139,8 +153,10 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	if (!v->any_printed || key != v->last_thread) {
 		const char *name = thread_name(v, r);
 
-		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s%s%s ---%s\n", v->color ? colors[COLOR_DIM] : "", r->pid, r->tid,
-		       name ? " \"" : "", name ? name : "", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
+		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s", v->color ? colors[COLOR_DIM] : "", r->pid, r->tid,
+		       name ? " \"" : "");
+		v_puts(v, name);
+		printf("%s ---%s\n", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
 		v->last_thread = key;
 		v->any_printed = true;
 	}
@@ -148,9 +164,12 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
 	if (end && end->ev == EV_EXCEPTION_FILTER && jstr(end->j, "result"))
 		strbuf_printf(&v->line, " -> %s", jstr(end->j, "result"));
-	printf("%12.6f %7" PRId64 " %*s%s%s%s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
+	printf("%12.6f %7" PRId64 " %*s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
 	       r->tid, (int)(2 * (r->depth > 0 && r->depth < 200 ? r->depth : 0)), "", marker,
-	       v->color && color ? colors[color] : "", r->event, v->line.len ? " " : "", v->line.s ? v->line.s : "");
+	       v->color && color ? colors[color] : "");
+	v_puts(v, r->event);
+	fputs(v->line.len ? " " : "", stdout);
+	v_puts(v, v->line.s);
 	if (last->dur_ns >= 0)
 		printf(" (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
 	if (r->v > 1)
@@ -213,12 +232,13 @@ static void flush_all(void *ud)
 }
 
 /* Does an exception (type, outcome) pass --exception and --outcome? */
-static bool exception_matches(const struct viewer *v, const char *type, const char *outcome)
+static bool exception_matches(struct viewer *v, const char *type, const char *outcome)
 {
 	bool ok = !v->n_outcomes;
 
-	if (v->exception_glob && (!type || fnmatch(v->exception_glob, type, 0) != 0))
+	if (v->exception_glob && (!type || !args_type_match(v->exception_glob, type)))
 		return false;
+	v->type_matched = true;
 	for (size_t i = 0; i < v->n_outcomes; i++)
 		ok = ok || (outcome && strcmp(v->outcomes[i], outcome) == 0);
 	return ok;
@@ -343,6 +363,8 @@ static const char view_help[] =
 	"  -S, --since SECONDS     skip records earlier than SECONDS after the first\n"
 	"  -U, --until SECONDS     skip records later than SECONDS after the first\n"
 	"  -f, --follow            keep reading as the file grows (like tail -f)\n"
+	"      --raw               record text as it is (default: control characters and\n"
+	"                          invalid UTF-8 escaped as \\n, \\e, \\x9b)\n"
 	"      --color=WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"  -h, --help              this text\n" JOURNAL_HELP;
 
@@ -358,6 +380,7 @@ int cmd_view(int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "color", required_argument, NULL, 'C' },
 		{ "colour", required_argument, NULL, 'C' },
+		{ "raw", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		JOURNAL_LONG_OPTIONS,
 		{ 0 },
@@ -373,38 +396,41 @@ int cmd_view(int argc, char **argv)
 	struct rec rec;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "e:t:x:o:S:U:fhu:", opts, NULL)) != -1) {
-		char *end = NULL;
-
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:t:x:o:S:U:fhu:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (split_list(optarg, &v.events, &v.n_events) < 0)
+			if (args_events("view", "--events", optarg) < 0 || split_list(optarg, &v.events, &v.n_events) < 0)
 				goto out;
 			break;
 		case 't':
-			if (split_list(optarg, &tids, &n_tids) < 0)
+			if (args_numbers("view", "--tid", optarg) < 0 || split_list(optarg, &tids, &n_tids) < 0)
 				goto out;
 			break;
 		case 'x':
+			if (args_glob("view", "--exception", optarg) < 0)
+				goto out;
 			v.exception_glob = optarg;
 			break;
 		case 'o':
-			if (split_list(optarg, &v.outcomes, &v.n_outcomes) < 0)
+			if (args_words("view", "--outcome", optarg, cli_outcomes) < 0 ||
+			    split_list(optarg, &v.outcomes, &v.n_outcomes) < 0)
 				goto out;
 			break;
 		case 'S':
 		case 'U':
-			*(opt == 'S' ? &v.since : &v.until) = strtod(optarg, &end);
-			if (!end || *end || end == optarg) {
-				cli_error("view: --%s wants seconds, not '%s'", opt == 'S' ? "since" : "until", optarg);
+			if (args_seconds("view", opt == 'S' ? "--since" : "--until", optarg,
+					 opt == 'S' ? &v.since : &v.until) < 0)
 				goto out;
-			}
 			break;
 		case 'f':
 			follow = true;
 			break;
 		case 'C':
 			color = optarg;
+			break;
+		case 'R':
+			v.raw = true;
 			break;
 		case 'h':
 			fputs(view_help, stdout);
@@ -413,14 +439,12 @@ int cmd_view(int argc, char **argv)
 		default:
 			if (journal_opt(&jo, opt, optarg))
 				break;
-			fputs(view_help, stderr);
+			args_getopt_error("view", opt, argv);
 			goto out;
 		}
 	}
-	if (!jo.journal && optind != argc - 1) {
-		fputs(view_help, stderr);
+	if (!jo.journal && args_one_file("view", argc, argv, optind) < 0)
 		goto out;
-	}
 	if (color_choice(color, STDOUT_FILENO, &v.color) < 0) {
 		cli_error("view: --color wants auto, always or never, not '%s'", color);
 		goto out;
@@ -458,6 +482,11 @@ int cmd_view(int argc, char **argv)
 	stories_finish(&v);
 	flush_all(&v);
 	rd_warn_summary(rd);
+	if (v.exception_glob && !v.type_matched) {
+		_cleanup_free_ char *q = esc_strdup(v.exception_glob);
+
+		cli_error("view: --exception '%s' matches no exception type in %s", q ? q : "?", rd_name(rd));
+	}
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 out:
 	rd_free(rd);

@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/escape.h"
 #include "cli/reader.h"
 #include "common/strtable.h"
+#include "common/util.h"
 
 #define RD_BLOCK (64u << 10)
 #define RD_MAX_WARN 20
@@ -139,14 +141,17 @@ uint64_t rd_bad(const struct rd *r) { return r->bad; }
 /* "clrtrace: NAME:LINE: message" on stderr; after RD_MAX_WARN only counted. */
 void rd_warn(struct rd *r, uint64_t line, const char *fmt, ...)
 {
+	_cleanup_free_ char *msg = NULL;
 	va_list ap;
 
 	if (r->warned++ >= RD_MAX_WARN)
 		return;
 	fprintf(stderr, "clrtrace: %s:%" PRIu64 ": ", r->name, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	esc_fputs(msg ? msg : "(out of memory)", stderr); /* may quote the line */
 	fputc('\n', stderr);
 }
 

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/library.h"
 #include "common/config.h"
 #include "common/util.h"
 
@@ -54,6 +56,14 @@ static bool is_opt(const char *a, const char *short_, const char *long_)
 	       (strncmp(a, long_, l) == 0 && a[l] == '=');
 }
 
+/* A list option: a repeat adds to the list (-e +gc -e +jit). */
+static int list_option(char **list, const char *opt, int argc, char **argv, int *i)
+{
+	const char *v = opt_value(opt, argc, argv, i);
+
+	return v && list_append(list, v) >= 0 ? 1 : -1;
+}
+
 /* Parse one tracing option at argv[*i]. */
 int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 {
@@ -74,12 +84,12 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 		return list_append(&o->outputs, v) < 0 ? -1 : 1;
 	}
 	if (is_opt(a, "-e", "--events"))
-		slot = &o->events;
-	else if (is_opt(a, "-x", "--exceptions"))
-		slot = &o->exceptions;
-	else if (is_opt(a, "-p", "--processes"))
-		slot = &o->processes;
-	else if (is_opt(a, NULL, "--ident"))
+		return list_option(&o->events, "--events", argc, argv, i);
+	if (is_opt(a, "-x", "--exceptions"))
+		return list_option(&o->exceptions, "--exceptions", argc, argv, i);
+	if (is_opt(a, "-p", "--processes"))
+		return list_option(&o->processes, "--processes", argc, argv, i);
+	if (is_opt(a, NULL, "--ident"))
 		slot = &o->ident;
 	else if (is_opt(a, NULL, "--journal-ratelimit"))
 		slot = &o->ratelimit;
@@ -96,31 +106,6 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 	free(*slot);
 	*slot = strdup(v);
 	return *slot ? 1 : -1;
-}
-
-/* The library next to the executable (build tree) or in PKGLIBDIR. */
-static char *find_library(void)
-{
-	char self[PATH_MAX], *slash, *path = NULL;
-	const char *env = getenv("CLRTRACE_LIBRARY");
-	ssize_t n;
-
-	if (env && *env)
-		return realpath(env, NULL);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			if (asprintf(&path, "%s/libclrtrace.so", self) >= 0 && access(path, R_OK) == 0)
-				return path;
-			free(path);
-		}
-	}
-	if (access(PKGLIBDIR "/libclrtrace.so", R_OK) == 0)
-		return strdup(PKGLIBDIR "/libclrtrace.so");
-	return NULL;
 }
 
 /* A bad value as an error line quotes it: escaped and cut, as the
@@ -163,8 +148,21 @@ int trace_opts_finish(struct trace_opts *o)
 		cli_error("--journal-ratelimit '%s': %s", q = quote(o->ratelimit), why);
 		r = -1;
 	}
+	if (!r && o->ident && args_ident(o->ident) < 0)
+		r = -1;
 	if (r)
 		return r;
+	if (o->exceptions) {
+		/* short type names match as in view: TimeoutException, *.TimeoutException */
+		char *x = args_exception_globs(o->exceptions);
+
+		if (!x) {
+			cli_error("out of memory");
+			return -1;
+		}
+		free(o->exceptions);
+		o->exceptions = x;
+	}
 	if (o->library) {
 		char *p = realpath(o->library, NULL);
 
@@ -174,9 +172,9 @@ int trace_opts_finish(struct trace_opts *o)
 		}
 		free(o->library);
 		o->library = p;
-	} else if (!(o->library = find_library())) {
-		cli_error("cannot find libclrtrace.so (looked next to clrtrace and in %s); "
-			  "set CLRTRACE_LIBRARY or use --library", PKGLIBDIR);
+	} else if (!(o->library = cli_find_library())) {
+		cli_error("cannot find libclrtrace.so (looked %s); set CLRTRACE_LIBRARY or use --library",
+			  cli_library_places);
 		return -1;
 	}
 	return 0;

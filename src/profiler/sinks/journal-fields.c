@@ -213,8 +213,14 @@ static bool append_value(struct strbuf *b, json_t *v)
 	t = v ? scalar_text(v, buf, &len) : NULL;
 	if (!t)
 		return false;
-	for (size_t k = 0; k < len; k++)
-		strbuf_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f ? " " : t + k, 1);
+	for (size_t k = 0; k < len; k++) {
+		/* a C1 control (U+0080..U+009F: 0xc2 0x80..0x9f), CSI among them */
+		bool c1 = (unsigned char)t[k] == 0xc2 && k + 1 < len && (unsigned char)t[k + 1] >= 0x80 &&
+			  (unsigned char)t[k + 1] <= 0x9f;
+
+		strbuf_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f || c1 ? " " : t + k, 1);
+		k += c1;
+	}
 	return true;
 }
 

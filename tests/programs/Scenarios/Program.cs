@@ -245,6 +245,18 @@ namespace Scenarios
             foreach (var t in ts) t.Join();
         }
 
+        // hostile: a message with terminal escapes, a bell, a C1 control, a lone
+        // surrogate and a newline followed by a forged record line (caught)
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Hostile()
+        {
+            try {
+                throw new GammaException("evil\u001b]0;pwned\u0007\u001b[2J\u009b31m\ud800 path C:\\x\n" +
+                    "    0.999999    1234 * exception.unhandled Forged.Exception: fake");
+            }
+            catch (GammaException) { counter++; }
+        }
+
         public static int Main(string[] args)
         {
             foreach (var a in args) {
@@ -266,6 +278,7 @@ namespace Scenarios
                 case "unhandled-thread": UnhandledThread(); break;
                 case "failfast": FailFast(); break;
                 case "stress": Stress(); break;
+                case "hostile": Hostile(); break;
                 default: Console.Error.WriteLine("unknown scenario " + a); return 2;
                 }
                 Console.WriteLine("done " + a + " " + counter);
