@@ -76,7 +76,7 @@ if command -v bash >/dev/null 2>&1; then
 	expect "completion: run -e +g" "$(complete_words clrtrace run -e +g)" "+gc "
 	expect "completion: view -o ca" "$(complete_words clrtrace view -o ca)" "caught "
 	expect "completion: view --co (options from --help)" "$(complete_words clrtrace view --co)" "--color "
-	expect "completion: stats options" "$(complete_words clrtrace stats -)" "--help --json --top -h -j -n "
+	expect "completion: stats options (the option column of --help)" "$(complete_words clrtrace stats -)" "--help --identifier --journal --journal-dir --journal-since --journal-until --json --top --unit -h -j -n -u "
 	expect "completion: trace files" "$(complete_words clrtrace view '')" "a.jsonl "
 	expect "completion: export --format" "$(complete_words clrtrace export --format '')" "chrome "
 else
