@@ -20,6 +20,28 @@ normalise() {
 "$CLRTRACE" view --color=never "$G/sample.jsonl" >"$OUT/sample.view" 2>"$OUT/sample.err" && ok "view of the fixed trace exits 0" ||
 	fail "view exit status $?: $(cat "$OUT/sample.err")"
 golden sample.view "$OUT/sample.view"
+"$CLRTRACE" view --color=never --interleaved "$G/sample.jsonl" >"$OUT/sample-interleaved.view" || fail "view --interleaved"
+golden sample-interleaved.view "$OUT/sample-interleaved.view"
+
+# grouped (the default): one header per thread, the time column rises within
+# each group, and every line of the interleaved view is there
+nthreads=$(jq -r 'select(.tid) | "\(.pid) \(.tid)"' "$G/sample.jsonl" | sort -u | wc -l)
+expect "grouped: one header per thread" "$(grep -c '^---' "$OUT/sample.view")" "$nthreads"
+expect "grouped: no thread twice" "$(grep '^---' "$OUT/sample.view" | sort | uniq -d)" ""
+[ "$(grep -c '^---' "$OUT/sample-interleaved.view")" -gt "$nthreads" ] && ok "interleaved: a header at each switch" ||
+	fail "the fixed trace never switches threads: a weak test"
+expect "grouped and interleaved hold the same lines" "$(grep -v '^---' "$OUT/sample.view" | sort | md5sum)" \
+	"$(grep -v '^---' "$OUT/sample-interleaved.view" | sort | md5sum)"
+# monotonic: how often the time column goes back within a group ($1: view
+# output; $2=all: across groups too)
+backwards() {
+	awk -v all="${2:-}" '/^---/ { if (all == "") p = -1; next } { if ($1 + 0 < p) n++; p = $1 + 0 } END { print n + 0 }' "$1"
+}
+expect "grouped: time rises within each group" "$(backwards "$OUT/sample.view")" 0
+expect "grouped: each group's tid column is its header's" \
+	"$(awk '/^---/ { t = $5; next } $2 != t { n++ } END { print n + 0 }' "$OUT/sample.view")" 0
+"$CLRTRACE" view --help | grep -q '^  >  a span begins' && "$CLRTRACE" view --help | grep -q '^  -  a whole span' &&
+	ok "--help explains the symbols" || fail "--help lacks the symbols"
 
 dll=$(build_program Sample)
 t="$OUT/sample.jsonl"
@@ -43,6 +65,17 @@ expect "default: the same stories (summaries)" "$(jq -c 'select(.event=="excepti
 grep -q "^--- pid [0-9]* tid $wtid \"worker\" ---" "$OUT/worker.view" && ok "thread header names the worker" || fail "no worker header"
 grep -q 'exception.filter Sample.Program.Load -> true' "$OUT/worker.view" && ok "filter result shown" || fail "filter result missing"
 [ "$(grep -v '^---' "$OUT/worker.view" | awk '{print $2}' | sort -u)" = "$wtid" ] && ok "-t shows only that thread" || fail "-t leaked other threads"
+
+# a real multi-threaded trace: grouped rises per group; interleaved is in file
+# order (a begin held back is released by any other thread's record)
+"$CLRTRACE" view --color=never "$t" >"$OUT/all.view" || fail "view of a real trace"
+expect "real trace, grouped: time rises within each group" "$(backwards "$OUT/all.view")" 0
+"$CLRTRACE" view --color=never --interleaved "$t" >"$OUT/all-i.view" || fail "view --interleaved of a real trace"
+if [ "$(jq -s '[.[].ts] as $t | [range(1; $t | length) | select($t[.] < $t[. - 1])] | length' "$t")" = 0 ]; then
+	expect "real trace, interleaved: time never goes back" "$(backwards "$OUT/all-i.view" all)" 0
+else
+	ok "real trace: its own ts go back in file order; interleaved not checked for it"
+fi
 
 # exception type and outcome filters
 "$CLRTRACE" view --color=never -x 'System.IO.*' -o caught "$t" >"$OUT/x.view"

@@ -5,9 +5,15 @@
  * become complete "X" events, written when they end (so nesting is exact
  * even where the trace leaves a span open); spans that never end are
  * closed at the end of what they enclose or of the trace, marked
- * args.unfinished.  Instants are "i" (thread scope); every thread gets
+ * args.unfinished.  Instants are "i" (thread scope).  An event's name is
+ * its record's event (a closed vocabulary, so viewers can group and colour
+ * by it); what view would print after it is args.detail, beside the
+ * record's payload.  A rethrow gets a flow ("s" at its original's throw,
+ * "f" at its own) named exception.rethrow, an exception thrown while
+ * another was being handled one named exception.nested.  Every thread gets
  * thread_name metadata and every process process_name.  pid/tid are the
- * OS ids; ts is microseconds since the first record.
+ * OS ids; ts is microseconds since the first record, whose absolute time
+ * is otherData.start_time.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -22,12 +29,11 @@
 #include "cli/journal-source.h"
 #include "cli/reader.h"
 
-#define NAME_MAX_LEN 160
-
 struct xspan {
 	int64_t span, ts;
 	int cat;
-	char *name;
+	char *name;   /* the event */
+	char *detail; /* view's text for the begin */
 	json_t *args;
 };
 
@@ -38,11 +44,17 @@ struct xthread {
 	size_t n, cap;
 };
 
+/* Where an exception was thrown, for the flows that end at its rethrows. */
+struct xthrow {
+	int64_t ts, tid;
+};
+
 struct exporter {
 	FILE *out;
 	int64_t t0, t_last;
 	uint64_t events;
 	struct u64map threads; /* pid<<32|tid -> xthread */
+	struct u64map throws;  /* pid<<32|exception id -> its first xthrow */
 	json_t *names;         /* managed id -> name */
 	json_t *programs;      /* pid -> program */
 	struct strbuf sb;
@@ -62,16 +74,28 @@ static json_t *args_of(const struct rec *r)
 	return a ? a : json_object();
 }
 
-/* A slice name: the event, then its description, bounded. */
-static char *name_of(struct exporter *x, const struct rec *r)
+/* View's text for R (a filter's end: its begin's, BEGIN, with the result), or NULL. */
+static json_t *detail_of(struct exporter *x, const struct rec *r, const char *begin)
 {
-	char *s = NULL;
-
 	strbuf_reset(&x->sb);
-	describe(&x->sb, r);
-	if (asprintf(&s, "%s%s%.*s", r->event, x->sb.len ? " " : "", NAME_MAX_LEN, x->sb.s ? x->sb.s : "") < 0)
-		return NULL;
-	return s;
+	if (r->ev == EV_EXCEPTION_FILTER && r->ph == PH_END) {
+		strbuf_printf(&x->sb, "%s", begin ? begin : "");
+		if (jstr(r->j, "result"))
+			strbuf_printf(&x->sb, "%s-> %s", x->sb.len ? " " : "", jstr(r->j, "result"));
+	} else {
+		describe(&x->sb, r);
+	}
+	return x->sb.len ? json_string(x->sb.s) : NULL;
+}
+
+/* R's payload and its detail (view's text for it) as Chrome args. */
+static json_t *args_with_detail(struct exporter *x, const struct rec *r, const char *begin)
+{
+	json_t *a = args_of(r), *d = detail_of(x, r, begin);
+
+	if (d)
+		json_object_set_new(a, "detail", d);
+	return a;
 }
 
 /* Microseconds since the first record. */
@@ -105,7 +129,7 @@ static void emit(struct exporter *x, const char *ph, const char *name, int cat, 
 
 /* Close span I of thread T as an X event ending at END_TS. */
 static void close_span(struct exporter *x, struct xthread *t, size_t i, int64_t end_ts, json_t *end_args,
-		       const char *end_name, bool unfinished)
+		       bool unfinished)
 {
 	struct xspan *s = &t->v[i];
 	json_t *args = s->args;
@@ -114,11 +138,11 @@ static void close_span(struct exporter *x, struct xthread *t, size_t i, int64_t 
 		json_object_update(args, end_args);
 	if (unfinished)
 		json_object_set_new(args, "unfinished", json_true());
-	emit(x, "X", end_name ? end_name : s->name, s->cat, t->pid, t->tid, us(x, s->ts), (double)(end_ts - s->ts) / 1000.0,
-	     args);
+	emit(x, "X", s->name, s->cat, t->pid, t->tid, us(x, s->ts), (double)(end_ts - s->ts) / 1000.0, args);
 	s->args = NULL;
 	free(s->name);
-	s->name = NULL;
+	free(s->detail);
+	s->name = s->detail = NULL;
 }
 
 /* Get-or-create the export state of R's thread. */
@@ -140,11 +164,9 @@ static struct xthread *xthread_get(struct exporter *x, const struct rec *r)
 	return t;
 }
 
-/* Convert one record. */
-static void export_record(struct exporter *x, const struct rec *r)
+/* Learn thread names, program names and the first and last times. */
+static void learn(struct exporter *x, const struct rec *r)
 {
-	struct xthread *t = xthread_get(x, r);
-
 	if (x->t0 < 0 && r->ts >= 0)
 		x->t0 = r->ts;
 	if (r->ts > x->t_last)
@@ -157,53 +179,103 @@ static void export_record(struct exporter *x, const struct rec *r)
 		snprintf(pid, sizeof(pid), "%" PRId64, r->pid);
 		json_object_set(x->programs, pid, json_object_get(r->j, "program"));
 	}
+}
+
+/* Write one flow event (ph "s" or "f"), bound to the slice around TS. */
+static void emit_flow(struct exporter *x, const char *ph, const char *name, const char *id, int64_t pid, int64_t tid,
+		      int64_t ts)
+{
+	json_t *e = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:f}", "name", name, "cat", ct_categories[CAT_EXCEPTIONS].name,
+			      "ph", ph, "id", id, "pid", (json_int_t)pid, "tid", (json_int_t)tid, "ts", us(x, ts));
+
+	if (!e)
+		return;
+	if (strcmp(ph, "f") == 0)
+		json_object_set_new(e, "bp", json_string("e"));
+	fputs(x->events++ ? ",\n" : "\n", x->out);
+	json_dumpf(e, x->out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	json_decref(e);
+}
+
+/* A flow named NAME from exception FROM's throw to the throw R, if FROM's was seen. */
+static void link_throw(struct exporter *x, const struct rec *r, int64_t from, const char *name)
+{
+	const struct xthrow *o = from >= 0 ? u64map_get(&x->throws, (uint64_t)r->pid << 32 | (uint32_t)from) : NULL;
+	char id[96];
+
+	if (!o)
+		return;
+	snprintf(id, sizeof(id), "%s:%" PRId64 ":%" PRId64, name, r->pid, jint2(r->j, "exception", "id"));
+	emit_flow(x, "s", name, id, r->pid, o->tid, o->ts);
+	emit_flow(x, "f", name, id, r->pid, r->tid, r->ts);
+}
+
+/* A throw: remember where it was; link it to its original and its outer exception. */
+static void note_throw(struct exporter *x, const struct rec *r)
+{
+	int64_t id = jint2(r->j, "exception", "id"), of = jint(r->j, "rethrow_of"), outer = jint2(r->j, "nested_in", "id");
+	void **slot = id >= 0 ? u64map_slot(&x->throws, (uint64_t)r->pid << 32 | (uint32_t)id) : NULL;
+	struct xthrow *t;
+
+	if (slot && !*slot && (t = *slot = malloc(sizeof(*t))))
+		*t = (struct xthrow){ .ts = r->ts, .tid = r->tid };
+	link_throw(x, r, of, "exception.rethrow");
+	if (outer != of)
+		link_throw(x, r, outer, "exception.nested");
+}
+
+/* A begin: hold it as an open span of T. */
+static void span_begin(struct exporter *x, struct xthread *t, const struct rec *r)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct xspan *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		t->v = v;
+		t->cap = cap;
+	}
+	strbuf_reset(&x->sb);
+	describe(&x->sb, r);
+	t->v[t->n++] = (struct xspan){ .span = r->span, .ts = r->ts, .cat = r->cat, .name = strdup(r->event),
+				       .detail = x->sb.len ? strdup(x->sb.s) : NULL, .args = args_of(r) };
+	if (t->v[t->n - 1].detail) /* an unfinished span keeps its begin's */
+		json_object_set_new(t->v[t->n - 1].args, "detail", json_string(t->v[t->n - 1].detail));
+}
+
+/* An end: close its span (and any left open inside it); false if its begin is not held. */
+static bool span_end(struct exporter *x, struct xthread *t, const struct rec *r)
+{
+	size_t i = t->n;
+	json_t *end_args;
+
+	while (i > 0 && t->v[i - 1].span != r->span)
+		i--;
+	if (i == 0)
+		return false;
+	end_args = args_with_detail(x, r, t->v[i - 1].detail);
+	while (t->n > i) /* spans inside it that never ended */
+		close_span(x, t, --t->n, r->ts, NULL, true);
+	close_span(x, t, --t->n, r->ts, end_args, false);
+	json_decref(end_args);
+	return true;
+}
+
+/* Convert one record. */
+static void export_record(struct exporter *x, const struct rec *r)
+{
+	struct xthread *t = xthread_get(x, r);
+
+	learn(x, r);
 	if (!t)
 		return;
-	if (r->ph == PH_BEGIN && r->span >= 0) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 16;
-			struct xspan *v = realloc(t->v, cap * sizeof(*v));
-
-			if (!v)
-				return;
-			t->v = v;
-			t->cap = cap;
-		}
-		t->v[t->n++] = (struct xspan){ .span = r->span, .ts = r->ts, .cat = r->cat, .name = name_of(x, r),
-					       .args = args_of(r) };
-		return;
-	}
-	if (r->ph == PH_END) {
-		size_t i = t->n;
-
-		while (i > 0 && t->v[i - 1].span != r->span)
-			i--;
-		if (i > 0) {
-			json_t *end_args = args_of(r);
-			char *end_name = r->ev == EV_EXCEPTION_FILTER ? NULL : name_of(x, r);
-
-			if (r->ev == EV_EXCEPTION_FILTER && jstr(r->j, "result")) {
-				char *n = NULL;
-
-				if (asprintf(&n, "%s -> %s", t->v[i - 1].name ? t->v[i - 1].name : r->event,
-					     jstr(r->j, "result")) >= 0)
-					end_name = n;
-			}
-			while (t->n > i) /* spans inside it that never ended */
-				close_span(x, t, --t->n, r->ts, NULL, NULL, true);
-			close_span(x, t, --t->n, r->ts, end_args, end_name, false);
-			json_decref(end_args);
-			free(end_name);
-			return;
-		}
-	}
-	/* instants, and ends whose begin is not in the file */
-	{
-		char *name = name_of(x, r);
-
-		emit(x, "i", name, r->cat, r->pid, r->tid, us(x, r->ts), 0, args_of(r));
-		free(name);
-	}
+	if (r->ev == EV_EXCEPTION_THROW)
+		note_throw(x, r);
+	if (r->ph == PH_BEGIN && r->span >= 0)
+		span_begin(x, t, r);
+	else if (r->ph != PH_END || !span_end(x, t, r)) /* instants, and ends whose begin is not in the file */
+		emit(x, "i", r->event, r->cat, r->pid, r->tid, us(x, r->ts), 0, args_with_detail(x, r, NULL));
 }
 
 /* Close what is still open; thread and process names. */
@@ -218,7 +290,7 @@ static void export_finish(struct exporter *x)
 		char *label = NULL;
 
 		while (t->n > 0)
-			close_span(x, t, --t->n, x->t_last, NULL, NULL, true);
+			close_span(x, t, --t->n, x->t_last, NULL, true);
 		if (asprintf(&label, "%s%stid %" PRId64, name ? name : "", name ? " " : "", t->tid) < 0)
 			continue;
 		emit(x, "M", "thread_name", -1, t->pid, t->tid, 0, 0, json_pack("{s:s}", "name", label));
@@ -238,6 +310,7 @@ static void xthread_free(void *p)
 		return;
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].name);
+		free(t->v[i].detail);
 		json_decref(t->v[i].args);
 	}
 	free(t->v);
@@ -245,15 +318,38 @@ static void xthread_free(void *p)
 	free(t);
 }
 
+/* The trace's metadata: its absolute start (the first record's time) and the generator. */
+static json_t *other_data(const struct exporter *x)
+{
+	json_t *o = json_pack("{s:s}", "generator", "clrtrace");
+	time_t sec = x->t0 >= 0 ? (time_t)(x->t0 / 1000000000) : 0;
+	struct tm tm;
+	char when[64];
+
+	if (o && x->t0 >= 0 && gmtime_r(&sec, &tm)) {
+		size_t n = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+
+		snprintf(when + n, sizeof(when) - n, ".%09" PRId64 "Z", x->t0 % 1000000000);
+		json_object_set_new(o, "start_time", json_string(when));
+		json_object_set_new(o, "start_ts_ns", json_integer((json_int_t)x->t0));
+	}
+	return o;
+}
+
 static const char export_help[] =
 	"Usage: clrtrace export --format chrome [OPTIONS] FILE|-\n"
 	"       clrtrace export --format chrome [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
-	"Convert a trace to Chrome trace event JSON (Perfetto, chrome://tracing).\n\n"
+	"Convert a trace to Chrome trace event JSON (Perfetto, chrome://tracing).\n"
+	"Events are named by their record's event (exception.throw, assembly.load...),\n"
+	"the details in args; flows link a rethrow to its original throw\n"
+	"(exception.rethrow) and a nested exception to its outer one\n"
+	"(exception.nested); otherData.start_time is the first record's time (UTC).\n\n"
 	"  -F, --format FORMAT  chrome (the only one so far)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           this text\n" JOURNAL_HELP;
 
-int cmd_export(int argc, char **argv)
+/* Parse the command line; <0: stop (the exit status in *STATUS). */
+static int export_parse(int argc, char **argv, struct journal_opts *jo, const char **output, int *status)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'F' },
@@ -262,43 +358,72 @@ int cmd_export(int argc, char **argv)
 		JOURNAL_LONG_OPTIONS,
 		{ 0 },
 	};
-	struct exporter x = { .out = stdout, .t0 = -1, .t_last = -1 };
-	struct journal_opts jo = { 0 };
-	const char *format = NULL, *output = NULL;
-	struct rd *rd = NULL;
-	int opt, r, status = EXIT_USAGE;
-	struct rec rec;
+	const char *format = NULL;
+	int opt;
 
 	optind = 1;
 	opterr = 0;
+	*status = EXIT_USAGE;
 	while ((opt = getopt_long(argc, argv, ":F:o:hu:", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'F':
+		if (opt == 'F')
 			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
+		else if (opt == 'o')
+			*output = optarg;
+		else if (opt == 'h') {
 			fputs(export_help, stdout);
-			return 0;
-		default:
-			if (journal_opt(&jo, opt, optarg))
-				break;
+			*status = 0;
+			return -ECANCELED;
+		} else if (!journal_opt(jo, opt, optarg)) {
 			args_getopt_error("export", opt, argv);
-			return EXIT_USAGE;
+			return -EINVAL;
 		}
 	}
 	if (!format) {
 		cli_error("export: --format is required (accepted: chrome)");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (strcmp(format, "chrome") != 0) {
 		args_bad("export", "--format", format, "chrome");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (!jo.journal && args_one_file("export", argc, argv, optind) < 0)
-		return EXIT_USAGE;
+	if (!jo->journal && args_one_file("export", argc, argv, optind) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Convert every record of RD to X's output, then the metadata. */
+static int export_records(struct exporter *x, struct rd *rd)
+{
+	json_t *other;
+	struct rec rec;
+	int r;
+
+	fputs("{\"traceEvents\":[", x->out);
+	while ((r = rd_record(rd, &rec)) > 0) {
+		export_record(x, &rec);
+		rec_done(&rec);
+	}
+	if (r < 0)
+		cli_error("export: %s: %s", rd_name(rd), strerror(-r));
+	export_finish(x);
+	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":", x->out);
+	other = other_data(x);
+	json_dumpf(other, x->out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(other);
+	fputs("}\n", x->out);
+	return r;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct exporter x = { .out = stdout, .t0 = -1, .t_last = -1 };
+	struct journal_opts jo = { 0 };
+	const char *output = NULL;
+	struct rd *rd = NULL;
+	int r, status;
+
+	if (export_parse(argc, argv, &jo, &output, &status) < 0)
+		return status;
 	if (jo.journal)
 		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "export");
 	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
@@ -312,15 +437,7 @@ int cmd_export(int argc, char **argv)
 	}
 	x.names = json_object();
 	x.programs = json_object();
-	fputs("{\"traceEvents\":[", x.out);
-	while ((r = rd_record(rd, &rec)) > 0) {
-		export_record(&x, &rec);
-		rec_done(&rec);
-	}
-	if (r < 0)
-		cli_error("export: %s: %s", rd_name(rd), strerror(-r));
-	export_finish(&x);
-	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"clrtrace\"}}\n", x.out);
+	r = export_records(&x, rd);
 	rd_warn_summary(rd);
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 	if (fflush(x.out) != 0 || ferror(x.out)) {
@@ -332,6 +449,7 @@ out:
 		fclose(x.out);
 	rd_free(rd);
 	u64map_done(&x.threads, xthread_free);
+	u64map_done(&x.throws, free);
 	json_decref(x.names);
 	json_decref(x.programs);
 	strbuf_free(&x.sb);

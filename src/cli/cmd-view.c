@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * clrtrace view: the trace as a per-thread tree.  Streaming: records are
- * printed in file order, each indented by its depth on its own thread and
- * tagged with the thread; a header line marks every switch of thread, so
- * runs of one thread read as a block.  A begin whose end is the thread's
- * very next (shown) record is printed as one line with its duration, so a
- * begin is held back until the thread's next record (one record per thread
- * at most).  Exception filters (--exception, --outcome) hold one thread's
- * exception story until its summary decides it (bounded, see STORY_MAX).
+ * clrtrace view: the trace as a per-thread tree, each record indented by
+ * its depth on its own thread.  By default the lines are grouped by thread:
+ * each thread's lines go to its own in-memory buffer, printed at the end of
+ * the input under one header per thread (in order of the thread's first
+ * line), so the time column rises within each group.  --interleaved (and
+ * --follow, which has no end to wait for) streams in file (seq) order
+ * instead, a header marking every switch of thread.  A begin whose end is
+ * the thread's next shown record is printed as one line with its duration,
+ * so a begin is held back until then; when interleaved, any other thread's
+ * record releases it first, to keep the file order.  Exception filters
+ * (--exception, --outcome) hold one thread's exception story until its
+ * summary decides it (bounded, see STORY_MAX).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -47,7 +51,11 @@ struct vthread {
 	bool has_pending;
 	struct rec pending; /* a begin waiting for its thread's next record */
 	struct story story;
-	char *name;
+	int64_t pid, tid;
+	char *managed; /* managed ThreadID, for the header's name */
+	FILE *group;   /* grouped: this thread's lines (open_memstream) */
+	char *group_buf;
+	size_t group_len;
 };
 
 struct viewer {
@@ -63,11 +71,15 @@ struct viewer {
 	double since, until; /* seconds from the first record; <0: none */
 	bool color;
 	bool raw; /* record text as it is, control characters and all */
+	bool interleaved; /* file order with a header at each switch, not groups */
 	/* state */
 	int64_t t0;
 	uint64_t last_thread;
 	bool any_printed;
 	struct u64map threads; /* pid<<32|tid -> struct vthread */
+	struct vthread *holder; /* interleaved: the one thread holding a begin */
+	struct vthread **order; /* grouped: threads in order of their first line */
+	size_t n_order;
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
 	struct strbuf line;
 };
@@ -132,49 +144,74 @@ static const char *thread_name(const struct viewer *v, const struct rec *r)
 	return id ? u64map_get(&v->names, id) : NULL;
 }
 
-/* Print record text: escaped, unless --raw. */
-static void v_puts(const struct viewer *v, const char *s)
+/* Print record text to OUT: escaped, unless --raw. */
+static void v_puts(const struct viewer *v, FILE *out, const char *s)
 {
 	if (v->raw)
-		fputs(s ? s : "", stdout);
+		fputs(s ? s : "", out);
 	else
-		esc_fputs(s, stdout);
+		esc_fputs(s, out);
 }
 
-/* Print one line for R (MERGED: its begin, printed as one span). */
+/* Print a thread's header line to OUT. */
+static void print_header(const struct viewer *v, FILE *out, int64_t pid, int64_t tid, const char *name)
+{
+	fprintf(out, "%s--- pid %" PRId64 " tid %" PRId64 "%s", v->color ? colors[COLOR_DIM] : "", pid, tid,
+		name ? " \"" : "");
+	v_puts(v, out, name);
+	fprintf(out, "%s ---%s\n", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
+}
+
+/* Where R's line goes: its thread's group, or stdout after a header. */
+static FILE *line_out(struct viewer *v, const struct rec *r)
+{
+	struct vthread *t = v->interleaved ? NULL : u64map_get(&v->threads, thread_key(r));
+
+	if (t && !t->group && (t->group = open_memstream(&t->group_buf, &t->group_len))) {
+		struct vthread **o = realloc(v->order, (v->n_order + 1) * sizeof(*o));
+
+		if (!o) {
+			fclose(t->group);
+			t->group = NULL;
+		} else {
+			v->order = o;
+			v->order[v->n_order++] = t;
+		}
+	}
+	if (t && t->group)
+		return t->group;
+	if (!v->any_printed || thread_key(r) != v->last_thread)
+		print_header(v, stdout, r->pid, r->tid, thread_name(v, r));
+	v->last_thread = thread_key(r);
+	v->any_printed = true;
+	return stdout;
+}
+
+/* Print one line for R (END: its end, the two printed as one span). */
 static void print_line(struct viewer *v, const struct rec *r, const struct rec *end)
 {
-	uint64_t key = thread_key(r);
 	const struct rec *last = end ? end : r;
 	enum ct_color color = r->ev >= 0 && r->ev < _EV_MAX ? ct_events[r->ev].color : COLOR_NONE;
 	const char *marker = end ? "- " : r->ph == PH_BEGIN ? "> " : r->ph == PH_END ? "< " : "* ";
+	FILE *out = line_out(v, r);
 	char dur[32];
 
-	if (!v->any_printed || key != v->last_thread) {
-		const char *name = thread_name(v, r);
-
-		printf("%s--- pid %" PRId64 " tid %" PRId64 "%s", v->color ? colors[COLOR_DIM] : "", r->pid, r->tid,
-		       name ? " \"" : "");
-		v_puts(v, name);
-		printf("%s ---%s\n", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
-		v->last_thread = key;
-		v->any_printed = true;
-	}
 	strbuf_reset(&v->line);
 	describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
 	if (end && end->ev == EV_EXCEPTION_FILTER && jstr(end->j, "result"))
 		strbuf_printf(&v->line, " -> %s", jstr(end->j, "result"));
-	printf("%12.6f %7" PRId64 " %*s%s%s", r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0,
-	       r->tid, (int)(2 * (r->depth > 0 && r->depth < 200 ? r->depth : 0)), "", marker,
-	       v->color && color ? colors[color] : "");
-	v_puts(v, r->event);
-	fputs(v->line.len ? " " : "", stdout);
-	v_puts(v, v->line.s);
+	fprintf(out, "%12.6f %7" PRId64 " %*s%s%s",
+		r->ts >= 0 && v->t0 >= 0 ? (double)(r->ts - v->t0) / 1e9 : 0.0, r->tid,
+		(int)(2 * (r->depth > 0 && r->depth < 200 ? r->depth : 0)), "", marker,
+		v->color && color ? colors[color] : "");
+	v_puts(v, out, r->event);
+	fputs(v->line.len ? " " : "", out);
+	v_puts(v, out, v->line.s);
 	if (last->dur_ns >= 0)
-		printf(" (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
+		fprintf(out, " (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
 	if (r->v > 1)
-		printf(" [schema v%" PRId64 "]", r->v);
-	printf("%s\n", v->color && color ? colors[COLOR_NONE] : "");
+		fprintf(out, " [schema v%" PRId64 "]", r->v);
+	fprintf(out, "%s\n", v->color && color ? colors[COLOR_NONE] : "");
 }
 
 /* Get-or-create a thread's view state. */
@@ -182,9 +219,16 @@ static struct vthread *vthread_get(struct viewer *v, const struct rec *r)
 {
 	void **slot = u64map_slot(&v->threads, thread_key(r));
 
-	if (slot && !*slot)
-		*slot = calloc(1, sizeof(struct vthread));
-	return slot ? *slot : NULL;
+	struct vthread *t;
+
+	if (slot && !*slot && (t = *slot = calloc(1, sizeof(struct vthread)))) {
+		t->pid = r->pid;
+		t->tid = r->tid;
+	}
+	t = slot ? *slot : NULL;
+	if (t && r->thread && !t->managed)
+		t->managed = strdup(r->thread);
+	return t;
 }
 
 /* Print a held-back begin as it is. */
@@ -197,10 +241,20 @@ static void flush_pending(struct viewer *v, struct vthread *t)
 	t->has_pending = false;
 }
 
+/* Interleaved: release the begins other threads hold, to keep file order. */
+static void flush_others(struct viewer *v, const struct vthread *self)
+{
+	if (v->interleaved && v->holder && v->holder != self)
+		flush_pending(v, v->holder);
+	v->holder = NULL;
+}
+
 /* Show one selected record (steals R's JSON). */
 static void show(struct viewer *v, struct rec *r)
 {
 	struct vthread *t = vthread_get(v, r);
+
+	flush_others(v, t);
 
 	if (t && t->has_pending) {
 		if (r->ph == PH_END && r->span == t->pending.span && r->span >= 0) {
@@ -215,10 +269,30 @@ static void show(struct viewer *v, struct rec *r)
 	if (t && r->ph == PH_BEGIN) {
 		t->pending = *r;
 		t->has_pending = true;
+		v->holder = t;
 		return;
 	}
 	print_line(v, r, NULL);
 	rec_done(r);
+}
+
+/* Grouped: print each thread's lines under its header, at the end. */
+static void print_groups(struct viewer *v)
+{
+	for (size_t i = 0; i < v->n_order; i++) {
+		struct vthread *t = v->order[i];
+		const char *name = t->managed ? u64map_get(&v->names, strtoull(t->managed, NULL, 16)) : NULL;
+
+		if (!t->group || fclose(t->group) != 0) {
+			t->group = NULL;
+			cli_error("view: out of memory for the lines of thread %" PRId64, t->tid);
+			continue;
+		}
+		t->group = NULL;
+		print_header(v, stdout, t->pid, t->tid, name);
+		fwrite(t->group_buf, 1, t->group_len, stdout);
+	}
+	v->n_order = 0;
 }
 
 /* Flush every held-back begin (end of input, or the writer is idle). */
@@ -348,13 +422,26 @@ static void vthread_free(void *p)
 	story_release(NULL, &t->story, false);
 	free(t->story.recs);
 	free(t->story.open);
+	if (t->group)
+		fclose(t->group);
+	free(t->group_buf);
+	free(t->managed);
 	free(t);
 }
 
 static const char view_help[] =
 	"Usage: clrtrace view [OPTIONS] FILE|-\n"
 	"       clrtrace view [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
-	"Show a trace as a per-thread tree, indented by span nesting.\n\n"
+	"Show a trace as a per-thread tree, indented by span nesting.  Lines are\n"
+	"grouped by thread: one header per thread (--- pid P tid T \"name\" ---), in\n"
+	"order of the thread's first line, its records under it in file order, so\n"
+	"the time column rises within each group.  Grouped output appears when the\n"
+	"input ends; --interleaved and --follow stream in file order instead.\n\n"
+	"Columns: seconds since the first record, OS thread id, then a symbol:\n"
+	"  *  an instant event\n"
+	"  >  a span begins (its end comes later, indented one step less)\n"
+	"  <  a span ends (with its duration)\n"
+	"  -  a whole span on one line: its begin and end, with its duration\n\n"
 	"  -e, --events LIST       only these events or categories (comma list; globs: exception.*)\n"
 	"  -t, --tid LIST          only these OS thread ids\n"
 	"  -x, --exception GLOB    only exception stories whose type matches (System.IO.*)\n"
@@ -362,13 +449,65 @@ static const char view_help[] =
 	"                          (caught,unhandled,swallowed,superseded,rethrown,unknown)\n"
 	"  -S, --since SECONDS     skip records earlier than SECONDS after the first\n"
 	"  -U, --until SECONDS     skip records later than SECONDS after the first\n"
-	"  -f, --follow            keep reading as the file grows (like tail -f)\n"
+	"  -i, --interleaved       all threads in file (seq) order, a header at each switch\n"
+	"  -f, --follow            keep reading as the file grows (like tail -f; interleaved)\n"
 	"      --raw               record text as it is (default: control characters and\n"
 	"                          invalid UTF-8 escaped as \\n, \\e, \\x9b)\n"
 	"      --color=WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"  -h, --help              this text\n" JOURNAL_HELP;
 
-int cmd_view(int argc, char **argv)
+/* What the command line asked for, beyond the viewer's own settings. */
+struct view_args {
+	struct journal_opts jo;
+	const char *color;
+	char **tids;
+	size_t n_tids;
+	bool follow;
+};
+
+/* Parse one option into V and A; <0: stop (status in *STATUS). */
+static int view_option(struct viewer *v, struct view_args *a, int opt, char **argv, int *status)
+{
+	switch (opt) {
+	case 'e':
+		return args_events("view", "--events", optarg) < 0 ? -EINVAL : split_list(optarg, &v->events, &v->n_events);
+	case 't':
+		return args_numbers("view", "--tid", optarg) < 0 ? -EINVAL : split_list(optarg, &a->tids, &a->n_tids);
+	case 'x':
+		v->exception_glob = optarg;
+		return args_glob("view", "--exception", optarg) < 0 ? -EINVAL : 0;
+	case 'o':
+		return args_words("view", "--outcome", optarg, cli_outcomes) < 0 ? -EINVAL :
+			split_list(optarg, &v->outcomes, &v->n_outcomes);
+	case 'S':
+	case 'U':
+		return args_seconds("view", opt == 'S' ? "--since" : "--until", optarg, opt == 'S' ? &v->since : &v->until);
+	case 'i':
+		v->interleaved = true;
+		return 0;
+	case 'f':
+		a->follow = true;
+		return 0;
+	case 'C':
+		a->color = optarg;
+		return 0;
+	case 'R':
+		v->raw = true;
+		return 0;
+	case 'h':
+		fputs(view_help, stdout);
+		*status = 0;
+		return -ECANCELED;
+	default:
+		if (journal_opt(&a->jo, opt, optarg))
+			return 0;
+		args_getopt_error("view", opt, argv);
+		return -EINVAL;
+	}
+}
+
+/* Parse the command line into V and A; <0: stop (status in *STATUS). */
+static int view_parse(struct viewer *v, struct view_args *a, int argc, char **argv, int *status)
 {
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
@@ -377,6 +516,7 @@ int cmd_view(int argc, char **argv)
 		{ "outcome", required_argument, NULL, 'o' },
 		{ "since", required_argument, NULL, 'S' },
 		{ "until", required_argument, NULL, 'U' },
+		{ "interleaved", no_argument, NULL, 'i' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "color", required_argument, NULL, 'C' },
 		{ "colour", required_argument, NULL, 'C' },
@@ -385,102 +525,95 @@ int cmd_view(int argc, char **argv)
 		JOURNAL_LONG_OPTIONS,
 		{ 0 },
 	};
-	struct viewer v = { .since = -1, .until = -1, .t0 = -1 };
-	struct journal_opts jo = { 0 };
-	const char *color = NULL;
-	struct rd *rd = NULL;
-	char **tids = NULL;
-	size_t n_tids = 0;
-	bool follow = false;
-	int opt, r, status = EXIT_USAGE;
-	struct rec rec;
+	int opt;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":e:t:x:o:S:U:fhu:", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'e':
-			if (args_events("view", "--events", optarg) < 0 || split_list(optarg, &v.events, &v.n_events) < 0)
-				goto out;
-			break;
-		case 't':
-			if (args_numbers("view", "--tid", optarg) < 0 || split_list(optarg, &tids, &n_tids) < 0)
-				goto out;
-			break;
-		case 'x':
-			if (args_glob("view", "--exception", optarg) < 0)
-				goto out;
-			v.exception_glob = optarg;
-			break;
-		case 'o':
-			if (args_words("view", "--outcome", optarg, cli_outcomes) < 0 ||
-			    split_list(optarg, &v.outcomes, &v.n_outcomes) < 0)
-				goto out;
-			break;
-		case 'S':
-		case 'U':
-			if (args_seconds("view", opt == 'S' ? "--since" : "--until", optarg,
-					 opt == 'S' ? &v.since : &v.until) < 0)
-				goto out;
-			break;
-		case 'f':
-			follow = true;
-			break;
-		case 'C':
-			color = optarg;
-			break;
-		case 'R':
-			v.raw = true;
-			break;
-		case 'h':
-			fputs(view_help, stdout);
-			status = 0;
-			goto out;
-		default:
-			if (journal_opt(&jo, opt, optarg))
-				break;
-			args_getopt_error("view", opt, argv);
-			goto out;
-		}
+	while ((opt = getopt_long(argc, argv, ":e:t:x:o:S:U:ifhu:", opts, NULL)) != -1)
+		if (view_option(v, a, opt, argv, status) < 0)
+			return -EINVAL;
+	if (!a->jo.journal && args_one_file("view", argc, argv, optind) < 0)
+		return -EINVAL;
+	if (color_choice(a->color, STDOUT_FILENO, &v->color) < 0) {
+		cli_error("view: --color wants auto, always or never, not '%s'", a->color);
+		return -EINVAL;
 	}
-	if (!jo.journal && args_one_file("view", argc, argv, optind) < 0)
-		goto out;
-	if (color_choice(color, STDOUT_FILENO, &v.color) < 0) {
-		cli_error("view: --color wants auto, always or never, not '%s'", color);
-		goto out;
-	}
-	v.tids = calloc(n_tids + 1, sizeof(*v.tids));
-	for (size_t i = 0; v.tids && i < n_tids; i++) {
+	v->interleaved = v->interleaved || a->follow;
+	v->tids = calloc(a->n_tids + 1, sizeof(*v->tids));
+	for (size_t i = 0; v->tids && i < a->n_tids; i++) {
 		char *end = NULL;
 
-		v.tids[v.n_tids++] = strtoll(tids[i], &end, 10);
+		v->tids[v->n_tids++] = strtoll(a->tids[i], &end, 10);
 		if (!end || *end) {
-			cli_error("view: --tid wants thread ids, not '%s'", tids[i]);
-			goto out;
+			cli_error("view: --tid wants thread ids, not '%s'", a->tids[i]);
+			return -EINVAL;
 		}
 	}
-	if (jo.journal)
-		r = journal_open(&rd, &jo, argv + optind, argc - optind, follow, "view");
-	else if ((r = rd_open(&rd, argv[optind], follow)) < 0)
-		cli_error("view: %s: %s", argv[optind], strerror(-r));
-	if (r < 0) {
-		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
-		goto out;
-	}
-	rd_set_idle(rd, flush_all, &v);
+	return v->tids ? 0 : -ENOMEM;
+}
+
+/* Read every record, filter it and show it (or hold its story). */
+static int view_records(struct viewer *v, struct rd *rd)
+{
+	struct rec rec;
+	int r;
+
+	rd_set_idle(rd, flush_all, v);
 	while ((r = rd_record(rd, &rec)) > 0) {
-		learn(&v, &rec);
-		if (!record_selected(&v, &rec))
+		learn(v, &rec);
+		if (!record_selected(v, &rec))
 			rec_done(&rec);
-		else if (v.exception_glob || v.n_outcomes)
-			story_add(&v, &rec);
+		else if (v->exception_glob || v->n_outcomes)
+			story_add(v, &rec);
 		else
-			show(&v, &rec);
+			show(v, &rec);
 	}
 	if (r < 0)
 		cli_error("view: %s: %s", rd_name(rd), strerror(-r));
-	stories_finish(&v);
-	flush_all(&v);
+	stories_finish(v);
+	flush_all(v);
+	print_groups(v);
+	fflush(stdout);
+	return r;
+}
+
+/* Free what the viewer and the arguments hold. */
+static void view_free(struct viewer *v, struct view_args *a)
+{
+	for (size_t i = 0; i < a->n_tids; i++)
+		free(a->tids[i]);
+	free(a->tids);
+	for (size_t i = 0; i < v->n_events; i++)
+		free(v->events[i]);
+	free(v->events);
+	for (size_t i = 0; i < v->n_outcomes; i++)
+		free(v->outcomes[i]);
+	free(v->outcomes);
+	free(v->tids);
+	free(v->order);
+	u64map_done(&v->threads, vthread_free);
+	u64map_done(&v->names, free);
+	strbuf_free(&v->line);
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct viewer v = { .since = -1, .until = -1, .t0 = -1 };
+	struct view_args a = { 0 };
+	struct rd *rd = NULL;
+	int r, status = EXIT_USAGE;
+
+	if (view_parse(&v, &a, argc, argv, &status) < 0)
+		goto out;
+	if (a.jo.journal)
+		r = journal_open(&rd, &a.jo, argv + optind, argc - optind, a.follow, "view");
+	else if ((r = rd_open(&rd, argv[optind], a.follow)) < 0)
+		cli_error("view: %s: %s", argv[optind], strerror(-r));
+	if (r < 0) {
+		status = a.jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
+		goto out;
+	}
+	r = view_records(&v, rd);
 	rd_warn_summary(rd);
 	if (v.exception_glob && !v.type_matched) {
 		_cleanup_free_ char *q = esc_strdup(v.exception_glob);
@@ -490,18 +623,6 @@ int cmd_view(int argc, char **argv)
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 out:
 	rd_free(rd);
-	for (size_t i = 0; i < n_tids; i++)
-		free(tids[i]);
-	free(tids);
-	for (size_t i = 0; i < v.n_events; i++)
-		free(v.events[i]);
-	free(v.events);
-	for (size_t i = 0; i < v.n_outcomes; i++)
-		free(v.outcomes[i]);
-	free(v.outcomes);
-	free(v.tids);
-	u64map_done(&v.threads, vthread_free);
-	u64map_done(&v.names, free);
-	strbuf_free(&v.line);
+	view_free(&v, &a);
 	return status;
 }
