@@ -31,6 +31,9 @@ const struct ct_category_info ct_categories[_CAT_MAX] = {
 	/* BASIC_GC gives GC start/finish without disabling concurrent GC. */
 	[CAT_GC] = { "gc", true, false, 0, COR_PRF_HIGH_BASIC_GC },
 	[CAT_JIT] = { "jit", true, false, COR_PRF_MONITOR_JIT_COMPILATION, 0 },
+	/* no events of its own: the managed stack at each throw, in
+	 * exception.throw and exception.summary */
+	[CAT_STACKS] = { "stacks", true, false, COR_PRF_MONITOR_EXCEPTIONS, 0 },
 };
 
 static const char *const ct_phase_table[_PH_MAX] = {

@@ -17,6 +17,7 @@ enum ct_category {
 	CAT_TRANSITIONS,
 	CAT_GC,
 	CAT_JIT,
+	CAT_STACKS,
 	_CAT_MAX,
 	_CAT_INVALID = -1,
 };
