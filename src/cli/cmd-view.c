@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/describe.h"
+#include "cli/sites.h"
 #include "cli/journal-source.h"
 #include "cli/reader.h"
 
@@ -65,6 +66,7 @@ struct viewer {
 	struct u64map threads; /* pid<<32|tid -> struct vthread */
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
 	struct strbuf line;
+	struct sites *sites;   /* throw sites' lines (made at the first stack) */
 };
 
 /* Split a comma list into a malloc'd array of strdup'd items. */
@@ -127,6 +129,22 @@ static const char *thread_name(const struct viewer *v, const struct rec *r)
 	return id ? u64map_get(&v->names, id) : NULL;
 }
 
+/* Under a throw with a stack (category stacks): where, "at F() in
+ * FILE:line N". */
+static void print_stack(struct viewer *v, const struct rec *r)
+{
+	char indent[16 + 2 * 200 + 8];
+
+	if (!json_object_get(r->j, "stack"))
+		return;
+	if (!v->sites && !(v->sites = sites_new()))
+		return;
+	snprintf(indent, sizeof(indent), "%*s", 21 + 2 * (r->depth > 0 && r->depth < 200 ? (int)r->depth : 0) + 4, "");
+	strbuf_reset(&v->line);
+	if (sites_view(v->sites, r->j, indent, &v->line) && v->line.s)
+		fputs(v->line.s, stdout);
+}
+
 /* Print one line for R (MERGED: its begin, printed as one span). */
 static void print_line(struct viewer *v, const struct rec *r, const struct rec *end)
 {
@@ -156,6 +174,8 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	if (r->v > 1)
 		printf(" [schema v%" PRId64 "]", r->v);
 	printf("%s\n", v->color && color ? colors[COLOR_NONE] : "");
+	if (r->ev == EV_EXCEPTION_THROW)
+		print_stack(v, r);
 }
 
 /* Get-or-create a thread's view state. */
@@ -474,5 +494,6 @@ out:
 	u64map_done(&v.threads, vthread_free);
 	u64map_done(&v.names, free);
 	strbuf_free(&v.line);
+	sites_free(v.sites);
 	return status;
 }
