@@ -115,7 +115,7 @@ static bool frame_text(struct sites *s, json_t *rec, json_t *frame, struct strbu
 		return true;
 	}
 	if (json_is_integer(il))
-		strbuf_printf(b, " IL_%04" JSON_INTEGER_FORMAT "x", json_integer_value(il));
+		strbuf_printf(b, " IL_%04llx", (unsigned long long)json_integer_value(il));
 	return false;
 }
 
