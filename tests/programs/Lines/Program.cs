@@ -108,7 +108,7 @@ namespace Lines
         }
 
         // For tests/stacks.sh: what the stacks category must survive and say.
-        // Marked STACK (not MARK: tests/pdb.sh reads those as its sites).
+        // Their markers are STACK ones: tests/pdb.sh takes the others as its sites.
         static void More()
         {
             // deep recursion: the depth limit
