@@ -272,6 +272,8 @@ json_t *exc_stack_fields(unsigned depth)
 	}
 	if (FAILED(info_DoStackSnapshot(ct.info, 0, snap_frame, 0, &s, NULL, 0))) {
 		free(s.v);
+		ct_say_once("stack-walk", "the runtime would not walk a throwing thread's stack; "
+			    "exception.throw has no stack then");
 		return NULL;
 	}
 	/* a trailing run of native frames is the thread's start: kept */
