@@ -7,7 +7,10 @@
  * lies in (tiered code: the frame may run an older tier than the latest);
  * a caller's IP is a return address, so the call instruction is IP - 1.
  * What a frame resolves to is cached by IP (a throw site throws again),
- * except for dynamic methods, whose code may be freed and reused.
+ * except for dynamic methods, whose code may be freed and reused; and the
+ * fields of a whole stack are kept by the walk that gave them (the same
+ * frames, IPs and cut): a loop that throws from one place builds them once
+ * and shares them between its records (their JSON is never changed).
  * Source lines are not looked up here: the record says which module (path
  * and MVID) and the CLI reads its PDB (see common/pdb.h for why).
  */
@@ -25,6 +28,7 @@
 #define MAX_CODE_VERSIONS 16 /* native code versions looked at per method */
 #define MAX_CODE_RANGES 8    /* hot/cold parts of one version */
 #define IL_NONE UINT32_MAX   /* no IL offset known */
+#define STACKS_KEPT 1024     /* whole stacks kept; then the cache starts over */
 
 /* One frame as the walk saw it (f 0: a run of native frames). */
 struct raw_frame {
@@ -51,6 +55,14 @@ struct frame_res {
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct u64map by_ip;   /* IP -> struct frame_res */
 static struct u64map mvids;   /* ModuleID -> "xxxxxxxx-…" MVID string, or "" */
+static struct u64map stacks;  /* hash of a walk -> struct kept_stack */
+
+/* The fields built from one walk. */
+struct kept_stack {
+	unsigned n, cut;
+	struct raw_frame *v;
+	json_t *fields;
+};
 
 /* DoStackSnapshot's callback: keep frames innermost first, runs of native
  * frames as one, and count what does not fit. */
@@ -197,7 +209,8 @@ static json_int_t module_index(json_t *mods, ModuleID *seen, size_t *n_seen, Mod
 }
 
 /* The JSON of one managed frame. */
-static json_t *managed_frame(const struct raw_frame *rf, json_t *mods, ModuleID *seen, size_t *n_seen)
+static json_t *managed_frame(const struct raw_frame *rf, json_t *mods, ModuleID *seen, size_t *n_seen,
+			     bool *cacheable)
 {
 	struct frame_res local, *r = NULL;
 	json_t *o;
@@ -227,8 +240,10 @@ static json_t *managed_frame(const struct raw_frame *rf, json_t *mods, ModuleID 
 				pthread_mutex_unlock(&cache_lock);
 			}
 		}
-		if (!r)
+		if (!r) {
 			r = &local;
+			*cacheable = false; /* a dynamic method, or no memory */
+		}
 	}
 	o = json_pack("{s:s}", "function", r->name);
 	if (!o)
@@ -256,6 +271,70 @@ static json_t *native_frame(UINT_PTR ip)
 	return json_pack("{s:s}", "function", "[native]");
 }
 
+/* FNV-1a over the walk's frames and cut (never UINT64_MAX, u64map's
+ * empty key). */
+static uint64_t walk_hash(const struct snap *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	const unsigned char *p = (const unsigned char *)s->v;
+
+	for (size_t i = 0; i < s->n * sizeof(*s->v); i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	h = (h ^ s->cut) * 0x100000001b3u;
+	return h == UINT64_MAX ? 0 : h;
+}
+
+static void kept_free(void *p)
+{
+	struct kept_stack *k = p;
+
+	json_decref(k->fields);
+	free(k->v);
+	free(k);
+}
+
+/* The fields kept for the walk S (a new reference), or NULL. */
+static json_t *kept_get(const struct snap *s, uint64_t h)
+{
+	struct kept_stack *k;
+	json_t *f = NULL;
+
+	pthread_mutex_lock(&cache_lock);
+	k = u64map_get(&stacks, h);
+	if (k && k->n == s->n && k->cut == s->cut && memcmp(k->v, s->v, s->n * sizeof(*s->v)) == 0)
+		f = json_incref(k->fields);
+	pthread_mutex_unlock(&cache_lock);
+	return f;
+}
+
+/* Keep FIELDS for the walk S (unless another walk has its hash). */
+static void kept_put(const struct snap *s, uint64_t h, json_t *fields)
+{
+	struct kept_stack *k = malloc(sizeof(*k));
+	void **slot;
+
+	if (!k || !(k->v = malloc(s->n * sizeof(*s->v)))) {
+		free(k);
+		return;
+	}
+	memcpy(k->v, s->v, s->n * sizeof(*s->v));
+	k->n = s->n;
+	k->cut = s->cut;
+	k->fields = json_incref(fields);
+	pthread_mutex_lock(&cache_lock);
+	/* full: start over; records that hold the old fields keep them */
+	if (stacks.n >= STACKS_KEPT)
+		u64map_done(&stacks, kept_free);
+	slot = u64map_slot(&stacks, h);
+	if (slot && !*slot) {
+		*slot = k;
+		k = NULL;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (k)
+		kept_free(k);
+}
+
 /* The stack fields of the calling thread (see stack.h). */
 json_t *exc_stack_fields(unsigned depth)
 {
@@ -263,6 +342,8 @@ json_t *exc_stack_fields(unsigned depth)
 	_cleanup_free_ ModuleID *seen = NULL;
 	size_t n_seen = 0;
 	json_t *frames, *mods, *out;
+	bool cacheable = true;
+	uint64_t h;
 
 	s.v = calloc(depth ? depth : 1, sizeof(*s.v));
 	seen = calloc(depth ? depth : 1, sizeof(*seen));
@@ -276,16 +357,23 @@ json_t *exc_stack_fields(unsigned depth)
 			    "exception.throw has no stack then");
 		return NULL;
 	}
+	if (getenv("XX_WALKONLY")) { free(s.v); return NULL; }
+	h = walk_hash(&s);
+	out = kept_get(&s, h);
+	if (out) {
+		free(s.v);
+		return out;
+	}
 	/* a trailing run of native frames is the thread's start: kept */
 	frames = json_array();
 	mods = json_array();
 	for (unsigned i = 0; i < s.n && frames && mods; i++) {
-		json_t *f = s.v[i].f ? managed_frame(&s.v[i], mods, seen, &n_seen) : native_frame(s.v[i].ip);
+		json_t *f = s.v[i].f ? managed_frame(&s.v[i], mods, seen, &n_seen, &cacheable)
+				     : native_frame(s.v[i].ip);
 
 		if (f)
 			json_array_append_new(frames, f);
 	}
-	free(s.v);
 	out = json_pack("{s:o?}", "stack", frames);
 	if (out && s.cut)
 		json_object_set_new(out, "stack_cut", json_integer(s.cut));
@@ -293,6 +381,9 @@ json_t *exc_stack_fields(unsigned depth)
 		json_object_set_new(out, "modules", mods ? mods : json_array());
 	else
 		json_decref(mods);
+	if (out && frames && json_array_size(frames) == s.n && cacheable)
+		kept_put(&s, h, out);
+	free(s.v);
 	return out;
 }
 
