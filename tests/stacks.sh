@@ -139,6 +139,18 @@ f="$OUT/embedded.jsonl"
 trace "$f" -e +stacks dotnet "$emb/Lines.dll" || fail "embedded: run failed"
 check_sites "embedded PDB" "$f"
 
+# another build's MVID in the trace (the assembly was rebuilt since): no
+# lines rather than wrong ones
+f="$OUT/lines-10.jsonl"
+jq -c 'if .modules then .modules |= map(.mvid = "00000000-1111-2222-3333-444444444444") else . end' "$f" >"$OUT/stale.jsonl"
+expect "another build's MVID: no lines" "$(view_sites "$OUT/stale.jsonl")" ""
+want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
+expect "another build's MVID: the method and IL offset" \
+	"$("$CLRTRACE" view "$OUT/stale.jsonl" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
+# stats --json: the sites, most frequent first, with their outcomes
+expect "stats --json: exceptions.by_site" \
+	"$("$CLRTRACE" stats --json "$f" | jq -r '.exceptions.by_site | map(select(.site | test("InvalidOperationException at Lines.Program.Direct\\(\\) in .*Program.cs:line [0-9]+$"))) | .[0].outcomes.caught')" 1
+
 # the PDB deleted: method and IL offset, no line, no error
 mkdir -p "$OUT/deleted" && cp "$portable" "${portable%.dll}.runtimeconfig.json" "$OUT/deleted/"
 f="$OUT/deleted.jsonl"
