@@ -6,7 +6,8 @@
 # comment must come out at that comment's line, and each frame's IL offset
 # must be the one the runtime itself reports.  With `Lines more`: a deep
 # recursion keeps CLRTRACE_STACK_DEPTH frames and counts the rest, a throw
-# in a dynamic method leaves a valid record with its caller's line, and the
+# in a dynamic method leaves a valid record with its caller's line, a null
+# dereference (the frame's IP is the faulting instruction) is at its line, the
 # inner chains of TargetInvocationException, AggregateException and a
 # 10-deep chain are in exception.throw (cut at 8, the cut said).
 . "$(dirname "$0")/lib.sh"
@@ -102,6 +103,8 @@ for v in $(test_runtimes); do
 	expect ".NET $v: a 10-deep chain: 8 kept, 2 cut" \
 		"$(throw_of "$f" System.InvalidProgramException '[(.inner | map(.message) | join(",")), .inner_cut]')" \
 		'["inner 1,inner 2,inner 3,inner 4,inner 5,inner 6,inner 7,inner 8",2]'
+	expect ".NET $v: a hardware fault (null dereference) is at its line" \
+		"$(view_sites "$f" | grep -x "$(stack_mark null)")" "$(stack_mark null)"
 	expect ".NET $v: the wrapped exception's throw is at its line" \
 		"$(view_sites "$f" | grep -x "$(stack_mark target)")" "$(stack_mark target)"
 	[ "$v" = 10 ] && portable=$(echo "$cmd" | awk '{ print $NF }')

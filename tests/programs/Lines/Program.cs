@@ -98,6 +98,14 @@ namespace Lines
             throw new DivideByZeroException("by reflection"); // STACK:target
         }
 
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Length(string s, int k)
+        {
+            Console.Write("");
+            int n = s.Length * k; // STACK:null
+            return n;
+        }
+
         static void Catch(string name, Action a)
         {
             try {
@@ -122,6 +130,8 @@ namespace Lines
                 BindingFlags.NonPublic | BindingFlags.Static)!.Invoke(null, null));
             Catch("aggregate", () => Task.WhenAll(Task.Run(() => throw new OverflowException("first")),
                                                  Task.Run(() => throw new RankException("second"))).Wait());
+            // a hardware fault: the frame's IP is the faulting instruction
+            Catch("null", () => Length(null!, 3));
             // a hand-made chain 10 deep below the thrown one
             Exception chain = new Exception("inner 10");
             for (int i = 9; i >= 1; i--)
