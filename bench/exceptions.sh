@@ -21,6 +21,7 @@
 #   eventpipe     the runtime's own exception events (keyword 0x8000, level 5),
 #                 streamed to a .nettrace file
 #   clrtrace-none clrtrace run -q -e none ...  (a loaded profiler, no category)
+#   clrtrace-stacks clrtrace run -q -e +stacks ... (the stack at each throw)
 #   clrtrace-muted clrtrace run -q -x '!*' ... (exception callbacks delivered
 #                 and followed by the state machine, every type filtered out:
 #                 the floor of exception tracing, before any record is written)
@@ -120,6 +121,11 @@ run_one() {
 		t0=$(date +%s%N)
 		"$CLRTRACE" run -q -e none -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
 		t1=$(date +%s%N) ;;
+	clrtrace-stacks)
+		trace=$TMP/clrtrace-stacks.jsonl; rm -f "$trace"
+		t0=$(date +%s%N)
+		"$CLRTRACE" run -q -e +stacks -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
 	clrtrace-muted)
 		trace=$TMP/clrtrace-muted.jsonl; rm -f "$trace"
 		t0=$(date +%s%N)
@@ -160,7 +166,7 @@ run_one() {
 	printf ' %s %.0fns/exc' "$cfg" "$(awk -v l="$loop" -v n="$N" 'BEGIN { print l / n }')" >&2
 }
 
-CONFIGS=(untraced clrtrace eventpipe clrtrace-none clrtrace-muted)
+CONFIGS=(untraced clrtrace eventpipe clrtrace-none clrtrace-muted clrtrace-stacks)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" { v = $2 } END { print v }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -199,7 +205,7 @@ function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
 { nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 8; i++) v[nr, i] = $i
   if ($2 > 0) { last_bytes[$1] = $5; last_rec[$1] = $6; last_sum[$1] = $7; last_exc[$1] = $8 } }
 END {
-	ncf = split("untraced clrtrace eventpipe clrtrace-none clrtrace-muted", cf, " ")
+	ncf = split("untraced clrtrace eventpipe clrtrace-none clrtrace-muted clrtrace-stacks", cf, " ")
 	for (i = 1; i <= ncf; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4) }
 	base = L["untraced"]; wbase = W["untraced"]
 	printf "\nclrtrace exception benchmark: %d exceptions measured (+%d warm-up) per run, medians of %d interleaved rounds\n\n", n, warmup, rounds

@@ -18,6 +18,8 @@
 #include "cli/describe.h"
 #include "cli/journal-source.h"
 #include "cli/reader.h"
+#include "cli/sites.h"
+#include "common/util.h"
 
 static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown" };
 #define N_OUTCOMES (sizeof(outcome_names) / sizeof(outcome_names[0]))
@@ -41,6 +43,8 @@ struct stats {
 	json_t *drops;       /* "sink where: reason" -> {sink, where, reason, count} */
 	uint64_t dropped;
 	json_t *errors;      /* message -> count */
+	json_t *by_site;     /* "type at where" -> {count, outcomes{}} (category stacks) */
+	struct sites *sites; /* made at the first summary with a stack */
 };
 
 /* counter[key] += n */
@@ -76,6 +80,22 @@ static void count_exception(struct stats *s, const char *type, const char *outco
 	bump(s->outcomes, outcome, 1);
 }
 
+/* The throw site of summary R (with a stack): type and file:line. */
+static void count_site(struct stats *s, const struct rec *r, const char *outcome)
+{
+	_cleanup_free_ char *key = NULL;
+	json_t *e;
+
+	if (!json_object_get(r->j, "stack") || (!s->sites && !(s->sites = sites_new())))
+		return;
+	key = sites_key(s->sites, r->j);
+	if (!key)
+		return;
+	e = entry(s->by_site, key);
+	bump(e, "count", 1);
+	bump(entry(e, "outcomes"), outcome ? outcome : "?", 1);
+}
+
 /* Exceptions: summaries give outcome and sites; throws without one stay "unknown". */
 static void on_exception(struct stats *s, const struct rec *r)
 {
@@ -98,6 +118,7 @@ static void on_exception(struct stats *s, const struct rec *r)
 
 		free(u64map_del(&s->in_flight, key));
 		count_exception(s, type, outcome);
+		count_site(s, r, outcome);
 		bump(s->throw_sites, jstr(r->j, "thrown_in") ?: "(unknown)", 1);
 		if (jstr(r->j, "caught_in"))
 			bump(s->catch_sites, jstr(r->j, "caught_in"), 1);
@@ -300,7 +321,7 @@ static json_t *ranked(json_t *map, const char *name_field, size_t limit)
 /* The whole summary as JSON. */
 static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 {
-	json_t *threads = json_array(), *t;
+	json_t *threads = json_array(), *t, *out;
 	json_int_t total = 0;
 	const char *key;
 
@@ -315,7 +336,7 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 		json_object_set_new(o, "id", json_string(key));
 		json_array_append_new(threads, o);
 	}
-	return json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:o},s:o,s:{s:I,s:o},s:o}",
+	out = json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:o},s:o,s:{s:I,s:o},s:o}",
 			 "records", (json_int_t)s->records, "bad_lines", (json_int_t)bad_lines, "duration_ns",
 			 (json_int_t)(s->t0 >= 0 ? s->t_last - s->t0 : 0), "events", ranked(s->events, "event", 0),
 			 "exceptions", "total", total, "throws", (json_int_t)s->throws, "objects", (json_int_t)s->objects,
@@ -326,12 +347,31 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 			 threads, "suspensions", ranked(s->suspends, "reason", 0), "dropped", "records",
 			 (json_int_t)s->dropped, "by_sink", ranked(s->drops, "key", 0), "errors",
 			 ranked(s->errors, "message", 0));
+	/* with the stacks category: exceptions by throw site and line */
+	if (out && json_object_size(s->by_site))
+		json_object_set_new(json_object_get(out, "exceptions"), "by_site", ranked(s->by_site, "site", top));
+	return out;
 }
 
 /* Milliseconds with 3 decimals. */
 static double ms(json_t *o, const char *key)
 {
 	return (double)json_integer_value(json_object_get(o, key)) / 1e6;
+}
+
+/* " (N caught, M unhandled)" of an entry's outcomes, and the newline. */
+static void print_outcomes(json_t *o)
+{
+	printf(" (");
+	for (size_t k = 0, first = 1; k < N_OUTCOMES; k++) {
+		json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), outcome_names[k]));
+
+		if (n) {
+			printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, outcome_names[k]);
+			first = 0;
+		}
+	}
+	printf(")\n");
 }
 
 /* Render the summary as text. */
@@ -353,16 +393,8 @@ static void print_text(json_t *j)
 		printf(", %" JSON_INTEGER_FORMAT " %s", json_integer_value(v), key);
 	printf("\n");
 	json_array_foreach(json_object_get(e, "by_type"), i, o) {
-		printf("  %6" JSON_INTEGER_FORMAT "  %s (", json_integer_value(json_object_get(o, "count")), jstr(o, "type"));
-		for (size_t k = 0, first = 1; k < N_OUTCOMES; k++) {
-			json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), outcome_names[k]));
-
-			if (n) {
-				printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, outcome_names[k]);
-				first = 0;
-			}
-		}
-		printf(")\n");
+		printf("  %6" JSON_INTEGER_FORMAT "  %s", json_integer_value(json_object_get(o, "count")), jstr(o, "type"));
+		print_outcomes(o);
 	}
 	static const struct {
 		const char *field, *title;
@@ -376,6 +408,12 @@ static void print_text(json_t *j)
 		json_array_foreach(arr, i, o)
 			printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(o, "count")),
 			       jstr(o, "function"));
+	}
+	if (json_array_size(json_object_get(e, "by_site")))
+		printf("Throw sites, by type and line:\n");
+	json_array_foreach(json_object_get(e, "by_site"), i, o) {
+		printf("  %6" JSON_INTEGER_FORMAT "  %s", json_integer_value(json_object_get(o, "count")), jstr(o, "site"));
+		print_outcomes(o);
 	}
 
 	printf("\nLoads (%zu, in order; time since start, duration):\n", json_array_size(json_object_get(j, "loads")));
@@ -485,6 +523,7 @@ int cmd_stats(int argc, char **argv)
 	s.types = json_object();
 	s.outcomes = json_object();
 	s.throw_sites = json_object();
+	s.by_site = json_object();
 	s.catch_sites = json_object();
 	s.loads = json_array();
 	s.threads = json_object();
@@ -527,6 +566,8 @@ out:
 	json_decref(s.types);
 	json_decref(s.outcomes);
 	json_decref(s.throw_sites);
+	json_decref(s.by_site);
+	sites_free(s.sites);
 	json_decref(s.catch_sites);
 	json_decref(s.loads);
 	json_decref(s.threads);

@@ -25,6 +25,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/describe.h"
+#include "cli/sites.h"
 #include "cli/journal-source.h"
 #include "cli/escape.h"
 #include "cli/reader.h"
@@ -82,6 +83,7 @@ struct viewer {
 	size_t n_order;
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
 	struct strbuf line;
+	struct sites *sites;   /* throw sites' lines (made at the first stack) */
 };
 
 /* Split a comma list into a malloc'd array of strdup'd items. */
@@ -187,6 +189,22 @@ static FILE *line_out(struct viewer *v, const struct rec *r)
 	return stdout;
 }
 
+/* Under a throw with a stack (category stacks), to OUT: where, "at F() in
+ * FILE:line N". */
+static void print_stack(struct viewer *v, FILE *out, const struct rec *r)
+{
+	char indent[16 + 2 * 200 + 8];
+
+	if (!json_object_get(r->j, "stack"))
+		return;
+	if (!v->sites && !(v->sites = sites_new()))
+		return;
+	snprintf(indent, sizeof(indent), "%*s", 21 + 2 * (r->depth > 0 && r->depth < 200 ? (int)r->depth : 0) + 4, "");
+	strbuf_reset(&v->line);
+	if (sites_view(v->sites, r->j, indent, &v->line) && v->line.s)
+		fputs(v->line.s, out);
+}
+
 /* Print one line for R (END: its end, the two printed as one span). */
 static void print_line(struct viewer *v, const struct rec *r, const struct rec *end)
 {
@@ -212,6 +230,8 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	if (r->v > 1)
 		fprintf(out, " [schema v%" PRId64 "]", r->v);
 	fprintf(out, "%s\n", v->color && color ? colors[COLOR_NONE] : "");
+	if (r->ev == EV_EXCEPTION_THROW)
+		print_stack(v, out, r);
 }
 
 /* Get-or-create a thread's view state. */
@@ -594,6 +614,7 @@ static void view_free(struct viewer *v, struct view_args *a)
 	u64map_done(&v->threads, vthread_free);
 	u64map_done(&v->names, free);
 	strbuf_free(&v->line);
+	sites_free(v->sites);
 }
 
 int cmd_view(int argc, char **argv)

@@ -36,7 +36,7 @@ struct list_kind {
 
 static const struct list_kind events_kind = LIST_KIND(
 	"accepted: a comma list of exceptions, frames, loader, classes, threads, suspend, "
-	"transitions, gc, jit, all, none, or +cat/-cat against the default");
+	"transitions, gc, jit, stacks, all, none, or +cat/-cat against the default");
 #define OUTPUTS_ACCEPTED "accepted: a comma list of file:PATH, journal, stderr"
 static const struct list_kind outputs_kind = LIST_KIND(OUTPUTS_ACCEPTED);
 static const struct list_kind exceptions_kind = LIST_KIND(
@@ -651,6 +651,22 @@ static int var_flush_ms(const char *v, struct ct_config *c, const char **why)
 		return -EINVAL;
 	}
 	c->flush_ms = (unsigned)ms;
+	return 0;
+}
+
+/* CLRTRACE_STACK_DEPTH → c->stack_depth. */
+static int var_stack_depth(const char *v, struct ct_config *c, const char **why)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > CT_STACK_DEPTH_MAX || *v == '-') {
+		*why = "accepted: 1 to " CT_STACK_DEPTH_MAX_S " frames";
+		return -EINVAL;
+	}
+	c->stack_depth = (unsigned)n;
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct ct_config {
 	bool messages;
 	char *ident; /* NULL: the program's name */
 	unsigned flush_ms; /* periodic flush; 0: only when full and at exit */
+	unsigned stack_depth; /* stacks: managed frames kept per throw */
 	/* the journal sink's own rate limit (journald's defaults); burst 0: off */
 	unsigned journal_burst, journal_interval_s;
 };
@@ -46,6 +47,9 @@ struct ct_config {
 #define CT_DEFAULT_EVENTS "exceptions,loader,threads,suspend"
 #define CT_DEFAULT_RATELIMIT "10000/30"
 #define CT_DEFAULT_FLUSH_MS "200"
+#define CT_DEFAULT_STACK_DEPTH "64"
+#define CT_STACK_DEPTH_MAX 1024u
+#define CT_STACK_DEPTH_MAX_S "1024"
 /* How much of a bad value an error line quotes. */
 #define CT_QUOTE_MAX 120
 

@@ -159,7 +159,9 @@ static int read_file(const char *path, uint8_t **ret, size_t *size)
 	size_t done = 0;
 	int fd, k = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a path in a trace may name a FIFO, whose open would
+	 * wait for a writer; only regular files are read */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {

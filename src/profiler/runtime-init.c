@@ -56,17 +56,22 @@ static json_t *config_json(void)
 {
 	const struct ct_config *c = &ct.cfg;
 	json_t *cats = json_array();
+	json_t *o;
 
 	for (int i = 0; i < _CAT_MAX; i++)
 		if (ct_categories[i].optional && ct_on(i))
 			json_array_append_new(cats, json_string(ct_categories[i].name));
-	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s,s:i,s:o}", "events", cats, "output", outputs_json(c),
-			 "exceptions", globs_json(&c->exceptions, true), "processes", globs_json(&c->processes, false),
-			 "messages", c->messages, "ident", c->ident ? c->ident : ct.program, "flush_ms", c->flush_ms,
-			 "journal_ratelimit",
-			 c->journal_burst ? json_pack("{s:i,s:i}", "burst", c->journal_burst, "interval_s",
-						      c->journal_interval_s)
-					  : json_null());
+	o = json_pack("{s:o,s:o,s:o,s:o,s:b,s:s,s:i,s:o}", "events", cats, "output", outputs_json(c),
+		      "exceptions", globs_json(&c->exceptions, true), "processes", globs_json(&c->processes, false),
+		      "messages", c->messages, "ident", c->ident ? c->ident : ct.program, "flush_ms", c->flush_ms,
+		      "journal_ratelimit",
+		      c->journal_burst ? json_pack("{s:i,s:i}", "burst", c->journal_burst, "interval_s",
+						   c->journal_interval_s)
+				       : json_null());
+	/* only with the category, so that other traces stay as they were */
+	if (o && ct_on(CAT_STACKS))
+		json_object_set_new(o, "stack_depth", json_integer(c->stack_depth));
+	return o;
 }
 
 /* Runtime version, for runtime.init; sets ct.runtime_major. */

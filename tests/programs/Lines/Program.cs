@@ -7,6 +7,8 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Linq.Expressions;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
 
@@ -90,8 +92,60 @@ namespace Lines
             }
         }
 
-        static void Main()
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Target()
         {
+            throw new DivideByZeroException("by reflection"); // STACK:target
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Length(string s, int k)
+        {
+            Console.Write("");
+            int n = s.Length * k; // STACK:null
+            return n;
+        }
+
+        static void Catch(string name, Action a)
+        {
+            try {
+                a();
+            } catch (Exception e) {
+                Console.WriteLine("{0} {1}", name, e.GetType().Name);
+            }
+        }
+
+        // For tests/stacks.sh: what the stacks category must survive and say.
+        // Their markers are STACK ones: tests/pdb.sh takes the others as its sites.
+        static void More()
+        {
+            // deep recursion: the depth limit
+            Catch("deep", () => Other.Thrower.Throw(200));
+            // a throw inside a dynamic method, and its caller's line
+            var thrower = Expression.Lambda<Action>(
+                Expression.Throw(Expression.New(typeof(InvalidTimeZoneException)))).Compile();
+            Catch("dynamic", () => thrower()); // STACK:dynamic
+            // wrappers: what they wrap is in the throw record
+            Catch("reflection", () => typeof(Program).GetMethod("Target",
+                BindingFlags.NonPublic | BindingFlags.Static)!.Invoke(null, null));
+            Catch("aggregate", () => Task.WhenAll(Task.Run(() => throw new OverflowException("first")),
+                                                 Task.Run(() => throw new RankException("second"))).Wait());
+            // a hardware fault: the frame's IP is the faulting instruction
+            Catch("null", () => Length(null!, 3));
+            // a hand-made chain 10 deep below the thrown one
+            Exception chain = new Exception("inner 10");
+            for (int i = 9; i >= 1; i--)
+                chain = new Exception("inner " + i, chain);
+            var outer = new InvalidProgramException("outer", chain);
+            Catch("chain", () => throw outer); // STACK:chain
+        }
+
+        static void Main(string[] args)
+        {
+            if (args.Length > 0 && args[0] == "more") {
+                More();
+                return;
+            }
             Console.WriteLine("mvid {0}", typeof(Program).Module.ModuleVersionId);
             Site("direct", Direct);
             Site("multiline", () => MultiLine(3));

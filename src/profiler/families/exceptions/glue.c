@@ -24,6 +24,7 @@
 #include "profiler/families/exceptions/inspect.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/exceptions/pin.h"
+#include "profiler/families/exceptions/stack.h"
 
 static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
@@ -416,6 +417,22 @@ static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool wi
 	return feed(t, &in);
 }
 
+/* What exception.throw adds to the machine's fields: the inner chain, and
+ * with the stacks category the stack.  Here, inside ExceptionThrown, and
+ * nowhere else (dotnet/runtime#132462). */
+static void throw_fields(ObjectID obj, const struct exc_info *info, struct exm_input *in)
+{
+	if (info->inner && ct_wants(EV_EXCEPTION_THROW)) {
+		struct exc_chain chain;
+
+		exc_inner_chain(obj, info->inner, ct.cfg.messages, &chain);
+		in->throw_fields = exc_chain_fields(&chain, ct.cfg.messages);
+		exc_chain_done(&chain);
+	}
+	if (ct_on(CAT_STACKS))
+		in->story_fields = exc_stack_fields(ct.cfg.stack_depth);
+}
+
 HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 {
 	struct exm_input in = { .kind = EXM_THROWN, .object = obj };
@@ -443,11 +460,15 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 			in.native_boundary = w.managed_below && runtime_code(w.native_ip);
 		}
 	}
+	if (!in.muted)
+		throw_fields(obj, &info, &in);
 	/* pins of stories the exit path ended from another thread */
 	if (t->exm)
 		ct_pin_release(t, exm_depth(t->exm));
 	ct_pin_thrown(t, obj);
 	feed(t, &in);
+	json_decref(in.throw_fields);
+	json_decref(in.story_fields);
 	exc_info_done(&info);
 	return S_OK;
 }

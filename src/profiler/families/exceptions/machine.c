@@ -93,6 +93,7 @@ struct exr {
 	const char *context;      /* static; NULL when not nested */
 	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
 	json_t *exc;              /* {id,type,message,hresult} */
+	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	json_t *searched, *filters, *finally, *unwound, *nested;
 	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
 	unsigned native_depth;
@@ -357,12 +358,25 @@ static void exr_free(struct exr *r)
 	free(r->thrown_in);
 	free(r->caught_in);
 	json_decref(r->exc);
+	json_decref(r->story_fields);
 	json_decref(r->searched);
 	json_decref(r->filters);
 	json_decref(r->finally);
 	json_decref(r->unwound);
 	json_decref(r->nested);
 	free(r);
+}
+
+/* Add the fields of FROM to P, ahead of P's field LAST (kept last). */
+static void add_fields_before(json_t *p, json_t *from, const char *last)
+{
+	json_t *v = json_incref(json_object_get(p, last));
+
+	if (v)
+		json_object_del(p, last);
+	json_object_update(p, from);
+	if (v)
+		json_object_set_new(p, last, v);
 }
 
 /* exception.summary for R (once), and the outcome totals. */
@@ -398,6 +412,8 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 		json_object_set_new(p, "reported_unhandled", json_true());
 	if (p && r->interrupted)
 		json_object_set_new(p, "interrupted", json_string(r->interrupted));
+	if (p && r->story_fields)
+		add_fields_before(p, r->story_fields, "dur_ns");
 	if (p)
 		out(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, p);
 }
@@ -750,6 +766,12 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 				   : json_null());
 	if (p && r->origin)
 		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
+	if (p && in->throw_fields)
+		json_object_update(p, in->throw_fields);
+	if (p && in->story_fields) {
+		json_object_update(p, in->story_fields);
+		r->story_fields = json_incref(in->story_fields);
+	}
 	out(c, r, EV_EXCEPTION_THROW, PH_INSTANT, p);
 	out(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
 	r->search_open = true;

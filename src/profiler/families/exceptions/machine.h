@@ -18,6 +18,8 @@
  *   rethrow_of integer|null: id of the exception it re-throws
  *   origin     integer, only on rethrows: id of the object's first throw
  *              (where the rethrow chain began)
+ *   then the fields of exm_input.throw_fields and story_fields (the
+ *   glue's: the inner chain, the stack; see schemas/record.schema.json)
  *   nested_in  {id, context}|null: thrown while exception `id` was in
  *              `context`: "filter" | "finally" | "catch" | "search" | "unwind"
  * exception.search (span), exception.unwind (span):
@@ -70,6 +72,7 @@
  *   interrupted "exit" | "thread_end", only when so: the story was cut
  *              short; the outcome is the one reached (a catch entered:
  *              "caught")
+ *   then the fields of exm_input.story_fields (the stack)
  *   dur_ns     integer: throw to end of story.  The summary of an
  *              unhandled exception is written when the second pass
  *              reaches its last frame (.NET 9/10), or when the finally
@@ -131,6 +134,11 @@ struct exm_input {
 	bool traced;          /* the object already holds a stack trace */
 	bool muted;           /* filtered out: follow it, emit nothing */
 	uint64_t inner;       /* its InnerException's object identity, 0: none */
+	/* fields the glue adds at the end of exception.throw (the inner
+	 * chain), and at the end of both exception.throw and
+	 * exception.summary (the stack); borrowed, NULL: none */
+	json_t *throw_fields;
+	json_t *story_fields;
 	/* THROWN, legacy exception handling only (.NET 8): managed frames on
 	 * the stack at the throw.  There the search pass of an unhandled
 	 * exception is the last thing the runtime reports (no second pass):

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Throw sites from the stack a record carries: each managed frame names
+ * its method token, IL offset and module (an index into the record's
+ * modules, with path and MVID); the line comes from that module's PDB,
+ * read once per module (common/pdb.c) and only for the very build that
+ * ran.  No PDB, another build, a bad PDB: the frame is said by method and
+ * IL offset, and nothing else changes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/reader.h"
+#include "cli/sites.h"
+#include "common/pdb.h"
+
+struct sites {
+	struct pdb_cache *pdbs;
+};
+
+/* A new resolver (see sites.h). */
+struct sites *sites_new(void)
+{
+	struct sites *s = calloc(1, sizeof(*s));
+
+	if (s && !(s->pdbs = pdb_cache_new())) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+void sites_free(struct sites *s)
+{
+	if (!s)
+		return;
+	pdb_cache_free(s->pdbs);
+	free(s);
+}
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" → the 16 bytes as a module stores
+ * them (the first three groups little-endian); false if malformed. */
+static bool parse_mvid(const char *t, uint8_t out[16])
+{
+	static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	uint8_t b[16];
+	unsigned k = 0;
+
+	if (!t || strlen(t) != 36)
+		return false;
+	for (size_t i = 0; i < 36 && k < 16; i++) {
+		unsigned v;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (t[i] != '-')
+				return false;
+			continue;
+		}
+		if (sscanf(t + i, "%2x", &v) != 1 || !strchr("0123456789abcdefABCDEF", t[i]) ||
+		    !strchr("0123456789abcdefABCDEF", t[i + 1]))
+			return false;
+		b[k++] = (uint8_t)v;
+		i++;
+	}
+	if (k != 16)
+		return false;
+	for (unsigned i = 0; i < 16; i++)
+		out[order[i]] = b[i];
+	return true;
+}
+
+/* The source file and line of FRAME of REC, or false. */
+static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char **file, uint32_t *line)
+{
+	json_t *tok = json_object_get(frame, "token"), *il = json_object_get(frame, "il_offset");
+	json_t *idx = json_object_get(frame, "module"), *mod;
+	uint8_t mvid[16];
+	bool have_mvid;
+	struct pdb *p;
+
+	if (!json_is_integer(tok) || !json_is_integer(il) || !json_is_integer(idx) || json_integer_value(idx) < 0)
+		return false;
+	if (json_integer_value(tok) <= 0 || json_integer_value(tok) > UINT32_MAX || json_integer_value(il) < 0 ||
+	    json_integer_value(il) > UINT32_MAX)
+		return false;
+	mod = json_array_get(json_object_get(rec, "modules"), (size_t)json_integer_value(idx));
+	if (!jstr(mod, "path") || !*jstr(mod, "path"))
+		return false;
+	have_mvid = parse_mvid(jstr(mod, "mvid"), mvid);
+	if (pdb_cache_get(s->pdbs, jstr(mod, "path"), have_mvid ? mvid : NULL, &p) < 0)
+		return false;
+	return pdb_lookup(p, (uint32_t)json_integer_value(tok), (uint32_t)json_integer_value(il), file, line) == 0;
+}
+
+/* One frame in words into B: "at F() in FILE:line N" and the like;
+ * true if it has a source line. */
+static bool frame_text(struct sites *s, json_t *rec, json_t *frame, struct strbuf *b)
+{
+	const char *fn = jstr(frame, "function") ?: "?", *file;
+	json_t *il = json_object_get(frame, "il_offset");
+	uint32_t line;
+
+	if (strcmp(fn, "[native]") == 0) {
+		const char *lib = jstr(frame, "library");
+		const char *base = lib ? strrchr(lib, '/') : NULL;
+
+		strbuf_printf(b, "at [native]%s%s", lib ? " " : "", base ? base + 1 : lib ? lib : "");
+		return false;
+	}
+	strbuf_printf(b, "at %s()", fn);
+	if (frame_line(s, rec, frame, &file, &line)) {
+		strbuf_printf(b, " in %s:line %" PRIu32, file, line);
+		return true;
+	}
+	if (json_is_integer(il))
+		strbuf_printf(b, " IL_%04llx", (unsigned long long)json_integer_value(il));
+	return false;
+}
+
+/* The lines under a throw (see sites.h). */
+bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf *b)
+{
+	json_t *stack = json_object_get(rec, "stack"), *frame;
+	size_t i;
+	bool any_line = false;
+
+	if (!json_is_array(stack))
+		return false;
+	/* is there a frame with a line to stop at?  Else only the first. */
+	json_array_foreach(stack, i, frame) {
+		struct strbuf t = { 0 };
+
+		any_line = frame_text(s, rec, frame, &t);
+		strbuf_free(&t);
+		if (any_line)
+			break;
+	}
+	json_array_foreach(stack, i, frame) {
+		bool has_line;
+
+		strbuf_puts(b, indent);
+		has_line = frame_text(s, rec, frame, b);
+		strbuf_puts(b, "\n");
+		if (has_line || !any_line)
+			break;
+	}
+	return true;
+}
+
+/* The throw site key (see sites.h). */
+char *sites_key(struct sites *s, json_t *rec)
+{
+	json_t *stack = json_object_get(rec, "stack"), *frame;
+	struct strbuf b = { 0 }, k = { 0 };
+	size_t i;
+
+	if (!json_is_array(stack) || !json_array_size(stack))
+		return NULL;
+	json_array_foreach(stack, i, frame) {
+		strbuf_reset(&b);
+		if (frame_text(s, rec, frame, &b))
+			break;
+	}
+	if (i == json_array_size(stack)) {
+		strbuf_reset(&b);
+		frame_text(s, rec, json_array_get(stack, 0), &b);
+	}
+	strbuf_printf(&k, "%s %s", jstr2(rec, "exception", "type") ?: "?", b.s ? b.s : "at ?");
+	strbuf_free(&b);
+	return strbuf_steal(&k);
+}
