@@ -28,7 +28,7 @@ struct place {
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
  * is kept in front (ct_sinks_dispatch fills it in under the lock). */
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
-			 const json_t *payload)
+			 const json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
 	static const char *const phase_text[_PH_MAX] = {
 		[PH_INSTANT] = "\"instant\"",
@@ -72,6 +72,8 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	}
 	if (payload)
 		jw_members(w, payload);
+	if (n_fields)
+		jw_fields(w, fields, n_fields);
 	jw_raw(w, "}", 1);
 }
 
@@ -108,8 +110,9 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 	return 0;
 }
 
-/* Emit one record (see emit.h). */
-int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+/* Write one record with a jansson PAYLOAD (stolen) or typed FIELDS. */
+static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload,
+		    const struct jw_field *fields, size_t n_fields)
 {
 	struct place pl = { .ts = ct_now(t) };
 	int r;
@@ -127,13 +130,26 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 		json_decref(payload);
 		return r;
 	}
-	record_write(t, ev, ph, &pl, payload);
+	record_write(t, ev, ph, &pl, payload, fields, n_fields);
 	json_decref(payload);
 	if (t->line.b.oom)
 		return -ENOMEM;
 	if (ct_sinks_dispatch(t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth) && ev != EV_TRACE_DROPPED)
 		ct_report_drops(false);
 	return (int64_t)pl.span;
+}
+
+/* Emit one record (see emit.h). */
+int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+{
+	return emit(t, ev, ph, key, payload, NULL, 0);
+}
+
+/* Emit one record with a typed payload (see emit.h). */
+int64_t ct_emit_fields(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
+		       const struct jw_field *fields, size_t n)
+{
+	return emit(t, ev, ph, key, NULL, fields, n);
 }
 
 /* Report a problem of the tracer's own as a trace.error record. */

@@ -188,3 +188,42 @@ void jw_value(struct jw *w, const json_t *v)
 		jw_raw(w, "null", 4);
 	}
 }
+
+/* The members of a typed payload, each as ,"k":v (see jsonw.h). */
+void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		jw_key(w, f[i].key);
+		switch (f[i].kind) {
+		case JW_STR:
+			if (f[i].s)
+				jw_str(w, f[i].s);
+			else
+				jw_raw(w, "null", 4);
+			break;
+		case JW_INT:
+			jw_i64(w, f[i].i);
+			break;
+		case JW_BOOL:
+			if (f[i].b)
+				jw_raw(w, "true", 4);
+			else
+				jw_raw(w, "false", 5);
+			break;
+		case JW_IDREF:
+			jw_raw(w, "{\"id\":", 6);
+			jw_i64(w, f[i].i);
+			jw_raw(w, "}", 1);
+			break;
+		case JW_JSON:
+			if (f[i].j) {
+				jw_value(w, f[i].j);
+				break;
+			}
+			/* fall through */
+		case JW_NULL:
+			jw_raw(w, "null", 4);
+			break;
+		}
+	}
+}
