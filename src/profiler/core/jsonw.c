@@ -18,7 +18,26 @@ void jw_str(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
+	struct strbuf *b = &w->b;
+	size_t len = 0;
 
+	/* the common case, nothing to escape: one copy between the quotes */
+	while (plain[p[len]])
+		len++;
+	if (!p[len]) {
+		char *q;
+
+		if (b->len + len + 2 >= b->cap && !strbuf_grow(b, len + 2))
+			return;
+		q = b->s + b->len;
+		*q++ = '"';
+		memcpy(q, p, len);
+		q += len;
+		*q++ = '"';
+		*q = '\0';
+		b->len += len + 2;
+		return;
+	}
 	jw_raw(w, "\"", 1);
 	while (*p) {
 		const unsigned char *run = p;
@@ -100,27 +119,6 @@ void jw_hex(struct jw *w, uint64_t v)
 	*--q = '0';
 	*--q = '"';
 	jw_raw(w, q, (size_t)(e - q));
-}
-
-/* ,"key": */
-void jw_key(struct jw *w, const char *key)
-{
-	size_t n = strlen(key);
-
-	struct strbuf *b = &w->b;
-	char *q;
-
-	if (b->len + n + 4 >= b->cap && !strbuf_grow(b, n + 4))
-		return;
-	q = b->s + b->len;
-	*q++ = ',';
-	*q++ = '"';
-	memcpy(q, key, n);
-	q += n;
-	*q++ = '"';
-	*q++ = ':';
-	*q = '\0';
-	b->len += n + 4;
 }
 
 /* The members of an object, each as ,"k":v. */

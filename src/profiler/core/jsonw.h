@@ -40,8 +40,26 @@ void jw_str(struct jw *w, const char *s);       /* "escaped" */
 void jw_u64(struct jw *w, uint64_t v);
 void jw_i64(struct jw *w, int64_t v);
 void jw_hex(struct jw *w, uint64_t v);          /* "0x…" */
-/* ,"key": — keys are trusted ASCII identifiers */
-void jw_key(struct jw *w, const char *key);
+/* ,"key": — keys are trusted ASCII identifiers.  Inline: the length of a
+ * literal key folds to a constant. */
+static inline void jw_key(struct jw *w, const char *key)
+{
+	size_t n = strlen(key);
+	struct strbuf *b = &w->b;
+	char *q;
+
+	if (b->len + n + 4 >= b->cap && !strbuf_grow(b, n + 4))
+		return;
+	q = b->s + b->len;
+	*q++ = ',';
+	*q++ = '"';
+	memcpy(q, key, n);
+	q += n;
+	*q++ = '"';
+	*q++ = ':';
+	*q = '\0';
+	b->len += n + 4;
+}
 /* A jansson value, compact, keys in insertion order. */
 void jw_value(struct jw *w, const json_t *v);
 /* The members of an object, each as ,"k":v (no braces). */
