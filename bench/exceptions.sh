@@ -94,38 +94,21 @@ export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so
 command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
 
 # --- the C# program, built out of the source tree ----------------------------------
-OUT=$BUILD/bench/out
-PSRC=$OUT/src
-PBIN=$OUT/bin/Throw
-mkdir -p "$OUT"
-if [ ! -f "$PBIN/Throw.dll" ] ||
-	[ -n "$(find "$srcdir/bench/exceptions/Throw" "$srcdir/tests/programs/Directory.Build.props" \
-		-newer "$PBIN/Throw.dll" -type f 2>/dev/null)" ]; then
-	echo "bench: building Throw" >&2
-	rm -rf "$PSRC"
-	mkdir -p "$PSRC"
-	cp -r "$srcdir/bench/exceptions/Throw" "$PSRC/Throw"
-	rm -rf "$PSRC/Throw/obj" "$PSRC/Throw/bin"
-	cp "$srcdir/tests/programs/Directory.Build.props" "$srcdir/tests/programs/NuGet.config" "$PSRC/"
-	chmod -R u+w "$PSRC"
-	dotnet build -c Release -o "$PBIN" "$PSRC/Throw/Throw.csproj" >"$OUT/build.log" 2>&1 ||
-		{ cat "$OUT/build.log" >&2; die "could not build Throw"; }
-fi
-DLL=$PBIN/Throw.dll
+build_throw
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-bench.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
-RESULTS=$TMP/results.tsv # config round loop_ns wall_ns bytes records summaries exc_bytes cpu_ns
+RESULTS=$TMP/results.tsv # config round loop_ns wall_ns bytes records summaries exc_bytes cpu_ns maxrss_kb
 : >"$RESULTS"
 TOTAL=$((N + WARMUP))
 
 # run_one CONFIG[:THREADS] ROUND: one run; appends a line to $RESULTS.
 run_one() {
 	local cfg=${1%%:*} threads=1 round=$2 trace="" t0 t1 rc line loop bytes=0 records=0 summaries=0 exc_bytes=0
-	local out=$TMP/$cfg.out err=$TMP/$cfg.err cpu
+	local out=$TMP/$cfg.out err=$TMP/$cfg.err cpu rss
 	[[ $1 == *:* ]] && threads=${1##*:}
 	# user + system seconds of the whole process tree, written by time(1)
-	local T=(/usr/bin/time -f '%U %S' -o "$TMP/cpu")
+	local T=(/usr/bin/time -f '%U %S %M' -o "$TMP/cpu")
 	case $cfg in
 	untraced)
 		t0=$(date +%s%N)
@@ -159,7 +142,8 @@ run_one() {
 			"${T[@]}" dotnet "$DLL" "$N" "$WARMUP" "$threads" >"$out" 2>"$err"; rc=$?
 		t1=$(date +%s%N) ;;
 	esac
-	cpu=$(awk 'NF == 2 { printf "%.0f", ($1 + $2) * 1e9 }' "$TMP/cpu" 2>/dev/null)
+	cpu=$(awk 'NF == 3 { printf "%.0f", ($1 + $2) * 1e9 }' "$TMP/cpu" 2>/dev/null)
+	rss=$(awk 'NF == 3 { print $3 }' "$TMP/cpu" 2>/dev/null)
 	line=$(grep '^THROW ' "$out")
 	if [ "$rc" != 0 ] || [ -z "$line" ]; then
 		echo "bench: $cfg run failed (status $rc):" >&2
@@ -183,7 +167,7 @@ run_one() {
 		rm -f "$trace" "$trace".*
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$round" "$loop" $((t1 - t0)) \
-		"$bytes" "$records" "$summaries" "$exc_bytes" "${cpu:-0}" >>"$RESULTS"
+		"$bytes" "$records" "$summaries" "$exc_bytes" "${cpu:-0}" "${rss:-0}" >>"$RESULTS"
 	printf ' %s %.0fns/exc' "$1" "$(awk -v l="$loop" -v n="$N" 'BEGIN { print l / n }')" >&2
 }
 
@@ -231,7 +215,7 @@ function median(cfg, col,   a, k, i, j, t) {
 	if (k == 0) return 0
 	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
-{ nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 9; i++) v[nr, i] = $i }
+{ nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 10; i++) v[nr, i] = $i }
 END {
 	nt = split(tl, th, " ")
 	printf "\nclrtrace exception benchmark, threads mode: %d exceptions split between the threads, medians of %d interleaved rounds\n\n", n, rounds
@@ -266,11 +250,11 @@ function median(cfg, col,   a, k, i, j, t) {
 	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
-{ nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 9; i++) v[nr, i] = $i
+{ nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 10; i++) v[nr, i] = $i
   if ($2 > 0) { last_bytes[$1] = $5; last_rec[$1] = $6; last_sum[$1] = $7; last_exc[$1] = $8 } }
 END {
 	ncf = split("untraced clrtrace eventpipe clrtrace-none clrtrace-muted" (base_on ? " clrtrace-base" : ""), cf, " ")
-	for (i = 1; i <= ncf; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4); C[cf[i]] = median(cf[i], 9) }
+	for (i = 1; i <= ncf; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4); C[cf[i]] = median(cf[i], 9); R[cf[i]] = median(cf[i], 10) }
 	base = L["untraced"]; wbase = W["untraced"]; cbase = C["untraced"]
 	printf "\nclrtrace exception benchmark: %d exceptions measured (+%d warm-up) per run, medians of %d interleaved rounds\n\n", n, warmup, rounds
 	printf "%-15s %10s %8s %8s %7s %9s %7s %9s %9s %7s %10s\n", "configuration", "loop ms", "ns/exc", "+ns/exc", "ratio",
@@ -284,6 +268,10 @@ END {
 			(f == "untraced" ? "-" : last_bytes[f])
 	}
 	printf "\n(cpu: user+system of the whole process tree, every thread, start-up included; +cpu/exc: over untraced, per exception of N + warm-up)\n"
+	printf "max RSS (MiB, median; of the largest process, the program):"
+	for (i = 1; i <= ncf; i++)
+		printf " %s %.1f%s", cf[i], R[cf[i]] / 1024, (cf[i] == "untraced" ? "" : sprintf(" (%+.1f)", (R[cf[i]] - R["untraced"]) / 1024))
+	printf "\n"
 	if (C["eventpipe"] > cbase)
 		printf "  added cpu per exception, clrtrace / eventpipe: %s (added loop time: %s)\n",
 			ratio(C["clrtrace"] - cbase, C["eventpipe"] - cbase), ratio(L["clrtrace"] - base, L["eventpipe"] - base)
