@@ -166,7 +166,7 @@ run_one() {
 		fi
 		rm -f "$trace" "$trace".*
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$round" "$loop" $((t1 - t0)) \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$round" "$loop" $((t1 - t0)) \
 		"$bytes" "$records" "$summaries" "$exc_bytes" "${cpu:-0}" "${rss:-0}" >>"$RESULTS"
 	printf ' %s %.0fns/exc' "$1" "$(awk -v l="$loop" -v n="$N" 'BEGIN { print l / n }')" >&2
 }
