@@ -16,3 +16,27 @@ find_build() {
 	fi
 	BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
 }
+
+# build_throw: build bench/exceptions/Throw out of the source tree into
+# $BUILD/bench/out/bin/Throw (when its sources changed); sets OUT and DLL.
+build_throw() {
+	local psrc pbin
+	OUT=$BUILD/bench/out
+	psrc=$OUT/src
+	pbin=$OUT/bin/Throw
+	mkdir -p "$OUT"
+	if [ ! -f "$pbin/Throw.dll" ] ||
+		[ -n "$(find "$srcdir/bench/exceptions/Throw" "$srcdir/tests/programs/Directory.Build.props" \
+			-newer "$pbin/Throw.dll" -type f 2>/dev/null)" ]; then
+		echo "bench: building Throw" >&2
+		rm -rf "$psrc"
+		mkdir -p "$psrc"
+		cp -r "$srcdir/bench/exceptions/Throw" "$psrc/Throw"
+		rm -rf "$psrc/Throw/obj" "$psrc/Throw/bin"
+		cp "$srcdir/tests/programs/Directory.Build.props" "$srcdir/tests/programs/NuGet.config" "$psrc/"
+		chmod -R u+w "$psrc"
+		dotnet build -c Release -o "$pbin" "$psrc/Throw/Throw.csproj" >"$OUT/build.log" 2>&1 ||
+			{ cat "$OUT/build.log" >&2; die "could not build Throw"; }
+	fi
+	DLL=$pbin/Throw.dll
+}

@@ -5,9 +5,11 @@
 # runtime (bench/record/record-bench.c linked with the same sources as the
 # record unit test).  A benchmark, not a test.
 #
-# Usage: [BUILD=DIR] bench/record.sh [-n EXCEPTIONS] [-r ROUNDS]
+# Usage: [BUILD=DIR] [MODES="typed story ..."] bench/record.sh [-n EXCEPTIONS] [-r ROUNDS]
 #
-# For each of: full (the 25 records the exception tracer writes for one
+# For each of: typed and story (the 7 records of the default categories,
+# written through typed payloads as the exception machine does now, and
+# with jansson payloads as it did before), full (the 25 records the exception tracer writes for one
 # exception of bench/exceptions' shape) and lean (exception.throw and
 # exception.summary only) and bare (the full sequence without payloads:
 # the common fields alone), written to a file and to /dev/null (which leaves
@@ -52,7 +54,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-record.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 echo "record path: $N exceptions per run, median of $ROUNDS; $(nproc) CPUs; $(git -C "$srcdir" describe --always --dirty 2>/dev/null)"
 printf '%-5s %-9s %7s %12s %12s %10s\n' mode sink threads ns/exc ns/record B/exc
-for mode in full bare lean; do
+for mode in ${MODES:-typed story full bare lean}; do
 	for sink in file devnull; do
 		for threads in 1 2; do
 			f=$TMP/t.jsonl

@@ -13,10 +13,13 @@
  * src/exceptions/machine.h; the real machine's may differ a little in
  * size, not in kind.
  *
- * Usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean|bare]]]
+ * Usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean|bare|story|typed]]]
  * "lean" writes only exception.throw and exception.summary (2 records);
  * "bare" the full 25 records without payloads (the common fields alone: the
  * floor for payloads written without jansson objects).
+ * "story" writes the 7 records of the default categories (frames off) with
+ * jansson payloads, as the exception machine did before typed payloads;
+ * "typed" the same 7 records through ct_emit_fields, as it does now.
  * Prints ns per exception and per record; FILE is the trace written
  * (/dev/null leaves the kernel's page-cache copy out).
  */
@@ -110,6 +113,90 @@ summary:
 			  "dur_ns", (json_int_t)18234));
 }
 
+static int story, typed;
+
+/* {"function":FN,"exception":{"id":ID}}, the machine's member order. */
+static json_t *fn_exc(uint64_t id, const char *fn)
+{
+	return json_pack("{s:s,s:{s:I}}", "function", fn, "exception", "id", (json_int_t)id);
+} /* the default 7-record story; typed: ct_emit_fields */
+
+/* The default categories' story of one exception of Throw's shape (frames
+ * off): throw, catcher_found, finally span, catch span, summary; as the
+ * machine built it before typed payloads (jansson) or as it builds it now. */
+static void one_story(struct ct_thread *t, uint64_t id)
+{
+	json_t *exc = json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)id, "type",
+				"System.InvalidOperationException", "message", "boom", "hresult", "0x80131509");
+
+	if (!typed) {
+		ct_emit(t, EV_EXCEPTION_THROW, PH_INSTANT, id,
+			json_pack("{s:O,s:b,s:n,s:n}", "exception", exc, "rethrow", 0, "rethrow_of", "nested_in"));
+		ct_emit(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, id, fn_exc(id, frames[3]));
+		ct_emit(t, EV_EXCEPTION_FINALLY, PH_BEGIN, id, fn_exc(id, frames[1]));
+		ct_emit(t, EV_EXCEPTION_FINALLY, PH_END, id, fn_exc(id, frames[1]));
+		ct_emit(t, EV_EXCEPTION_CATCH, PH_BEGIN, id, fn_exc(id, frames[3]));
+		ct_emit(t, EV_EXCEPTION_CATCH, PH_END, id, fn_exc(id, frames[3]));
+		ct_emit(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, id,
+			json_pack("{s:o,s:s,s:s,s:s,s:[ssss],s:[],s:[s],s:[sss],s:b,s:n,s:n,s:[],s:n,s:I}",
+				  "exception", exc, "outcome", "caught", "thrown_in", frames[0], "caught_in", frames[3],
+				  "searched", frames[0], frames[1], frames[2], frames[3], "filters", "finally",
+				  frames[1], "unwound", frames[0], frames[1], frames[2], "rethrow", 0, "rethrow_of",
+				  "nested_in", "nested", "superseded_by", "dur_ns", (json_int_t)18234));
+		return;
+	}
+	/* the machine keeps these lists per exception; built once here */
+	static __thread json_t *searched, *filters, *finally, *unwound, *nested;
+	if (!searched) {
+		searched = json_pack("[ssss]", frames[0], frames[1], frames[2], frames[3]);
+		filters = json_array();
+		finally = json_pack("[s]", frames[1]);
+		unwound = json_pack("[sss]", frames[0], frames[1], frames[2]);
+		nested = json_array();
+	}
+	struct jw_field th[] = {
+		{ .key = "exception", .kind = JW_JSON, .j = exc },
+		{ .key = "rethrow", .kind = JW_BOOL, .b = false },
+		{ .key = "rethrow_of", .kind = JW_NULL },
+		{ .key = "nested_in", .kind = JW_NULL },
+	};
+	ct_emit_fields(t, EV_EXCEPTION_THROW, PH_INSTANT, id, th, 4);
+	static const struct {
+		enum ct_event ev;
+		enum ct_phase ph;
+		int frame;
+	} mid[] = {
+		{ EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, 3 }, { EV_EXCEPTION_FINALLY, PH_BEGIN, 1 },
+		{ EV_EXCEPTION_FINALLY, PH_END, 1 },           { EV_EXCEPTION_CATCH, PH_BEGIN, 3 },
+		{ EV_EXCEPTION_CATCH, PH_END, 3 },
+	};
+	for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++) {
+		struct jw_field f[] = {
+			{ .key = "function", .kind = JW_STR, .s = frames[mid[i].frame] },
+			{ .key = "exception", .kind = JW_IDREF, .i = (int64_t)id },
+		};
+		ct_emit_fields(t, mid[i].ev, mid[i].ph, id, f, 2);
+	}
+	struct jw_field su[] = {
+		{ .key = "exception", .kind = JW_JSON, .j = exc },
+		{ .key = "outcome", .kind = JW_STR, .s = "caught" },
+		{ .key = "thrown_in", .kind = JW_STR, .s = frames[0] },
+		{ .key = "caught_in", .kind = JW_STR, .s = frames[3] },
+		{ .key = "searched", .kind = JW_JSON, .j = searched },
+		{ .key = "filters", .kind = JW_JSON, .j = filters },
+		{ .key = "finally", .kind = JW_JSON, .j = finally },
+		{ .key = "unwound", .kind = JW_JSON, .j = unwound },
+		{ .key = "rethrow", .kind = JW_BOOL, .b = false },
+		{ .key = "rethrow_of", .kind = JW_NULL },
+		{ .key = "nested_in", .kind = JW_NULL },
+		{ .key = "nested", .kind = JW_JSON, .j = nested },
+		{ .key = "superseded_by", .kind = JW_NULL },
+		{ .key = "dur_ns", .kind = JW_INT, .i = 18234 },
+	};
+	ct_emit_fields(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, id, su, 14);
+	json_decref(exc);
+}
+
 static long per_thread;
 static uint64_t next_id;
 static pthread_mutex_t id_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -125,7 +212,10 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&id_lock);
 		id = ++next_id;
 		pthread_mutex_unlock(&id_lock);
-		one_exception(t, id);
+		if (story)
+			one_story(t, id);
+		else
+			one_exception(t, id);
 	}
 	return NULL;
 }
@@ -155,8 +245,13 @@ int main(int argc, char **argv)
 		records_per_exception = 2;
 	} else if (argc > 4 && strcmp(argv[4], "bare") == 0)
 		bare = 1;
+	else if (argc > 4 && (strcmp(argv[4], "story") == 0 || strcmp(argv[4], "typed") == 0)) {
+		story = 1;
+		typed = argv[4][0] == 't';
+		records_per_exception = 7;
+	}
 	if (argc < 2 || n <= 0 || threads < 1 || threads > 64) {
-		fprintf(stderr, "usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean|bare]]]\n");
+		fprintf(stderr, "usage: record-bench FILE [EXCEPTIONS [THREADS [full|lean|bare|story|typed]]]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "/dev/null") != 0)
@@ -194,7 +289,7 @@ int main(int argc, char **argv)
 		st.st_size = 0;
 	printf("RECORD mode=%s threads=%d exceptions=%ld records=%ld ns_per_exception=%.0f ns_per_record=%.0f "
 	       "bytes_per_exception=%.0f\n",
-	       lean ? "lean" : bare ? "bare" : "full", threads, n, n * records_per_exception, (double)(t1 - t0) / n,
+	       typed ? "typed" : story ? "story" : lean ? "lean" : bare ? "bare" : "full", threads, n, n * records_per_exception, (double)(t1 - t0) / n,
 	       (double)(t1 - t0) / ((double)n * records_per_exception), (double)st.st_size / n);
 	return 0;
 }

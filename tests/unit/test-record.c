@@ -420,9 +420,42 @@ static void test_jsonw(void)
 	jw_free(&w);
 }
 
+/* A typed payload is written byte for byte as the same members built as
+ * jansson values (the exception records' two ways, core/jsonw.h). */
+static void test_fields(void)
+{
+	struct jw a = { 0 }, b = { 0 };
+	json_t *list = json_pack("[s,s]", "Program.Thrower", "q\"\\\xc3\xa9");
+	json_t *obj = json_pack("{s:s,s:n,s:i,s:b,s:b,s:n,s:{s:I},s:O,s:s,s:s}", "function", "Program.Catcher", "nothing",
+				"dur_ns", -17, "rethrow", 0, "boundary", 1, "rethrow_of", "exception", "id",
+				(json_int_t)4200000000LL, "searched", list, "plain", "", "odd", "tab\there \xc3\xa9");
+	const struct jw_field f[] = {
+		{ .key = "function", .kind = JW_STR, .s = "Program.Catcher" },
+		{ .key = "nothing", .kind = JW_STR, .s = NULL },
+		{ .key = "dur_ns", .kind = JW_INT, .i = -17 },
+		{ .key = "rethrow", .kind = JW_BOOL, .b = false },
+		{ .key = "boundary", .kind = JW_BOOL, .b = true },
+		{ .key = "rethrow_of", .kind = JW_NULL },
+		{ .key = "exception", .kind = JW_IDREF, .i = 4200000000LL },
+		{ .key = "searched", .kind = JW_JSON, .j = list },
+		{ .key = "plain", .kind = JW_STR, .s = "" },
+		{ .key = "odd", .kind = JW_STR, .s = "tab\there \xc3\xa9" },
+	};
+
+	jw_members(&a, obj);
+	jw_fields(&b, f, sizeof(f) / sizeof(f[0]));
+	CHECK(!a.b.oom && !b.b.oom && a.b.len == b.b.len && memcmp(a.b.s, b.b.s, a.b.len) == 0,
+	      "typed fields write what the same jansson members write (%.*s)", (int)b.b.len, b.b.s);
+	json_decref(obj);
+	json_decref(list);
+	jw_free(&a);
+	jw_free(&b);
+}
+
 int main(void)
 {
 	test_jsonw();
+	test_fields();
 	test_nesting();
 	test_threads();
 	test_drops();

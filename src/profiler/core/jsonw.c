@@ -18,7 +18,26 @@ void jw_str(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
+	struct strbuf *b = &w->b;
+	size_t len = 0;
 
+	/* the common case, nothing to escape: one copy between the quotes */
+	while (plain[p[len]])
+		len++;
+	if (!p[len]) {
+		char *q;
+
+		if (b->len + len + 2 >= b->cap && !strbuf_grow(b, len + 2))
+			return;
+		q = b->s + b->len;
+		*q++ = '"';
+		memcpy(q, p, len);
+		q += len;
+		*q++ = '"';
+		*q = '\0';
+		b->len += len + 2;
+		return;
+	}
 	jw_raw(w, "\"", 1);
 	while (*p) {
 		const unsigned char *run = p;
@@ -65,14 +84,28 @@ void jw_str(struct jw *w, const char *s)
 	jw_raw(w, "\"", 1);
 }
 
+/* Two digits at a time: a timestamp is 19 digits, written in every record. */
+static const char digits2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
 void jw_u64(struct jw *w, uint64_t v)
 {
 	char buf[24];
 	char *e = buf + sizeof(buf), *q = e;
 
-	do
-		*--q = (char)('0' + v % 10);
-	while (v /= 10);
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--q = digits2[d + 1];
+		*--q = digits2[d];
+	}
+	if (v >= 10) {
+		*--q = digits2[v * 2 + 1];
+		*--q = digits2[v * 2];
+	} else
+		*--q = (char)('0' + v);
 	jw_raw(w, q, (size_t)(e - q));
 }
 
@@ -100,27 +133,6 @@ void jw_hex(struct jw *w, uint64_t v)
 	*--q = '0';
 	*--q = '"';
 	jw_raw(w, q, (size_t)(e - q));
-}
-
-/* ,"key": */
-void jw_key(struct jw *w, const char *key)
-{
-	size_t n = strlen(key);
-
-	struct strbuf *b = &w->b;
-	char *q;
-
-	if (b->len + n + 4 >= b->cap && !strbuf_grow(b, n + 4))
-		return;
-	q = b->s + b->len;
-	*q++ = ',';
-	*q++ = '"';
-	memcpy(q, key, n);
-	q += n;
-	*q++ = '"';
-	*q++ = ':';
-	*q = '\0';
-	b->len += n + 4;
 }
 
 /* The members of an object, each as ,"k":v. */
@@ -186,5 +198,50 @@ void jw_value(struct jw *w, const json_t *v)
 		break;
 	default:
 		jw_raw(w, "null", 4);
+	}
+}
+
+/* The members of a typed payload, each as ,"k":v (see jsonw.h). */
+void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].kind == JW_MEMBERS) {
+			if (f[i].j)
+				jw_members(w, f[i].j);
+			continue;
+		}
+		jw_key(w, f[i].key);
+		switch (f[i].kind) {
+		case JW_STR:
+			if (f[i].s)
+				jw_str(w, f[i].s);
+			else
+				jw_raw(w, "null", 4);
+			break;
+		case JW_INT:
+			jw_i64(w, f[i].i);
+			break;
+		case JW_BOOL:
+			if (f[i].b)
+				jw_raw(w, "true", 4);
+			else
+				jw_raw(w, "false", 5);
+			break;
+		case JW_IDREF:
+			jw_raw(w, "{\"id\":", 6);
+			jw_i64(w, f[i].i);
+			jw_raw(w, "}", 1);
+			break;
+		case JW_JSON:
+			if (f[i].j) {
+				jw_value(w, f[i].j);
+				break;
+			}
+			/* fall through */
+		case JW_NULL:
+		case JW_MEMBERS:
+			jw_raw(w, "null", 4);
+			break;
+		}
 	}
 }

@@ -40,9 +40,55 @@ void jw_str(struct jw *w, const char *s);       /* "escaped" */
 void jw_u64(struct jw *w, uint64_t v);
 void jw_i64(struct jw *w, int64_t v);
 void jw_hex(struct jw *w, uint64_t v);          /* "0x…" */
-/* ,"key": — keys are trusted ASCII identifiers */
-void jw_key(struct jw *w, const char *key);
+/* ,"key": — keys are trusted ASCII identifiers.  Inline: the length of a
+ * literal key folds to a constant. */
+static inline void jw_key(struct jw *w, const char *key)
+{
+	size_t n = strlen(key);
+	struct strbuf *b = &w->b;
+	char *q;
+
+	if (b->len + n + 4 >= b->cap && !strbuf_grow(b, n + 4))
+		return;
+	q = b->s + b->len;
+	*q++ = ',';
+	*q++ = '"';
+	memcpy(q, key, n);
+	q += n;
+	*q++ = '"';
+	*q++ = ':';
+	*q = '\0';
+	b->len += n + 4;
+}
 /* A jansson value, compact, keys in insertion order. */
 void jw_value(struct jw *w, const json_t *v);
 /* The members of an object, each as ,"k":v (no braces). */
 void jw_members(struct jw *w, const json_t *obj);
+
+/*
+ * A typed payload: the members of a record's payload as a small array the
+ * caller keeps on its stack, written straight into the line (jw_fields)
+ * with no jansson object built, serialized and freed per record.  What it
+ * writes is what jw_members writes for the same members as jansson values.
+ */
+enum jw_kind {
+	JW_STR,   /* s: a string; NULL writes null */
+	JW_INT,   /* i */
+	JW_BOOL,  /* b */
+	JW_NULL,
+	JW_IDREF, /* i: {"id":i} */
+	JW_JSON,  /* j: a jansson value, borrowed (written as jw_value does) */
+	JW_MEMBERS, /* j: a jansson object whose members are written here (key unused) */
+};
+struct jw_field {
+	const char *key; /* trusted ASCII identifier */
+	enum jw_kind kind;
+	union {
+		const char *s;
+		int64_t i;
+		bool b;
+		const json_t *j;
+	};
+};
+/* The members of FIELDS[0..n), each as ,"k":v (no braces). */
+void jw_fields(struct jw *w, const struct jw_field *fields, size_t n);

@@ -49,6 +49,12 @@ struct ct_thread {
 	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
 	unsigned n_pins;
 	struct jw line;       /* the record being written */
+	/* ,"pid":P,"tid":T,"thread":… as last written (emit.c), for the pid
+	 * and managed id it was made with: the same in every record */
+	char ids[96];
+	size_t ids_len;
+	int ids_pid;
+	ThreadID ids_managed;
 	/* Held by this thread's callbacks (not the two that only stash), and
 	 * with trylock by the exit path that ends this thread's stories from
 	 * another thread (glue.c ct_exceptions_exit). */

@@ -31,6 +31,13 @@ static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t k
 	ct_emit(ud, ev, ph, key, payload);
 }
 
+/* The same with a typed payload, written straight into the line. */
+static void emit_fields(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_field *f,
+			size_t n)
+{
+	ct_emit_fields(ud, ev, ph, key, f, n);
+}
+
 /* Is the record wanted?  (frames is off by default.) */
 static bool emit_wants(void *ud, enum ct_event ev)
 {
@@ -344,6 +351,7 @@ static enum exm_verdict search_end_verdict(FunctionID last, unsigned *finallys)
 
 static const struct exm_emitter emitter_proto = {
 	.record = emit_record,
+	.record_fields = emit_fields,
 	.wants = emit_wants,
 	.error = emit_error,
 	.dying = emit_dying,

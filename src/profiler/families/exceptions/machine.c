@@ -217,18 +217,75 @@ static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph
 	c->e->record(c->e->userdata, ev, ph, r->id, payload);
 }
 
+/* The jansson value of a typed field (copies: the payload is stolen). */
+static json_t *field_value(const struct jw_field *f)
+{
+	switch (f->kind) {
+	case JW_STR:
+		return f->s ? json_string(f->s) : json_null();
+	case JW_INT:
+		return json_integer((json_int_t)f->i);
+	case JW_BOOL:
+		return json_boolean(f->b);
+	case JW_IDREF:
+		return json_pack("{s:I}", "id", (json_int_t)f->i);
+	case JW_JSON:
+		return f->j ? json_deep_copy(f->j) : json_null();
+	case JW_NULL:
+	default:
+		return json_null();
+	}
+}
+
+/* One record about R with a typed payload F[0..n) (room for one more: the
+ * exception's {"id"} is added last when no field is "exception", as out()
+ * does).  Written straight into the line when the emitter can. */
+static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, struct jw_field *f,
+		       size_t n)
+{
+	bool has_exc = false;
+
+	if (r->muted || !wanted(c, ev))
+		return;
+	for (size_t i = 0; i < n && !has_exc; i++)
+		has_exc = strcmp(f[i].key, "exception") == 0;
+	if (!has_exc)
+		f[n++] = (struct jw_field){ .key = "exception", .kind = JW_IDREF, .i = (int64_t)r->id };
+	if (c->e->record_fields) {
+		c->e->record_fields(c->e->userdata, ev, ph, r->id, f, n);
+		return;
+	}
+	json_t *p = json_object();
+
+	for (size_t i = 0; p && i < n; i++)
+		if (f[i].kind == JW_MEMBERS)
+			json_object_update(p, (json_t *)f[i].j);
+		else
+			json_object_set_new(p, f[i].key, field_value(&f[i]));
+	c->e->record(c->e->userdata, ev, ph, r->id, p);
+}
+
+/* A record of R whose payload is at most one flag (true), FLAG may be NULL. */
+static void out_flag(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *flag)
+{
+	struct jw_field f[2];
+	size_t n = 0;
+
+	if (flag)
+		f[n++] = (struct jw_field){ .key = flag, .kind = JW_BOOL, .b = true };
+	out_fields(c, r, ev, ph, f, n);
+}
+
 /* A span begin/end naming FUNCTION; end records may carry a flag. */
 static void out_fn(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *function,
 		   const char *flag)
 {
-	json_t *p;
+	struct jw_field f[3] = { { .key = "function", .kind = JW_STR, .s = function } };
+	size_t n = 1;
 
-	if (r->muted || !wanted(c, ev))
-		return;
-	p = json_pack("{s:s?}", "function", function);
-	if (p && flag)
-		json_object_set_new(p, flag, json_true());
-	out(c, r, ev, ph, p);
+	if (flag)
+		f[n++] = (struct jw_field){ .key = flag, .kind = JW_BOOL, .b = true };
+	out_fields(c, r, ev, ph, f, n);
 }
 
 static void report(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -326,7 +383,7 @@ static void close_search(struct ctx *c, struct exr *r, const char *flag)
 {
 	close_sframe(c, r, flag);
 	if (r->search_open)
-		out(c, r, EV_EXCEPTION_SEARCH, PH_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
+		out_flag(c, r, EV_EXCEPTION_SEARCH, PH_END, flag);
 	r->search_open = false;
 }
 
@@ -334,7 +391,7 @@ static void close_unwind(struct ctx *c, struct exr *r, const char *flag)
 {
 	close_uframe(c, r, flag, false);
 	if (r->unwind_open)
-		out(c, r, EV_EXCEPTION_UNWIND, PH_END, flag ? json_pack("{s:b}", flag, 1) : NULL);
+		out_flag(c, r, EV_EXCEPTION_UNWIND, PH_END, flag);
 	r->unwind_open = false;
 }
 
@@ -367,55 +424,56 @@ static void exr_free(struct exr *r)
 	free(r);
 }
 
-/* Add the fields of FROM to P, ahead of P's field LAST (kept last). */
-static void add_fields_before(json_t *p, json_t *from, const char *last)
-{
-	json_t *v = json_incref(json_object_get(p, last));
-
-	if (v)
-		json_object_del(p, last);
-	json_object_update(p, from);
-	if (v)
-		json_object_set_new(p, last, v);
-}
-
 /* exception.summary for R (once), and the outcome totals. */
 static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 {
-	json_t *p;
-
 	if (r->reported)
 		return;
 	r->reported = true;
 	if (r->muted)
 		return;
 	atomic_fetch_add(&totals[o], 1);
-	/* copies: the lists may still grow (an unhandled exception unwinds on) */
-	p = json_pack("{s:O,s:s,s:s?,s:s?,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:I}",
-		      "exception", r->exc, "outcome", exm_outcome_names[o], "thrown_in", r->thrown_in,
-		      "caught_in", r->caught_in, "searched", json_copy(r->searched), "filters",
-		      json_deep_copy(r->filters), "finally", json_copy(r->finally), "unwound", json_copy(r->unwound),
-		      "rethrow", r->rethrow_of != 0, "rethrow_of",
-		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
-		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
-				   : json_null(),
-		      "nested", json_copy(r->nested), "superseded_by",
-		      r->superseded_by ? json_integer((json_int_t)r->superseded_by) : json_null(), "dur_ns",
-		      (json_int_t)(now(c) - r->t0));
-	if (p && r->origin)
-		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
-	if (p && r->boundary)
-		json_object_set_new(p, "boundary", json_true());
-	if (p && r->wrapped)
-		json_object_set_new(p, "wrapped", json_true());
-	if (p && r->reported_unhandled && o != EXM_UNHANDLED)
-		json_object_set_new(p, "reported_unhandled", json_true());
-	if (p && r->interrupted)
-		json_object_set_new(p, "interrupted", json_string(r->interrupted));
-	if (p && r->story_fields)
-		add_fields_before(p, r->story_fields, "dur_ns");
-	if (p)
-		out(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, p);
+	if (!wanted(c, EV_EXCEPTION_SUMMARY))
+		return;
+	/* the lists are borrowed: written (or copied) before out_fields returns */
+	struct jw_field f[21] = {
+		{ .key = "exception", .kind = JW_JSON, .j = r->exc },
+		{ .key = "outcome", .kind = JW_STR, .s = exm_outcome_names[o] },
+		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
+		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
+		{ .key = "searched", .kind = JW_JSON, .j = r->searched },
+		{ .key = "filters", .kind = JW_JSON, .j = r->filters },
+		{ .key = "finally", .kind = JW_JSON, .j = r->finally },
+		{ .key = "unwound", .kind = JW_JSON, .j = r->unwound },
+		{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
+		{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
+		{ .key = "nested_in", .kind = JW_NULL },
+		{ .key = "nested", .kind = JW_JSON, .j = r->nested },
+		{ .key = "superseded_by", .kind = r->superseded_by ? JW_INT : JW_NULL, .i = (int64_t)r->superseded_by },
+	};
+	size_t n = 13;
+	json_t *nested_in = NULL;
+
+	if (r->parent_id) {
+		nested_in = json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context);
+		f[10] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
+	}
+	/* the throw's stack (category stacks), before the duration */
+	if (r->story_fields)
+		f[n++] = (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = r->story_fields };
+	f[n++] = (struct jw_field){ .key = "dur_ns", .kind = JW_INT, .i = (int64_t)(now(c) - r->t0) };
+	if (r->origin)
+		f[n++] = (struct jw_field){ .key = "origin", .kind = JW_INT, .i = (int64_t)r->origin };
+	if (r->boundary)
+		f[n++] = (struct jw_field){ .key = "boundary", .kind = JW_BOOL, .b = true };
+	if (r->wrapped)
+		f[n++] = (struct jw_field){ .key = "wrapped", .kind = JW_BOOL, .b = true };
+	if (r->reported_unhandled && o != EXM_UNHANDLED)
+		f[n++] = (struct jw_field){ .key = "reported_unhandled", .kind = JW_BOOL, .b = true };
+	if (r->interrupted)
+		f[n++] = (struct jw_field){ .key = "interrupted", .kind = JW_STR, .s = r->interrupted };
+	out_fields(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, f, n);
+	json_decref(nested_in);
 }
 
 /* Close what is open, summarize with outcome O, free; R must be removed
@@ -569,7 +627,7 @@ static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *i
 			unhandled(c, r);
 		}
 	}
-	out(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, NULL);
+	out_flag(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, NULL);
 	r->unwind_open = true;
 }
 
@@ -699,7 +757,6 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 {
 	struct exm *m = c->m;
 	struct exr *parent, *r;
-	json_t *p;
 
 	if (m->n >= MAX_LIVE)
 		reset(c, "too many nested exceptions", in);
@@ -760,20 +817,33 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->finally = json_array();
 	r->unwound = json_array();
 	r->nested = json_array();
-	p = json_pack("{s:O,s:b,s:o,s:o}", "exception", r->exc, "rethrow", r->rethrow_of != 0, "rethrow_of",
-		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
-		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
-				   : json_null());
-	if (p && r->origin)
-		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
-	if (p && in->throw_fields)
-		json_object_update(p, in->throw_fields);
-	if (p && in->story_fields) {
-		json_object_update(p, in->story_fields);
-		r->story_fields = json_incref(in->story_fields);
+	if (!r->muted && wanted(c, EV_EXCEPTION_THROW)) {
+		struct jw_field f[8] = {
+			{ .key = "exception", .kind = JW_JSON, .j = r->exc },
+			{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
+			{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
+			{ .key = "nested_in", .kind = JW_NULL },
+		};
+		size_t n = 4;
+		json_t *nested_in = NULL;
+
+		if (r->parent_id) {
+			nested_in = json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context);
+			f[3] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
+		}
+		if (r->origin)
+			f[n++] = (struct jw_field){ .key = "origin", .kind = JW_INT, .i = (int64_t)r->origin };
+		/* the inner chain, and the stack (category stacks) */
+		if (in->throw_fields)
+			f[n++] = (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->throw_fields };
+		if (in->story_fields)
+			f[n++] = (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->story_fields };
+		out_fields(c, r, EV_EXCEPTION_THROW, PH_INSTANT, f, n);
+		json_decref(nested_in);
 	}
-	out(c, r, EV_EXCEPTION_THROW, PH_INSTANT, p);
-	out(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
+	if (in->story_fields)
+		r->story_fields = json_incref(in->story_fields);
+	out_flag(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
 	r->search_open = true;
 }
 

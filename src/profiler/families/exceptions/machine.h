@@ -86,6 +86,7 @@
 #include <stdint.h>
 
 #include "common/vocabulary.h"
+#include "profiler/core/jsonw.h"
 
 enum exm_input_kind {
 	EXM_THROWN,
@@ -193,6 +194,12 @@ struct exm_emitter {
 	void *userdata;
 	/* PAYLOAD is stolen. */
 	void (*record)(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+	/* Optional: the same record with a typed payload, FIELDS[0..n)
+	 * borrowed and written before it returns (no jansson object per
+	 * record).  NULL: the machine turns the fields into a payload for
+	 * record(), member for member. */
+	void (*record_fields)(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key,
+			      const struct jw_field *fields, size_t n);
 	/* Is EV written at all?  NULL: every event.  Lets the machine skip
 	 * building payloads that would be thrown away. */
 	bool (*wants)(void *ud, enum ct_event ev);

@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/startup.sh: what tracing costs a program's start-up.  A benchmark,
+# not a test: it prints figures and never fails on them.
+#
+# Usage: [BUILD=DIR] [BASE=DIR] bench/startup.sh [-r RUNS] [-M]
+#   -r RUNS   runs of each configuration, interleaved (default 20, env RUNS)
+#   -M        do not run make in the build directory first
+#
+# The program is bench/exceptions/Throw with no exception (`Throw.dll 0 0`):
+# a hello world that prints one line.  Configurations, interleaved run by run:
+#   untraced       dotnet Throw.dll 0 0
+#   clrtrace       clrtrace run -q -o file:T.jsonl -- dotnet Throw.dll 0 0
+#                  (default categories)
+#   clrtrace-none  the same with -e none (the library loaded, nothing traced)
+#   clrtrace-base  with BASE=DIR: DIR/clrtrace and DIR/libclrtrace.so
+# It prints the median wall time and CPU time (user+system of the process
+# tree, from /usr/bin/time) of each and the ratios against untraced.
+set -u
+export LC_ALL=C
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_EnableEventPipe \
+	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES 2>/dev/null
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${RUNS:-20}
+MAKE=1
+BASE=${BASE:-}
+die() { echo "bench: $*" >&2; exit 1; }
+while getopts "r:Mh" opt; do
+	case $opt in
+	r) RUNS=$OPTARG ;;
+	M) MAKE=0 ;;
+	h) sed -n 's/^# Usage: /Usage: /p' "$0"; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a number, not '$RUNS'"
+[ -x /usr/bin/time ] || die "no /usr/bin/time (Debian package time)"
+[ -z "$BASE" ] || { [ -x "$BASE/clrtrace" ] && [ -f "$BASE/libclrtrace.so" ]; } ||
+	die "BASE=$BASE holds no clrtrace and libclrtrace.so"
+. "$srcdir/bench/lib.sh"
+find_build libclrtrace.so
+if [ "$MAKE" = 1 ] && [ -f "$BUILD/Makefile" ]; then
+	make -C "$BUILD" -s -j"$(nproc)" clrtrace libclrtrace.so >"$BUILD/bench-make.log" 2>&1 ||
+		echo "bench: make failed in $BUILD; measuring the binaries already there" >&2
+fi
+CLRTRACE=$BUILD/clrtrace
+[ -x "$CLRTRACE" ] && [ -f "$BUILD/libclrtrace.so" ] || die "no clrtrace and libclrtrace.so in $BUILD"
+command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
+build_throw
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-startup.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$TMP"' EXIT
+RESULTS=$TMP/results.tsv # config wall_ns cpu_ns
+CONFIGS=(untraced clrtrace clrtrace-none)
+[ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
+
+# run_one CONFIG: one run, a line in $RESULTS (KEEP=0: the warm-up run).
+run_one() {
+	local cfg=$1 keep=$2 t0 t1 rc cpu
+	local T=(/usr/bin/time -f '%U %S' -o "$TMP/cpu")
+	rm -f "$TMP/t.jsonl"
+	t0=$(date +%s%N)
+	case $cfg in
+	untraced) "${T[@]}" dotnet "$DLL" 0 0 ;;
+	clrtrace) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	clrtrace-none) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e none -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	clrtrace-base) CLRTRACE_LIBRARY=$BASE/libclrtrace.so "${T[@]}" "$BASE/clrtrace" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	esac >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	t1=$(date +%s%N)
+	[ "$rc" = 0 ] && grep -q '^THROW ' "$TMP/out" || { cat "$TMP/out" "$TMP/err" >&2; die "$cfg run failed (status $rc)"; }
+	cpu=$(awk 'NF == 2 { printf "%.0f", ($1 + $2) * 1e9 }' "$TMP/cpu")
+	[ "$keep" = 1 ] && printf '%s\t%s\t%s\n' "$cfg" $((t1 - t0)) "${cpu:-0}" >>"$RESULTS"
+	return 0
+}
+
+echo "bench: start-up, $RUNS interleaved runs each; $(nproc) CPUs; $(git -C "$srcdir" describe --always --dirty 2>/dev/null)" >&2
+for cfg in "${CONFIGS[@]}"; do
+	run_one "$cfg" 0
+done
+for ((r = 0; r < RUNS; r++)); do
+	for ((k = 0; k < ${#CONFIGS[@]}; k++)); do
+		run_one "${CONFIGS[$(((k + r) % ${#CONFIGS[@]}))]}" 1
+	done
+	printf '.' >&2
+done
+echo >&2
+awk -F'\t' -v runs="$RUNS" -v list="${CONFIGS[*]}" '
+function median(cfg, col,   a, k, i, j, t) {
+	k = 0
+	for (i = 1; i <= nr; i++)
+		if (c[i] == cfg)
+			a[++k] = v[i, col] + 0
+	for (i = 2; i <= k; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (k == 0) return 0
+	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+{ nr++; c[nr] = $1; v[nr, 2] = $2; v[nr, 3] = $3 }
+END {
+	n = split(list, cf, " ")
+	printf "\nstart-up of a hello world (Throw.dll 0 0), medians of %d interleaved runs\n\n", runs
+	printf "%-15s %10s %10s %10s %10s\n", "configuration", "wall ms", "ratio", "cpu ms", "ratio"
+	for (i = 1; i <= n; i++) {
+		W = median(cf[i], 2); C = median(cf[i], 3)
+		if (i == 1) { w0 = W; c0 = C }
+		printf "%-15s %10.1f %10s %10.1f %10s\n", cf[i], W / 1e6, (w0 > 0 ? sprintf("%.3f", W / w0) : "-"),
+			C / 1e6, (c0 > 0 ? sprintf("%.3f", C / c0) : "-")
+	}
+}' "$RESULTS"
+exit 0
