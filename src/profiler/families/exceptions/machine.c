@@ -679,11 +679,71 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 	finish(c, b, o, NULL);
 }
 
+/* Nest the new story R in PARENT, the one in flight on this thread when it was thrown. */
+static void nest_in(struct exr *r, struct exr *parent)
+{
+	r->parent_id = parent->muted ? 0 : parent->id;
+	r->context = context_names[parent->state];
+	r->parent_handler_fn = parent->handler_fn;
+	if (!parent->muted && !r->muted && parent->nested)
+		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
+}
+
+/* Is R a rethrow: the same object in flight here, or caught recently anywhere? */
+static void find_rethrow(struct exm *m, struct exr *r, const struct exm_input *in)
+{
+	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
+		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
+			r->rethrow_of = m->live[k - 1]->id;
+			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
+		}
+	if (!r->rethrow_of)
+		r->rethrow_of = recent_find(in, &r->origin);
+}
+
+/* The "exception" object of R's records: id, type, message and HRESULT. */
+static json_t *exception_json(const struct exr *r, const struct exm_input *in)
+{
+	json_t *exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
+
+	if (exc && !in->no_message)
+		json_object_set_new(exc, "message", in->message ? json_string(in->message) : json_null());
+	if (exc) {
+		char hr[11];
+
+		snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
+		json_object_set_new(exc, "hresult", in->has_hresult ? json_string(hr) : json_null());
+	}
+	return exc;
+}
+
+/* Open R's story: exception.throw, then the search begins. */
+static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	json_t *p;
+
+	r->exc = exception_json(r, in);
+	r->searched = json_array();
+	r->filters = json_array();
+	r->finally = json_array();
+	r->unwound = json_array();
+	r->nested = json_array();
+	p = json_pack("{s:O,s:b,s:o,s:o}", "exception", r->exc, "rethrow", r->rethrow_of != 0, "rethrow_of",
+		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
+		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
+				   : json_null());
+	if (p && r->origin)
+		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
+	out(c, r, EV_EXCEPTION_THROW, PH_INSTANT, p);
+	out(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
+	r->search_open = true;
+}
+
+/* A throw: a new story, nested in the one in flight, perhaps a rethrow of an earlier one. */
 static void on_thrown(struct ctx *c, const struct exm_input *in)
 {
 	struct exm *m = c->m;
 	struct exr *parent, *r;
-	json_t *p;
 
 	if (m->n >= MAX_LIVE)
 		reset(c, "too many nested exceptions", in);
@@ -706,21 +766,9 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->t0 = now(c);
 	r->muted = in->muted;
 	r->state = S_SEARCH;
-	if (parent) {
-		r->parent_id = parent->muted ? 0 : parent->id;
-		r->context = context_names[parent->state];
-		r->parent_handler_fn = parent->handler_fn;
-		if (!parent->muted && !r->muted && parent->nested)
-			json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
-	}
-	/* the same object in flight here, or caught recently anywhere */
-	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
-		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
-			r->rethrow_of = m->live[k - 1]->id;
-			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
-		}
-	if (!r->rethrow_of)
-		r->rethrow_of = recent_find(in, &r->origin);
+	if (parent)
+		nest_in(r, parent);
+	find_rethrow(m, r, in);
 	m->live[m->n++] = r;
 	if (r->muted)
 		return;
@@ -730,29 +778,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	 * the CatcherEnter is still held back, see deferred.c) */
 	if (in->object)
 		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, hash_str(in->type));
-	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
-	if (r->exc && !in->no_message)
-		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
-	if (r->exc) {
-		char hr[11];
-
-		snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
-		json_object_set_new(r->exc, "hresult", in->has_hresult ? json_string(hr) : json_null());
-	}
-	r->searched = json_array();
-	r->filters = json_array();
-	r->finally = json_array();
-	r->unwound = json_array();
-	r->nested = json_array();
-	p = json_pack("{s:O,s:b,s:o,s:o}", "exception", r->exc, "rethrow", r->rethrow_of != 0, "rethrow_of",
-		      r->rethrow_of ? json_integer((json_int_t)r->rethrow_of) : json_null(), "nested_in",
-		      r->parent_id ? json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context)
-				   : json_null());
-	if (p && r->origin)
-		json_object_set_new(p, "origin", json_integer((json_int_t)r->origin));
-	out(c, r, EV_EXCEPTION_THROW, PH_INSTANT, p);
-	out(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
-	r->search_open = true;
+	start_story(c, r, in);
 }
 
 static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
@@ -1067,6 +1093,69 @@ uint64_t exm_open(void)
 	return thrown > ended ? thrown - ended : 0;
 }
 
+/* Legacy EH: a catch or finally that an inner exception may have left ends with its own
+ * Leave; anything else first means it was left.  Returns the story on top after. */
+static struct exr *settle_abandoned(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
+
+	if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
+		r->maybe_superseded_by = 0;
+		return r;
+	}
+	r->superseded_by = r->maybe_superseded_by;
+	pop(c, r->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+	return top(c->m);
+}
+
+/* Hand the callback IN to the step of the live story R it belongs to. */
+static void dispatch(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	switch (in->kind) {
+	case EXM_SEARCH_ENTER:
+		on_search_enter(c, r, in);
+		break;
+	case EXM_SEARCH_LEAVE:
+		on_search_leave(c, r);
+		break;
+	case EXM_FILTER_ENTER:
+		if (r->state != S_SEARCH) {
+			reset(c, "a filter outside the first pass", in);
+			break;
+		}
+		enter_handler(c, r, S_FILTER, in);
+		break;
+	case EXM_FILTER_LEAVE:
+		on_filter_leave(c, in);
+		break;
+	case EXM_CATCHER_FOUND:
+		r->has_catcher = true;
+		r->catcher_fn = in->fn;
+		out_fn(c, r, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, in->function, NULL);
+		break;
+	case EXM_UNWIND_ENTER:
+		on_unwind_enter(c, r, in);
+		break;
+	case EXM_UNWIND_LEAVE:
+		on_unwind_leave(c, r, in);
+		break;
+	case EXM_FINALLY_ENTER:
+		on_finally_enter(c, r, in);
+		break;
+	case EXM_FINALLY_LEAVE:
+		on_finally_leave(c, in);
+		break;
+	case EXM_CATCH_ENTER:
+		on_catch_enter(c, r, in);
+		break;
+	case EXM_CATCH_LEAVE:
+		on_catch_leave(c, in);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Feed one input (see machine.h). */
 void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitter *e)
 {
@@ -1076,19 +1165,8 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	if (!m || !in || !e)
 		return;
 	r = top(m);
-	/* legacy EH: a catch or finally that an inner exception may have left
-	 * ends with its own Leave; anything else first means it was left */
-	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY)) {
-		enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
-
-		if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
-			r->maybe_superseded_by = 0;
-		} else {
-			r->superseded_by = r->maybe_superseded_by;
-			pop(&c, r->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
-			r = top(m);
-		}
-	}
+	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY))
+		r = settle_abandoned(&c, r, in);
 	if (r && settle_pending(&c, r, in))
 		return;
 	if (r && in->kind != EXM_FILTER_LEAVE)
@@ -1104,50 +1182,7 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	}
 	if (!r)
 		return; /* nothing live: a stray callback */
-
-	switch (in->kind) {
-	case EXM_SEARCH_ENTER:
-		on_search_enter(&c, r, in);
-		break;
-	case EXM_SEARCH_LEAVE:
-		on_search_leave(&c, r);
-		break;
-	case EXM_FILTER_ENTER:
-		if (r->state != S_SEARCH) {
-			reset(&c, "a filter outside the first pass", in);
-			break;
-		}
-		enter_handler(&c, r, S_FILTER, in);
-		break;
-	case EXM_FILTER_LEAVE:
-		on_filter_leave(&c, in);
-		break;
-	case EXM_CATCHER_FOUND:
-		r->has_catcher = true;
-		r->catcher_fn = in->fn;
-		out_fn(&c, r, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, in->function, NULL);
-		break;
-	case EXM_UNWIND_ENTER:
-		on_unwind_enter(&c, r, in);
-		break;
-	case EXM_UNWIND_LEAVE:
-		on_unwind_leave(&c, r, in);
-		break;
-	case EXM_FINALLY_ENTER:
-		on_finally_enter(&c, r, in);
-		break;
-	case EXM_FINALLY_LEAVE:
-		on_finally_leave(&c, in);
-		break;
-	case EXM_CATCH_ENTER:
-		on_catch_enter(&c, r, in);
-		break;
-	case EXM_CATCH_LEAVE:
-		on_catch_leave(&c, in);
-		break;
-	default:
-		break;
-	}
+	dispatch(&c, r, in);
 	if (m->dying)
 		m->dying = still_dying(m);
 }
