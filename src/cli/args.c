@@ -15,8 +15,6 @@
 #include "common/util.h"
 #include "common/vocabulary.h"
 
-const char *const cli_outcomes[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown", NULL };
-
 /* Print "CMD: OPT 'VALUE': accepted: ACCEPTED". */
 void args_bad(const char *cmd, const char *opt, const char *value, const char *accepted)
 {

@@ -19,9 +19,6 @@
 #include "cli/journal-source.h"
 #include "cli/reader.h"
 
-static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown" };
-#define N_OUTCOMES (sizeof(outcome_names) / sizeof(outcome_names[0]))
-
 struct stats {
 	int64_t t0, t_last;
 	uint64_t records;
@@ -349,11 +346,11 @@ static void print_exceptions(json_t *e)
 	printf("\n");
 	json_array_foreach(json_object_get(e, "by_type"), i, o) {
 		printf("  %6" JSON_INTEGER_FORMAT "  %s (", json_integer_value(json_object_get(o, "count")), jstr(o, "type"));
-		for (size_t k = 0, first = 1; k < N_OUTCOMES; k++) {
-			json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), outcome_names[k]));
+		for (size_t k = 0, first = 1; k < _OUTCOME_MAX; k++) {
+			json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), ct_outcome_table[k]));
 
 			if (n) {
-				printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, outcome_names[k]);
+				printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, ct_outcome_table[k]);
 				first = 0;
 			}
 		}

@@ -413,7 +413,7 @@ int cmd_view(int argc, char **argv)
 			v.exception_glob = optarg;
 			break;
 		case 'o':
-			if (args_words("view", "--outcome", optarg, cli_outcomes) < 0 ||
+			if (args_words("view", "--outcome", optarg, ct_outcome_table) < 0 ||
 			    split_list(optarg, &v.outcomes, &v.n_outcomes) < 0)
 				goto out;
 			break;

@@ -53,15 +53,6 @@ const char *const exm_verdict_names[_EXM_VERDICT_MAX] = {
 	[EXM_VERDICT_BOUNDARY] = "boundary",
 };
 
-const char *const exm_outcome_names[_EXM_OUTCOME_MAX] = {
-	[EXM_CAUGHT] = "caught",
-	[EXM_UNHANDLED] = "unhandled",
-	[EXM_SWALLOWED] = "swallowed",
-	[EXM_SUPERSEDED] = "superseded",
-	[EXM_RETHROWN] = "rethrown",
-	[EXM_UNKNOWN] = "unknown",
-};
-
 /* Input kind from its fixture name, or _EXM_INPUT_INVALID. */
 DEFINE_STRING_TABLE_FROM_STRING_OF(exm_input, exm_input_names, enum exm_input_kind, _EXM_INPUT_INVALID)
 
@@ -121,7 +112,7 @@ struct exm {
 };
 
 static atomic_uint_fast64_t next_id = 1;
-static atomic_uint_fast64_t totals[_EXM_OUTCOME_MAX];
+static atomic_uint_fast64_t totals[_OUTCOME_MAX];
 static atomic_uint_fast64_t thrown_total; /* not muted */
 
 /* Recently caught exceptions (any thread, from their catch's start), for
@@ -366,7 +357,7 @@ static void exr_free(struct exr *r)
 }
 
 /* exception.summary for R (once), and the outcome totals. */
-static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
+static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 {
 	json_t *p;
 
@@ -378,7 +369,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 	atomic_fetch_add(&totals[o], 1);
 	/* copies: the lists may still grow (an unhandled exception unwinds on) */
 	p = json_pack("{s:O,s:s,s:s?,s:s?,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:I}",
-		      "exception", r->exc, "outcome", exm_outcome_names[o], "thrown_in", r->thrown_in,
+		      "exception", r->exc, "outcome", ct_outcome_to_string(o), "thrown_in", r->thrown_in,
 		      "caught_in", r->caught_in, "searched", json_copy(r->searched), "filters",
 		      json_deep_copy(r->filters), "finally", json_copy(r->finally), "unwound", json_copy(r->unwound),
 		      "rethrow", r->rethrow_of != 0, "rethrow_of",
@@ -394,7 +385,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 		json_object_set_new(p, "boundary", json_true());
 	if (p && r->wrapped)
 		json_object_set_new(p, "wrapped", json_true());
-	if (p && r->reported_unhandled && o != EXM_UNHANDLED)
+	if (p && r->reported_unhandled && o != OUTCOME_UNHANDLED)
 		json_object_set_new(p, "reported_unhandled", json_true());
 	if (p && r->interrupted)
 		json_object_set_new(p, "interrupted", json_string(r->interrupted));
@@ -404,7 +395,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 
 /* Close what is open, summarize with outcome O, free; R must be removed
  * from the stack by the caller. */
-static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char *flag)
+static void finish(struct ctx *c, struct exr *r, enum ct_outcome o, const char *flag)
 {
 	close_all(c, r, flag);
 	summarize(c, r, o);
@@ -412,7 +403,7 @@ static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char 
 }
 
 /* Pop the top record with outcome O. */
-static void pop(struct ctx *c, enum exm_outcome o, const char *flag)
+static void pop(struct ctx *c, enum ct_outcome o, const char *flag)
 {
 	if (c->m->n)
 		finish(c, c->m->live[--c->m->n], o, flag);
@@ -423,7 +414,7 @@ static void reset(struct ctx *c, const char *why, const struct exm_input *in)
 {
 	report(c, "exception tracking reset: %s (at %s, %zu live)", why, exm_input_names[in->kind], c->m->n);
 	while (c->m->n)
-		pop(c, EXM_UNKNOWN, "abandoned");
+		pop(c, OUTCOME_UNKNOWN, "abandoned");
 	c->m->dying = false;
 }
 
@@ -500,14 +491,14 @@ static void decide_filter(struct exr *r, const struct exm_input *in)
 }
 
 /* B's story ends because R replaced it: rethrown when R is the same object. */
-static enum exm_outcome replaced(struct exr *b, struct exr *r)
+static enum ct_outcome replaced(struct exr *b, struct exr *r)
 {
 	b->superseded_by = r->id;
 	if (r->rethrow_of == b->id)
-		return EXM_RETHROWN;
+		return OUTCOME_RETHROWN;
 	if (r->inner && r->inner == b->object)
 		b->wrapped = true;
-	return EXM_SUPERSEDED;
+	return OUTCOME_SUPERSEDED;
 }
 
 /* exception.unhandled: R's search found nothing; the process dies next.
@@ -526,7 +517,7 @@ static void unhandled(struct ctx *c, struct exr *r)
 	}
 	r->reported_unhandled = true;
 	if (r->legacy || !r->frames_entered)
-		summarize(c, r, EXM_UNHANDLED);
+		summarize(c, r, OUTCOME_UNHANDLED);
 	/* whatever handler it escaped from is lost with it */
 	for (size_t k = m->n - 1; k > 0; k--) {
 		struct exr *below = m->live[k - 1];
@@ -629,12 +620,12 @@ static ssize_t find_handler(struct exm *m, enum st s, uint64_t frame)
 }
 
 /* Records above index I whose Leave never came: their stories end here. */
-static void drop_above(struct ctx *c, size_t i, enum exm_outcome o, const char *flag)
+static void drop_above(struct ctx *c, size_t i, enum ct_outcome o, const char *flag)
 {
 	while (c->m->n > i + 1) {
 		struct exr *r = top(c->m);
 
-		pop(c, r->state == S_CATCH && o == EXM_UNKNOWN ? EXM_CAUGHT : o, flag);
+		pop(c, r->state == S_CATCH && o == OUTCOME_UNKNOWN ? OUTCOME_CAUGHT : o, flag);
 	}
 }
 
@@ -656,22 +647,22 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
  * or something the tracer cannot relate to it. */
 static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const struct exm_input *in)
 {
-	enum exm_outcome o = EXM_UNKNOWN;
+	enum ct_outcome o = OUTCOME_UNKNOWN;
 
 	if (in->object && in->object == b->object) {
 		r->rethrow_of = b->muted ? 0 : b->id;
-		o = EXM_RETHROWN;
+		o = OUTCOME_RETHROWN;
 	} else if (in->inner && in->inner == b->object) {
 		b->superseded_by = r->id;
 		b->wrapped = true;
-		o = EXM_SUPERSEDED;
+		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == EXM_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
+	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
 	    strcmp(json_string_value(json_object_get(b->exc, "type")), in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
-		o = EXM_RETHROWN;
+		o = OUTCOME_RETHROWN;
 	}
-	if (o == EXM_RETHROWN) {
+	if (o == OUTCOME_RETHROWN) {
 		b->superseded_by = r->id;
 		r->origin = b->origin ? b->origin : b->id;
 	}
@@ -857,7 +848,7 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 		if (r->last_finallys)
 			r->end_waits = true;
 		else
-			summarize(c, r, EXM_UNHANDLED);
+			summarize(c, r, OUTCOME_UNHANDLED);
 	}
 }
 
@@ -923,7 +914,7 @@ static void on_filter_leave(struct ctx *c, const struct exm_input *in)
 	if (i < 0)
 		return; /* stray */
 	threw = (size_t)i + 1 < c->m->n;
-	drop_above(c, (size_t)i, EXM_SWALLOWED, NULL);
+	drop_above(c, (size_t)i, OUTCOME_SWALLOWED, NULL);
 	r = c->m->live[i];
 	if (threw)
 		close_filter(c, r, "threw", NULL);
@@ -938,13 +929,13 @@ static void on_finally_leave(struct ctx *c, const struct exm_input *in)
 
 	if (i < 0)
 		return; /* stray */
-	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	drop_above(c, (size_t)i, OUTCOME_UNKNOWN, "abandoned");
 	r = c->m->live[i];
 	close_handler(c, r, NULL);
 	/* the last finally of an unhandled exception's last frame ran and
 	 * did not replace it: the process dies now */
 	if (r->end_waits && r->last_finallys && --r->last_finallys == 0)
-		summarize(c, r, EXM_UNHANDLED);
+		summarize(c, r, OUTCOME_UNHANDLED);
 }
 
 static void on_catch_leave(struct ctx *c, const struct exm_input *in)
@@ -955,11 +946,11 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 
 	if (i < 0)
 		return; /* stray */
-	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	drop_above(c, (size_t)i, OUTCOME_UNKNOWN, "abandoned");
 	decide_filter(c->m->live[i], in);
 	close_handler(c, c->m->live[i], NULL);
 	id = c->m->live[i]->id;
-	pop(c, EXM_CAUGHT, NULL);
+	pop(c, OUTCOME_CAUGHT, NULL);
 	/* legacy EH: the clause table tells whether the catch or finally
 	 * below, in the same frame, holds this catch (it goes on) or not
 	 * (this exception left it) */
@@ -969,7 +960,7 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 			b->maybe_superseded_by = 0;
 		} else {
 			b->superseded_by = id;
-			pop(c, b->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+			pop(c, b->maybe_rethrown ? OUTCOME_RETHROWN : OUTCOME_SUPERSEDED, "abandoned");
 		}
 	}
 }
@@ -982,7 +973,7 @@ static void end_all(struct ctx *c, const char *why)
 
 	while (m->n) {
 		struct exr *r = top(m);
-		enum exm_outcome o = r->state == S_CATCH ? EXM_CAUGHT : r->reported_unhandled ? EXM_UNHANDLED : EXM_UNKNOWN;
+		enum ct_outcome o = r->state == S_CATCH ? OUTCOME_CAUGHT : r->reported_unhandled ? OUTCOME_UNHANDLED : OUTCOME_UNKNOWN;
 
 		r->interrupted = why;
 		pop(c, o, r->state == S_CATCH ? NULL : "abandoned");
@@ -1078,9 +1069,9 @@ size_t exm_depth(const struct exm *m)
 	return m ? m->n : 0;
 }
 
-void exm_totals(uint64_t o[_EXM_OUTCOME_MAX])
+void exm_totals(uint64_t o[_OUTCOME_MAX])
 {
-	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+	for (int i = 0; i < _OUTCOME_MAX; i++)
 		o[i] = atomic_load(&totals[i]);
 }
 
@@ -1088,7 +1079,7 @@ uint64_t exm_open(void)
 {
 	uint64_t ended = 0, thrown = atomic_load(&thrown_total);
 
-	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+	for (int i = 0; i < _OUTCOME_MAX; i++)
 		ended += atomic_load(&totals[i]);
 	return thrown > ended ? thrown - ended : 0;
 }
@@ -1104,7 +1095,7 @@ static struct exr *settle_abandoned(struct ctx *c, struct exr *r, const struct e
 		return r;
 	}
 	r->superseded_by = r->maybe_superseded_by;
-	pop(c, r->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+	pop(c, r->maybe_rethrown ? OUTCOME_RETHROWN : OUTCOME_SUPERSEDED, "abandoned");
 	return top(c->m);
 }
 
