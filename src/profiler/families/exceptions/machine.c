@@ -866,17 +866,27 @@ static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input
 		close_uframe(c, r, NULL, true);
 }
 
-static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+/* A finally or catch handler begins: the second pass starts (or goes on past the handler
+ * left), and stories below its frame are superseded.  False when it cannot be (WHY: inside
+ * a filter), after a reset. */
+static bool begin_handler(struct ctx *c, struct exr *r, const struct exm_input *in, const char *why)
 {
 	if (r->state == S_SEARCH)
 		start_unwind(c, r, in);
 	else if (r->state == S_FINALLY || r->state == S_CATCH)
 		close_handler(c, r, "abandoned");
 	else if (r->state == S_FILTER) {
-		reset(c, "a finally inside a filter", in);
-		return;
+		reset(c, why, in);
+		return false;
 	}
 	supersede_below(c, r, in->frame, in->fn);
+	return true;
+}
+
+static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (!begin_handler(c, r, in, "a finally inside a filter"))
+		return;
 	if (!r->muted)
 		append_str(r->finally, in->function);
 	enter_handler(c, r, S_FINALLY, in);
@@ -884,15 +894,8 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 
 static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (r->state == S_SEARCH)
-		start_unwind(c, r, in);
-	else if (r->state == S_FINALLY || r->state == S_CATCH)
-		close_handler(c, r, "abandoned");
-	else if (r->state == S_FILTER) {
-		reset(c, "a catch inside a filter", in);
+	if (!begin_handler(c, r, in, "a catch inside a filter"))
 		return;
-	}
-	supersede_below(c, r, in->frame, in->fn);
 	if (in->object)
 		r->object = in->object; /* a GC may have moved it */
 	/* caught: another thread may throw it again before this catch ends
