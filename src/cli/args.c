@@ -12,15 +12,14 @@
 #include "cli/cli.h"
 #include "cli/escape.h"
 #include "common/config.h"
+#include "common/escape.h"
 #include "common/util.h"
 #include "common/vocabulary.h"
-
-const char *const cli_outcomes[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown", NULL };
 
 /* Print "CMD: OPT 'VALUE': accepted: ACCEPTED". */
 void args_bad(const char *cmd, const char *opt, const char *value, const char *accepted)
 {
-	_cleanup_free_ char *q = config_escape(value, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH); /* as run and env do */
+	_cleanup_free_ char *q = escape_str(value, CT_QUOTE_MAX, ESC_BACKSLASH); /* as run and env do */
 
 	cli_error("%s%s%s '%s': accepted: %s", cmd ? cmd : "", cmd ? ": " : "", opt, q ? q : "?", accepted);
 }

@@ -11,9 +11,6 @@
  * otherwise; `dotnet app.dll` and `dotnet exec` are named after the app. */
 #define CLI_SDK_EXCLUDED "!dotnet,!MSBuild,!VBCSCompiler,!csc"
 
-/* The exception outcomes a summary (or view, for a story cut short) says. */
-extern const char *const cli_outcomes[];
-
 /* Print "CMD: OPT 'VALUE': accepted: ACCEPTED" (the value escaped and cut;
  * CMD NULL for the tracing options of run and env, which have no prefix). */
 void args_bad(const char *cmd, const char *opt, const char *value, const char *accepted);

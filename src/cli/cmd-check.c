@@ -448,7 +448,9 @@ static const char check_help[] =
 	"  -q, --quiet           no summary line\n"
 	"  -h, --help            this text\n";
 
-int cmd_check(int argc, char **argv)
+/* Parse check's options into C, *SCHEMA and *QUIET.  Returns 1 to go on, 0 after --help,
+ * EXIT_USAGE negated on a bad argument. */
+static int parse_check_args(int argc, char **argv, struct checker *c, const char **schema, bool *quiet)
 {
 	static const struct option opts[] = {
 		{ "schema", required_argument, NULL, 's' },
@@ -457,36 +459,70 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct checker c = { .max_problems = UINT64_MAX };
-	const char *schema = NULL;
-	struct rd *rd = NULL;
-	bool quiet = false;
-	int opt, r, status = EXIT_USAGE;
+	int opt;
 
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":s:m:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			schema = optarg;
+			*schema = optarg;
 			break;
 		case 'm':
-			if (args_uint("check", "--max-problems", optarg, UINT64_MAX - 1, &c.max_problems) < 0)
-				return EXIT_USAGE;
+			if (args_uint("check", "--max-problems", optarg, UINT64_MAX - 1, &c->max_problems) < 0)
+				return -EXIT_USAGE;
 			break;
 		case 'q':
-			quiet = true;
+			*quiet = true;
 			break;
 		case 'h':
 			fputs(check_help, stdout);
 			return 0;
 		default:
 			args_getopt_error("check", opt, argv);
-			return EXIT_USAGE;
+			return -EXIT_USAGE;
 		}
 	}
 	if (args_one_file("check", argc, argv, optind) < 0)
-		return EXIT_USAGE;
+		return -EXIT_USAGE;
+	return 1;
+}
+
+/* Check every line of RD, then what only the whole trace shows (gaps, emptiness). */
+static void check_all(struct checker *c, struct rd *rd)
+{
+	int r;
+
+	for (;;) {
+		const char *line;
+		size_t len;
+		bool partial;
+
+		r = rd_line(rd, &line, &len, &partial);
+		if (r <= 0)
+			break;
+		if (len == 0 && !partial)
+			continue;
+		check_line(c, line, len, rd_lineno(rd), partial);
+	}
+	if (r < 0)
+		problem(c, rd_lineno(rd) + 1, "read error: %s", strerror(-r));
+	if (c->records == 0 && c->problems == 0)
+		problem(c, 0, "no records (empty trace)");
+	report_gaps(c);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct checker c = { .max_problems = UINT64_MAX };
+	const char *schema = NULL;
+	struct rd *rd = NULL;
+	bool quiet = false;
+	int r, status = EXIT_USAGE;
+
+	r = parse_check_args(argc, argv, &c, &schema, &quiet);
+	if (r <= 0)
+		return -r;
 	if (load_schema(&c, schema) < 0)
 		goto out;
 	c.stories = stories_new(on_story_problem, &c);
@@ -502,23 +538,7 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	c.name = rd_name(rd);
-	for (;;) {
-		const char *line;
-		size_t len;
-		bool partial;
-
-		r = rd_line(rd, &line, &len, &partial);
-		if (r <= 0)
-			break;
-		if (len == 0 && !partial)
-			continue;
-		check_line(&c, line, len, rd_lineno(rd), partial);
-	}
-	if (r < 0)
-		problem(&c, rd_lineno(rd) + 1, "read error: %s", strerror(-r));
-	if (c.records == 0 && c.problems == 0)
-		problem(&c, 0, "no records (empty trace)");
-	report_gaps(&c);
+	check_all(&c, rd);
 	if (c.problems > c.max_problems)
 		printf("%s: %" PRIu64 " more problems not shown\n", c.name, c.problems - c.max_problems);
 	if (!quiet)

@@ -113,18 +113,52 @@ static char *template_glob(const char *tmpl, const char *name)
 	return buf;
 }
 
-/* Merge and summarise the trace files this run produced: the child's pid first, else any file
- * of the template written since START; with the losses the processes reported on STATUS_FD. */
-static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd,
-		      bool journal_down)
-{
-	char *where = NULL;
-	struct run_counts c = { 0 };
-	int files = 0;
+/* What the summary counts: records and exceptions over the trace files found. */
+struct run_found {
+	struct run_counts c;
+	char *where; /* the first file found */
+	int files;
+};
 
+/* Merge and count one trace file this run wrote. */
+static void found_file(struct run_found *rf, const char *path, bool quiet)
+{
+	count_file(path, &rf->c, quiet);
+	rf->files++;
+	if (!rf->where)
+		rf->where = strdup(path);
+}
+
+/* Find the files of one file: sink TMPL: the child's pid first, else any file of the template
+ * written since START (a wrapper script: the traced process had another pid). */
+static void find_sink_files(struct run_found *rf, const char *tmpl, const char *name, pid_t pid, time_t start,
+			    bool quiet)
+{
+	_cleanup_free_ char *path = config_expand_path(tmpl, pid, name ? name : "*", 0);
+	struct stat st;
+
+	if (path && !strstr(tmpl, "%t") && stat(path, &st) == 0) {
+		found_file(rf, path, quiet);
+		return;
+	}
+	_cleanup_free_ char *pat = template_glob(tmpl, name);
+	glob_t g;
+
+	if (!pat || glob(pat, 0, NULL, &g) != 0)
+		return;
+	for (size_t k = 0; k < g.gl_pathc; k++)
+		if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start)
+			found_file(rf, g.gl_pathv[k], quiet);
+	globfree(&g);
+}
+
+/* Find, merge and count the trace files this run produced. */
+static void find_run_files(struct run_found *rf, const char *outputs, const char *name, pid_t pid, time_t start,
+			   bool quiet)
+{
 	/* pass 1: when no trace file it was given could be opened, the
 	 * profiler wrote the default one in the working directory instead */
-	for (int pass = 0; pass < 2 && files == 0; pass++) {
+	for (int pass = 0; pass < 2 && rf->files == 0; pass++) {
 		_cleanup_free_ char *copy = pass ? absolute_outputs(CT_DEFAULT_OUTPUT) : strdup(outputs);
 		char *save = NULL;
 
@@ -132,58 +166,48 @@ static void summarise(const char *outputs, const char *name, pid_t pid, time_t s
 			break;
 		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			tok = strstrip(tok);
-			if (!startswith(tok, "file:"))
-				continue;
-			_cleanup_free_ char *path = config_expand_path(tok + 5, pid, name ? name : "*", 0);
-			struct stat st;
-
-			if (path && !strstr(tok + 5, "%t") && stat(path, &st) == 0) {
-				count_file(path, &c, quiet);
-				files++;
-				if (!where)
-					where = strdup(path);
-				continue;
-			}
-			/* a wrapper script: the traced process had another pid */
-			_cleanup_free_ char *pat = template_glob(tok + 5, name);
-			glob_t g;
-
-			if (!pat || glob(pat, 0, NULL, &g) != 0)
-				continue;
-			for (size_t k = 0; k < g.gl_pathc; k++)
-				if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start) {
-					count_file(g.gl_pathv[k], &c, quiet);
-					files++;
-					if (!where)
-						where = strdup(g.gl_pathv[k]);
-				}
-			globfree(&g);
+			if (startswith(tok, "file:"))
+				find_sink_files(rf, tok + 5, name, pid, start, quiet);
 		}
 	}
-	if (quiet)
-		goto out;
-	/* the loss, as the profilers counted it: a full disk keeps it out of the trace itself */
+}
+
+/* Print the summary line(s): where the trace went, what it holds, and the loss as the
+ * profilers counted it on STATUS_FD (a full disk keeps it out of the trace itself). */
+static void say_summary(const struct run_found *rf, const char *outputs, pid_t pid, int status_fd, bool journal_down)
+{
 	struct run_status st;
 	char loss[800];
 
 	run_status_collect(status_fd, &st);
 	run_status_text(&st, loss, sizeof(loss));
-	if (strstr(outputs, "journal") && files)
+	if (strstr(outputs, "journal") && rf->files)
 		fprintf(stderr, "clrtrace: trace sent to the journal\n");
 	else if (strstr(outputs, "journal"))
 		fprintf(stderr, "clrtrace: trace sent to the journal (journalctl CLRTRACE_PID=%d)%s%s\n", (int)pid,
 			journal_down ? ", which was not reachable when the program started" : "", loss);
-	if (files == 0) {
+	if (rf->files == 0) {
 		if (!strstr(outputs, "journal"))
 			fprintf(stderr, st.reports ? "clrtrace: no trace file is left%s\n"
 						   : "clrtrace: no trace file was written (was the program a .NET program?)%s\n",
 				loss);
-		goto out;
+		return;
 	}
 	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), trace in %s%s%s\n",
-		c.records, c.exceptions, c.unhandled, where, files > 1 ? " and more" : "", loss);
-out:
-	free(where);
+		rf->c.records, rf->c.exceptions, rf->c.unhandled, rf->where, rf->files > 1 ? " and more" : "", loss);
+}
+
+/* Merge and summarise the trace files this run produced: the child's pid first, else any file
+ * of the template written since START; with the losses the processes reported on STATUS_FD. */
+static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd,
+		      bool journal_down)
+{
+	struct run_found rf = { 0 };
+
+	find_run_files(&rf, outputs, name, pid, start, quiet);
+	if (!quiet)
+		say_summary(&rf, outputs, pid, status_fd, journal_down);
+	free(rf.where);
 }
 
 /* The signals passed on to the program: what service managers, timeout(1),
@@ -236,66 +260,159 @@ static int wait_program(pid_t pid)
 	}
 }
 
-int cmd_run(int argc, char **argv)
-{
-	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
-	_cleanup_(strv_freep) char **env = NULL;
-	_cleanup_free_ char *name = NULL;
-	int i, wr, status, quiet = 0;
-	bool journal_down;
-	pid_t pid;
-	time_t start = time(NULL);
-	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old[ELEMENTSOF(forwarded)];
-	sigset_t block, old_mask;
+/* The signal state of a run: the dispositions and mask clrtrace started with. */
+struct run_signals {
+	struct sigaction old[ELEMENTSOF(forwarded)];
+	sigset_t old_mask;
+};
 
-	for (i = 1; i < argc; i++) {
+/* Put the forwarding handlers in place before the program exists; a signal that comes
+ * meanwhile stays blocked until child_pid is known. */
+static void signals_forward(struct run_signals *rs)
+{
+	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigset_t block;
+
+	sigemptyset(&block);
+	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
+		sigaddset(&block, forwarded[k]);
+	sigprocmask(SIG_BLOCK, &block, &rs->old_mask);
+	sigfillset(&fwd.sa_mask);
+	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++) {
+		sigaction(forwarded[k], NULL, &rs->old[k]);
+		if (rs->old[k].sa_handler != SIG_IGN) /* ignored when we started: stays so */
+			sigaction(forwarded[k], &fwd, NULL);
+	}
+}
+
+/* The program is gone: ignore what comes now, it must not cut the merge short. */
+static void signals_ignore(const struct run_signals *rs)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
+		if (rs->old[k].sa_handler != SIG_IGN)
+			sigaction(forwarded[k], &ign, NULL);
+}
+
+/* Parse run's options into O and QUIET; *I ends at the program.  Returns 1 to go on,
+ * 0 after --help, EXIT_USAGE negated on a bad argument. */
+static int parse_run_args(int argc, char **argv, struct trace_opts *o, int *quiet, int *i)
+{
+	for (*i = 1; *i < argc; (*i)++) {
 		int r;
 
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
+		if (strcmp(argv[*i], "--") == 0) {
+			(*i)++;
 			break;
 		}
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+		if (strcmp(argv[*i], "-h") == 0 || strcmp(argv[*i], "--help") == 0) {
 			printf("Usage: clrtrace run [OPTIONS] -- PROGRAM [ARGS...]\n\n"
 			       "Run PROGRAM under the tracer and exit with its status.\n\nOptions:\n%s"
 			       "  -q, --quiet             no summary line at the end\n",
 			       trace_opts_help);
 			return 0;
 		}
-		if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
-			quiet = 1;
+		if (strcmp(argv[*i], "-q") == 0 || strcmp(argv[*i], "--quiet") == 0) {
+			*quiet = 1;
 			continue;
 		}
-		r = trace_opts_parse(&o, argc, argv, &i);
+		r = trace_opts_parse(o, argc, argv, i);
 		if (r < 0)
-			return EXIT_USAGE;
+			return -EXIT_USAGE;
 		if (r == 0) {
-			if (argv[i][0] == '-') {
-				cli_error("run: unknown option '%s' (try 'clrtrace run --help')", argv[i]);
-				return EXIT_USAGE;
+			if (argv[*i][0] == '-') {
+				cli_error("run: unknown option '%s' (try 'clrtrace run --help')", argv[*i]);
+				return -EXIT_USAGE;
 			}
 			break; /* the program, without -- */
 		}
 	}
-	if (i >= argc) {
+	if (*i >= argc) {
 		cli_error("run: no program given (clrtrace run [OPTIONS] -- PROGRAM [ARGS...])");
-		return EXIT_USAGE;
+		return -EXIT_USAGE;
 	}
-	if (trace_opts_finish(&o) < 0)
-		return EXIT_USAGE;
-	name = config_program_name(argv + i);
-	if (!o.processes) /* the program's name as a glob that matches only it */
-		o.processes = name ? config_glob_escape(name) : strdup(CLI_SDK_EXCLUDED);
-	if (!o.processes && name)
-		o.processes = strdup(CLI_SDK_EXCLUDED); /* a ',' or ':' in the name */
-	{
-		char *abs = absolute_outputs(o.outputs ? o.outputs : CT_DEFAULT_OUTPUT);
-		free(o.outputs);
-		o.outputs = abs;
+	return 1;
+}
+
+/* Complete O for the program PROG: its processes, absolute outputs that can be written. */
+static int prepare_run(struct trace_opts *o, char **prog, char **name)
+{
+	if (trace_opts_finish(o) < 0)
+		return -EXIT_USAGE;
+	*name = config_program_name(prog);
+	if (!o->processes) /* the program's name as a glob that matches only it */
+		o->processes = *name ? config_glob_escape(*name) : strdup(CLI_SDK_EXCLUDED);
+	if (!o->processes && *name)
+		o->processes = strdup(CLI_SDK_EXCLUDED); /* a ',' or ':' in the name */
+	char *abs = absolute_outputs(o->outputs ? o->outputs : CT_DEFAULT_OUTPUT);
+
+	free(o->outputs);
+	o->outputs = abs;
+	if (!o->outputs || run_check_outputs(o->outputs, *name) < 0)
+		return -EXIT_USAGE;
+	return 0;
+}
+
+/* Fork and exec the program PROG with ENV (and STATUS_ENV), its signals as clrtrace found them. */
+static pid_t spawn_program(char **prog, char **env, char *status_env, const struct run_signals *rs)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		cli_error("run: fork: %s", strerror(errno));
+		return -1;
 	}
-	if (!o.outputs || run_check_outputs(o.outputs, name) < 0)
-		return EXIT_USAGE;
+	if (pid == 0) {
+		for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
+			sigaction(forwarded[k], &rs->old[k], NULL);
+		sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
+		for (size_t k = 0; env[k]; k++)
+			putenv(env[k]);
+		if (status_env)
+			putenv(status_env);
+		execvp(prog[0], prog);
+		cli_error("run: cannot run '%s': %s", prog[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	return pid;
+}
+
+/* Exit as the program did: die of its signal, so a shell or service manager sees the same
+ * death (not of a signal that would dump clrtrace's core), else return its status. */
+static int exit_as(int status, const struct run_signals *rs)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		if (!dumps_core(sig)) {
+			fflush(NULL);
+			sigaction(sig, &(struct sigaction){ .sa_handler = SIG_DFL }, NULL);
+			sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
+			raise(sig);
+		}
+		return 128 + sig; /* PID 1 does not die of its own signals */
+	}
+	return WEXITSTATUS(status);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
+	_cleanup_(strv_freep) char **env = NULL;
+	_cleanup_free_ char *name = NULL;
+	int i, r, wr, status, quiet = 0;
+	bool journal_down;
+	pid_t pid;
+	time_t start = time(NULL);
+	struct run_signals rs;
+
+	r = parse_run_args(argc, argv, &o, &quiet, &i);
+	if (r <= 0)
+		return -r;
+	r = prepare_run(&o, argv + i, &name);
+	if (r < 0)
+		return -r;
 	journal_down = strstr(o.outputs, "journal") && run_check_journal() < 0;
 	env = trace_opts_environment(&o);
 	if (!env) {
@@ -306,42 +423,14 @@ int cmd_run(int argc, char **argv)
 	int status_fd = run_status_listen(&status_env); /* no summary of losses without it */
 
 	fflush(NULL);
-	/* handlers in place before the program exists; a signal that comes
-	 * meanwhile waits until child_pid is known */
-	sigemptyset(&block);
-	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
-		sigaddset(&block, forwarded[k]);
-	sigprocmask(SIG_BLOCK, &block, &old_mask);
-	sigfillset(&fwd.sa_mask);
-	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++) {
-		sigaction(forwarded[k], NULL, &old[k]);
-		if (old[k].sa_handler != SIG_IGN) /* ignored when we started: stays so */
-			sigaction(forwarded[k], &fwd, NULL);
-	}
-	pid = fork();
-	if (pid < 0) {
-		cli_error("run: fork: %s", strerror(errno));
+	signals_forward(&rs);
+	pid = spawn_program(argv + i, env, status_env, &rs);
+	if (pid < 0)
 		return 1;
-	}
-	if (pid == 0) {
-		for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
-			sigaction(forwarded[k], &old[k], NULL);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		for (size_t k = 0; env[k]; k++)
-			putenv(env[k]);
-		if (status_env)
-			putenv(status_env);
-		execvp(argv[i], argv + i);
-		cli_error("run: cannot run '%s': %s", argv[i], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
 	child_pid = pid;
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	sigprocmask(SIG_SETMASK, &rs.old_mask, NULL);
 	wr = wait_program(pid);
-	/* the program is gone: what comes now must not cut the merge short */
-	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
-		if (old[k].sa_handler != SIG_IGN)
-			sigaction(forwarded[k], &ign, NULL);
+	signals_ignore(&rs);
 	child_pid = 0;
 	if (wr < 0 || waitpid(pid, &status, 0) < 0) {
 		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
@@ -351,18 +440,5 @@ int cmd_run(int argc, char **argv)
 	if (status_fd >= 0)
 		close(status_fd);
 	free(status_env);
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-
-		/* die as the program did, so a shell or service manager sees the
-		 * same death; not of a signal that would dump clrtrace's core */
-		if (!dumps_core(sig)) {
-			fflush(NULL);
-			sigaction(sig, &(struct sigaction){ .sa_handler = SIG_DFL }, NULL);
-			sigprocmask(SIG_SETMASK, &old_mask, NULL);
-			raise(sig);
-		}
-		return 128 + sig; /* PID 1 does not die of its own signals */
-	}
-	return WEXITSTATUS(status);
+	return exit_as(status, &rs);
 }

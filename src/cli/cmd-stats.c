@@ -21,9 +21,6 @@
 #include "cli/sites.h"
 #include "common/util.h"
 
-static const char *const outcome_names[] = { "caught", "unhandled", "swallowed", "superseded", "rethrown", "unknown" };
-#define N_OUTCOMES (sizeof(outcome_names) / sizeof(outcome_names[0]))
-
 struct stats {
 	int64_t t0, t_last;
 	uint64_t records;
@@ -363,29 +360,24 @@ static double ms(json_t *o, const char *key)
 static void print_outcomes(json_t *o)
 {
 	printf(" (");
-	for (size_t k = 0, first = 1; k < N_OUTCOMES; k++) {
-		json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), outcome_names[k]));
+	for (size_t k = 0, first = 1; k < _OUTCOME_MAX; k++) {
+		json_int_t n = json_integer_value(json_object_get(json_object_get(o, "outcomes"), ct_outcome_table[k]));
 
 		if (n) {
-			printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, outcome_names[k]);
+			printf("%s%" JSON_INTEGER_FORMAT " %s", first ? "" : ", ", n, ct_outcome_table[k]);
 			first = 0;
 		}
 	}
 	printf(")\n");
 }
 
-/* Render the summary as text. */
-static void print_text(json_t *j)
+/* Render the exceptions: totals by outcome, each type, the top throw and catch sites. */
+static void print_exceptions(json_t *e)
 {
-	json_t *e = json_object_get(j, "exceptions"), *o, *v;
+	json_t *o, *v;
 	const char *key;
 	size_t i;
-	char dur[32];
 
-	printf("Trace: %" JSON_INTEGER_FORMAT " records over %s", json_integer_value(json_object_get(j, "records")),
-	       fmt_dur(dur, sizeof(dur), json_integer_value(json_object_get(j, "duration_ns"))));
-	if (json_integer_value(json_object_get(j, "bad_lines")))
-		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
 	printf("\n\nExceptions: %" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(e, "total")));
 	printf(" (%" JSON_INTEGER_FORMAT " throws of %" JSON_INTEGER_FORMAT " objects)",
 	       json_integer_value(json_object_get(e, "throws")), json_integer_value(json_object_get(e, "objects")));
@@ -415,9 +407,17 @@ static void print_text(json_t *j)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s", json_integer_value(json_object_get(o, "count")), jstr(o, "site"));
 		print_outcomes(o);
 	}
+}
 
-	printf("\nLoads (%zu, in order; time since start, duration):\n", json_array_size(json_object_get(j, "loads")));
-	json_array_foreach(json_object_get(j, "loads"), i, o) {
+/* Render the loads, in order, with when they began and how long they took. */
+static void print_loads(json_t *loads)
+{
+	json_t *o;
+	size_t i;
+	char dur[32];
+
+	printf("\nLoads (%zu, in order; time since start, duration):\n", json_array_size(loads));
+	json_array_foreach(loads, i, o) {
 		const char *kind = jstr(o, "kind"), *name = jstr(o, "name"), *path = jstr(o, "path");
 
 		printf("  %10.3fms %10s  %-9s %s", ms(o, "at_ns"),
@@ -427,8 +427,14 @@ static void print_text(json_t *j)
 			printf(" [hr %s]", jstr(o, "hr"));
 		printf("\n");
 	}
+}
 
-	o = json_object_get(j, "threads");
+/* Render the threads: counts, then one line each. */
+static void print_threads(json_t *o)
+{
+	json_t *v;
+	size_t i;
+
 	printf("\nThreads: %" JSON_INTEGER_FORMAT " created, %" JSON_INTEGER_FORMAT " destroyed, %" JSON_INTEGER_FORMAT
 	       " named\n", json_integer_value(json_object_get(o, "created")),
 	       json_integer_value(json_object_get(o, "destroyed")), json_integer_value(json_object_get(o, "named")));
@@ -442,9 +448,16 @@ static void print_text(json_t *j)
 			printf(" \"%s\"", jstr(v, "name"));
 		printf("\n");
 	}
+}
 
-	printf("\nRuntime suspensions:%s\n", json_array_size(json_object_get(j, "suspensions")) ? "" : " none");
-	json_array_foreach(json_object_get(j, "suspensions"), i, o) {
+/* Render the runtime suspensions by reason. */
+static void print_suspensions(json_t *suspensions)
+{
+	json_t *o;
+	size_t i;
+
+	printf("\nRuntime suspensions:%s\n", json_array_size(suspensions) ? "" : " none");
+	json_array_foreach(suspensions, i, o) {
 		char tot[32], max[32];
 
 		printf("  %-18s %6" JSON_INTEGER_FORMAT " times, total %s, max %s", jstr(o, "reason"),
@@ -455,8 +468,14 @@ static void print_text(json_t *j)
 			printf(", %" JSON_INTEGER_FORMAT " aborted", json_integer_value(json_object_get(o, "aborted")));
 		printf("\n");
 	}
+}
 
-	o = json_object_get(j, "dropped");
+/* Render the losses: dropped records by sink, then the tracer's errors. */
+static void print_losses(json_t *j)
+{
+	json_t *o = json_object_get(j, "dropped"), *v;
+	size_t i;
+
 	printf("\nDropped records: %" JSON_INTEGER_FORMAT "\n", json_integer_value(json_object_get(o, "records")));
 	json_array_foreach(json_object_get(o, "by_sink"), i, v)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s %s: %s\n", json_integer_value(json_object_get(v, "count")),
@@ -464,6 +483,22 @@ static void print_text(json_t *j)
 	printf("Tracer errors: %zu\n", json_array_size(json_object_get(j, "errors")));
 	json_array_foreach(json_object_get(j, "errors"), i, v)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(v, "count")), jstr(v, "message"));
+}
+
+/* Render the summary as text. */
+static void print_text(json_t *j)
+{
+	char dur[32];
+
+	printf("Trace: %" JSON_INTEGER_FORMAT " records over %s", json_integer_value(json_object_get(j, "records")),
+	       fmt_dur(dur, sizeof(dur), json_integer_value(json_object_get(j, "duration_ns"))));
+	if (json_integer_value(json_object_get(j, "bad_lines")))
+		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
+	print_exceptions(json_object_get(j, "exceptions"));
+	print_loads(json_object_get(j, "loads"));
+	print_threads(json_object_get(j, "threads"));
+	print_suspensions(json_object_get(j, "suspensions"));
+	print_losses(j);
 }
 
 static const char stats_help[] =
@@ -475,7 +510,9 @@ static const char stats_help[] =
 	"  -n, --top N     throw and catch sites to list (default 10, 0: all)\n"
 	"  -h, --help      this text\n" JOURNAL_HELP;
 
-int cmd_stats(int argc, char **argv)
+/* Parse stats' options into *AS_JSON, *TOP and JO.  Returns 1 to go on, 0 after --help,
+ * EXIT_USAGE negated on a bad argument. */
+static int parse_stats_args(int argc, char **argv, bool *as_json, size_t *top, struct journal_opts *jo)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -484,14 +521,7 @@ int cmd_stats(int argc, char **argv)
 		JOURNAL_LONG_OPTIONS,
 		{ 0 },
 	};
-	struct stats s = { .t0 = -1, .t_last = -1 };
-	struct journal_opts jo = { 0 };
-	struct rd *rd = NULL;
-	bool as_json = false;
-	size_t top = 10;
-	int opt, r, status = EXIT_USAGE;
-	struct rec rec;
-	json_t *out = NULL;
+	int opt;
 
 	optind = 1;
 	opterr = 0;
@@ -500,36 +530,96 @@ int cmd_stats(int argc, char **argv)
 
 		switch (opt) {
 		case 'j':
-			as_json = true;
+			*as_json = true;
 			break;
 		case 'n':
 			if (args_uint("stats", "--top", optarg, 1000000, &n) < 0)
-				return EXIT_USAGE;
-			top = (size_t)n;
+				return -EXIT_USAGE;
+			*top = (size_t)n;
 			break;
 		case 'h':
 			fputs(stats_help, stdout);
 			return 0;
 		default:
-			if (journal_opt(&jo, opt, optarg))
+			if (journal_opt(jo, opt, optarg))
 				break;
 			args_getopt_error("stats", opt, argv);
-			return EXIT_USAGE;
+			return -EXIT_USAGE;
 		}
 	}
-	if (!jo.journal && args_one_file("stats", argc, argv, optind) < 0)
-		return EXIT_USAGE;
-	s.events = json_object();
-	s.types = json_object();
-	s.outcomes = json_object();
-	s.throw_sites = json_object();
-	s.by_site = json_object();
-	s.catch_sites = json_object();
-	s.loads = json_array();
-	s.threads = json_object();
-	s.suspends = json_object();
-	s.drops = json_object();
-	s.errors = json_object();
+	if (!jo->journal && args_one_file("stats", argc, argv, optind) < 0)
+		return -EXIT_USAGE;
+	return 1;
+}
+
+/* Start the tallies empty. */
+static void stats_init(struct stats *s)
+{
+	s->events = json_object();
+	s->types = json_object();
+	s->outcomes = json_object();
+	s->throw_sites = json_object();
+	s->by_site = json_object();
+	s->catch_sites = json_object();
+	s->loads = json_array();
+	s->threads = json_object();
+	s->suspends = json_object();
+	s->drops = json_object();
+	s->errors = json_object();
+}
+
+/* Free the tallies. */
+static void stats_done(struct stats *s)
+{
+	json_decref(s->events);
+	json_decref(s->types);
+	json_decref(s->outcomes);
+	json_decref(s->throw_sites);
+	json_decref(s->by_site);
+	sites_free(s->sites);
+	json_decref(s->catch_sites);
+	json_decref(s->loads);
+	json_decref(s->threads);
+	json_decref(s->suspends);
+	json_decref(s->drops);
+	json_decref(s->errors);
+	u64map_done(&s->load_spans, NULL);
+	u64map_done(&s->suspend_spans, free);
+	u64map_done(&s->in_flight, free);
+}
+
+/* Print the summary OUT as JSON or, record text escaped for the terminal, as text. */
+static void stats_print(json_t *out, bool as_json)
+{
+	if (as_json) {
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else if (out) {
+		json_t *safe = esc_json(out);
+
+		if (safe)
+			print_text(safe);
+		else
+			cli_error("stats: out of memory");
+		json_decref(safe);
+	}
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct stats s = { .t0 = -1, .t_last = -1 };
+	struct journal_opts jo = { 0 };
+	struct rd *rd = NULL;
+	bool as_json = false;
+	size_t top = 10;
+	int r, status = EXIT_USAGE;
+	struct rec rec;
+	json_t *out = NULL;
+
+	r = parse_stats_args(argc, argv, &as_json, &top, &jo);
+	if (r <= 0)
+		return -r;
+	stats_init(&s);
 	if (jo.journal)
 		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "stats");
 	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
@@ -546,36 +636,11 @@ int cmd_stats(int argc, char **argv)
 		cli_error("stats: %s: %s", rd_name(rd), strerror(-r));
 	rd_warn_summary(rd);
 	out = stats_json(&s, rd_bad(rd), top);
-	if (as_json) {
-		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-	} else if (out) {
-		json_t *safe = esc_json(out); /* record text escaped for the terminal */
-
-		if (safe)
-			print_text(safe);
-		else
-			cli_error("stats: out of memory");
-		json_decref(safe);
-	}
+	stats_print(out, as_json);
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 out:
 	rd_free(rd);
 	json_decref(out);
-	json_decref(s.events);
-	json_decref(s.types);
-	json_decref(s.outcomes);
-	json_decref(s.throw_sites);
-	json_decref(s.by_site);
-	sites_free(s.sites);
-	json_decref(s.catch_sites);
-	json_decref(s.loads);
-	json_decref(s.threads);
-	json_decref(s.suspends);
-	json_decref(s.drops);
-	json_decref(s.errors);
-	u64map_done(&s.load_spans, NULL);
-	u64map_done(&s.suspend_spans, free);
-	u64map_done(&s.in_flight, free);
+	stats_done(&s);
 	return status;
 }

@@ -497,7 +497,7 @@ static int view_option(struct viewer *v, struct view_args *a, int opt, char **ar
 		v->exception_glob = optarg;
 		return args_glob("view", "--exception", optarg) < 0 ? -EINVAL : 0;
 	case 'o':
-		return args_words("view", "--outcome", optarg, cli_outcomes) < 0 ? -EINVAL :
+		return args_words("view", "--outcome", optarg, ct_outcome_table) < 0 ? -EINVAL :
 			split_list(optarg, &v->outcomes, &v->n_outcomes);
 	case 'S':
 	case 'U':

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/library.h"
 #include "common/config.h"
+#include "common/escape.h"
 #include "common/util.h"
 
 #define CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"
@@ -112,7 +113,7 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
  * profiler does (NULL-safe for cli_error's "%s"). */
 static char *quote(const char *v)
 {
-	return config_escape(v, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH);
+	return escape_str(v, CT_QUOTE_MAX, ESC_BACKSLASH);
 }
 
 /* Validate values with the profiler's own parsers and find the library. */

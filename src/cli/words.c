@@ -18,7 +18,7 @@ int cli_list_words(const char *what)
 		for (int c = 0; c < _CAT_MAX; c++)
 			puts(ct_categories[c].name);
 	} else if (strcmp(what, "outcomes") == 0) {
-		for (const char *const *o = cli_outcomes; *o; o++)
+		for (const char *const *o = ct_outcome_table; *o; o++)
 			puts(*o);
 	} else {
 		cli_error("--list '%s': accepted: events, categories, outcomes", what);

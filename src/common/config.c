@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/escape.h"
 #include "common/strtable.h"
 #include "common/vocabulary.h"
 #include "common/util.h"
@@ -117,90 +118,6 @@ bracket:
 escape:
 	*why = k->glob_escape;
 	return -EINVAL;
-}
-
-/* Length of the valid UTF-8 sequence at P (NUL-terminated) and its code
- * point; 0 if P does not start one. */
-static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
-{
-	uint32_t v, min;
-	size_t len;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, v = p[0] & 0x1f, min = 0x80;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, v = p[0] & 0x0f, min = 0x800;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, v = p[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		v = v << 6 | (p[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-/* Code points a terminal acts on: C1 controls and bidi overrides. */
-static bool invisible_control(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x200e && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
-}
-
-/* S made safe for one line of stderr (see config.h). */
-char *config_escape(const char *s, size_t max, unsigned flags)
-{
-	const unsigned char *p = (const unsigned char *)s, *end;
-	size_t n = strlen(s), lim = max && n > max ? max : n;
-	char *out, *o;
-
-	if (lim > (SIZE_MAX - 8) / 4)
-		return NULL;
-	/* at most 4 bytes out per byte in ("\xHH"; "\u{HHHH}" for 2 or 3) */
-	out = o = malloc(lim * 4 + sizeof("…"));
-	if (!out)
-		return NULL;
-	end = p + lim;
-	while (p < end) {
-		uint32_t cp;
-		size_t len = utf8_seq(p, &cp);
-
-		if (len == 0) {
-			o += sprintf(o, "\\x%02X", *p++);
-			continue;
-		}
-		if (p + len > end)
-			break; /* never cut a character in two */
-		if (cp < 0x20 || cp == 0x7f) {
-			switch (cp) {
-			case '\n': o = stpcpy(o, "\\n"); break;
-			case '\t': o = stpcpy(o, "\\t"); break;
-			case '\r': o = stpcpy(o, "\\r"); break;
-			default: o += sprintf(o, "\\x%02X", (unsigned)cp);
-			}
-		} else if (cp == '\\' && (flags & CT_ESCAPE_BACKSLASH))
-			o = stpcpy(o, "\\\\");
-		else if (invisible_control(cp))
-			o += sprintf(o, "\\u{%04X}", (unsigned)cp);
-		else {
-			memcpy(o, p, len);
-			o += len;
-		}
-		p += len;
-	}
-	if (p < (const unsigned char *)s + n)
-		o = stpcpy(o, "…");
-	*o = 0;
-	return out;
 }
 
 struct events_state {
@@ -563,7 +480,7 @@ char *config_program_name(char *const *argv)
 static void warn_bad(ct_warn_fn warn, void *ud, const char *var, const char *val,
 		     const char *why, const char *fallback)
 {
-	_cleanup_free_ char *quoted = config_escape(val, CT_QUOTE_MAX, CT_ESCAPE_BACKSLASH);
+	_cleanup_free_ char *quoted = escape_str(val, CT_QUOTE_MAX, ESC_BACKSLASH);
 	size_t len = strlen(val);
 	char *line = NULL, size[40] = "";
 

@@ -90,12 +90,6 @@ char *config_expand_path(const char *tmpl, int pid, const char *name, long long 
 const char *ct_output_kind_to_string(enum ct_output_kind k);
 enum ct_output_kind ct_output_kind_from_string(const char *s);
 
-/* S made safe for one stderr line: control characters, invalid UTF-8 and
- * (with CT_ESCAPE_BACKSLASH) backslashes become \n, \xHH, \u{HHHH} or \\;
- * cut after MAX bytes of S with "…" (0: no cut).  malloc'd, NULL on ENOMEM. */
-#define CT_ESCAPE_BACKSLASH 1u
-char *config_escape(const char *s, size_t max, unsigned flags);
-
 /* app for "dotnet [exec] app.dll", else basename(argv[0]); NULL for the
  * dotnet host running a command of its own.  malloc'd. */
 char *config_program_name(char *const *argv);

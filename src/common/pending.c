@@ -382,70 +382,71 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 	return r;
 }
 
-/* Merge one mirror P into TRACE if its writer is gone, then delete it.
- * Returns the records appended, or -errno. */
-static int recover_one(const char *trace, const char *p, pending_say_fn fn, void *ud)
+/* Lock the mirror FD and check its shape.  Returns 0 to go on, 1 when its writer has removed
+ * it meanwhile, -errno (said) otherwise. */
+static int mirror_check(struct say *s, int fd, struct stat *st)
 {
-	_cleanup_free_ struct pending_header *h = NULL;
-	_cleanup_free_ char *data = NULL;
-	struct say s = { fn, ud, p };
-	struct lines l = { 0 };
-	struct stat st;
-	int fd, tfd = -1, n = 0, r;
-	size_t total;
+	int r;
 
-	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		if (r != -ENOENT) /* gone: its writer removed it meanwhile */
-			say(&s, 1, "cannot open: %s", strerror(-r));
-		return r == -ENOENT ? 0 : r;
-	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
-			say(&s, 0, "in use by a running process (or another merge); left alone");
+			say(s, 0, "in use by a running process (or another merge); left alone");
 		else
-			say(&s, 1, "cannot lock: %s", strerror(-r));
-		goto out;
+			say(s, 1, "cannot lock: %s", strerror(-r));
+		return r;
 	}
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fd, st) < 0) {
 		r = -errno;
-		say(&s, 1, "cannot stat: %s", strerror(-r));
-		goto out;
+		say(s, 1, "cannot stat: %s", strerror(-r));
+		return r;
 	}
-	r = 0;
-	if (st.st_nlink == 0)
-		goto out; /* its writer finished and removed it while we opened it */
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < PENDING_DATA_OFFSET ||
-	    (uint64_t)st.st_size > PENDING_MAX_FILE) {
-		say(&s, 1, "not a clrtrace pending file (%s, %" PRIu64 " bytes); left as it is",
-		    S_ISREG(st.st_mode) ? "size" : "not a regular file", (uint64_t)st.st_size);
-		r = -EBADMSG;
-		goto out;
+	if (st->st_nlink == 0)
+		return 1; /* its writer finished and removed it while we opened it */
+	if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size < PENDING_DATA_OFFSET ||
+	    (uint64_t)st->st_size > PENDING_MAX_FILE) {
+		say(s, 1, "not a clrtrace pending file (%s, %" PRIu64 " bytes); left as it is",
+		    S_ISREG(st->st_mode) ? "size" : "not a regular file", (uint64_t)st->st_size);
+		return -EBADMSG;
 	}
-	h = calloc(1, sizeof(*h));
-	if (!h || pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h)) {
-		r = h ? -EIO : -ENOMEM;
-		say(&s, 1, "cannot read its header");
-		goto out;
+	return 0;
+}
+
+/* Read the header of the mirror FD (of SIZE bytes) into *H and, if its writer is gone, its
+ * two buffers into *DATA.  Returns 0 or -errno (said). */
+static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_header **h, char **data)
+{
+	size_t total;
+	int r = 0;
+
+	*h = calloc(1, sizeof(**h));
+	if (!*h || pread(fd, *h, sizeof(**h), 0) != (ssize_t)sizeof(**h)) {
+		say(s, 1, "cannot read its header");
+		return *h ? -EIO : -ENOMEM;
 	}
-	if (!header_valid(&s, h, (uint64_t)st.st_size)) {
-		r = -EBADMSG;
-		goto out;
+	if (!header_valid(s, *h, size))
+		return -EBADMSG;
+	if (writer_alive(*h)) {
+		say(s, 0, "its process (pid %d) still runs; left alone", (*h)->pid);
+		return -EBUSY;
 	}
-	if (writer_alive(h)) {
-		say(&s, 0, "its process (pid %d) still runs; left alone", h->pid);
-		r = -EBUSY;
-		goto out;
+	total = (size_t)(2 * (*h)->buf_size); /* fits: buf_size <= file size / 2 */
+	*data = malloc(total);
+	if (!*data || pread(fd, *data, total, PENDING_DATA_OFFSET) != (ssize_t)total) {
+		r = *data ? -EIO : -ENOMEM;
+		say(s, 1, "cannot read its buffers: %s", strerror(-r));
+		return r;
 	}
-	total = (size_t)(2 * h->buf_size); /* fits: buf_size <= file size / 2 */
-	data = malloc(total);
-	if (!data || pread(fd, data, total, PENDING_DATA_OFFSET) != (ssize_t)total) {
-		r = data ? -EIO : -ENOMEM;
-		say(&s, 1, "cannot read its buffers: %s", strerror(-r));
-		goto out;
-	}
+	return 0;
+}
+
+/* Append to TRACE the lines of the buffers DATA of the mirror H that it lacks; *N counts them.
+ * Returns 0 or -errno (said). */
+static int mirror_append(struct say *s, const char *trace, const struct pending_header *h, const char *data, int *n)
+{
+	struct lines l = { 0 };
+	int tfd, r = 0;
+
 	/* the older buffer first: its records have the lower seqs */
 	int first = h->gen[0] <= h->gen[1] ? 0 : 1;
 	for (int k = 0; k < 2 && r == 0; k++) {
@@ -457,19 +458,46 @@ static int recover_one(const char *trace, const char *p, pending_say_fn fn, void
 		tfd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 		if (tfd < 0)
 			r = -errno;
-		else
-			r = append_missing(tfd, h->trace_off, &l, &n);
+		else {
+			r = append_missing(tfd, h->trace_off, &l, n);
+			close(tfd);
+		}
 	}
-	if (r < 0) {
-		say(&s, 1, "cannot append to %s: %s", trace, strerror(-r));
-		goto out;
-	}
-	unlink(p); /* before the lock goes: no second merge of it */
-out:
-	if (tfd >= 0)
-		close(tfd);
+	if (r < 0)
+		say(s, 1, "cannot append to %s: %s", trace, strerror(-r));
 	free(l.v);
 	free(l.len);
+	return r;
+}
+
+/* Merge one mirror P into TRACE if its writer is gone, then delete it.
+ * Returns the records appended, or -errno. */
+static int recover_one(const char *trace, const char *p, pending_say_fn fn, void *ud)
+{
+	_cleanup_free_ struct pending_header *h = NULL;
+	_cleanup_free_ char *data = NULL;
+	struct say s = { fn, ud, p };
+	struct stat st;
+	int fd, n = 0, r;
+
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT) /* gone: its writer removed it meanwhile */
+			say(&s, 1, "cannot open: %s", strerror(-r));
+		return r == -ENOENT ? 0 : r;
+	}
+	r = mirror_check(&s, fd, &st);
+	if (r != 0)
+		goto out;
+	r = mirror_load(&s, fd, (uint64_t)st.st_size, &h, &data);
+	if (r < 0)
+		goto out;
+	r = mirror_append(&s, trace, h, data, &n);
+	if (r < 0)
+		goto out;
+	unlink(p); /* before the lock goes: no second merge of it */
+out:
 	close(fd);
 	return r < 0 ? r : n;
 }

@@ -29,6 +29,19 @@ static const char *const ct_phase_table[_PH_MAX] = {
 /* ct_phase_to_string(), ct_phase_from_string() (or _PH_INVALID). */
 DEFINE_STRING_TABLE_LOOKUP(ct_phase, enum ct_phase, _PH_INVALID)
 
+const char *const ct_outcome_table[_OUTCOME_MAX + 1] = {
+	[OUTCOME_CAUGHT] = "caught",
+	[OUTCOME_UNHANDLED] = "unhandled",
+	[OUTCOME_SWALLOWED] = "swallowed",
+	[OUTCOME_SUPERSEDED] = "superseded",
+	[OUTCOME_RETHROWN] = "rethrown",
+	[OUTCOME_UNKNOWN] = "unknown",
+	[_OUTCOME_MAX] = NULL,
+};
+
+/* ct_outcome_to_string(), ct_outcome_from_string() (or _OUTCOME_INVALID). */
+DEFINE_STRING_TABLE_LOOKUP(ct_outcome, enum ct_outcome, _OUTCOME_INVALID)
+
 /* Event from its name, or _EV_INVALID. */
 DEFINE_STRING_TABLE_FIELD_FROM_STRING(ct_event_from_string, enum ct_event, ct_events, name, _EV_INVALID)
 

@@ -63,6 +63,22 @@ extern const struct ct_category_info ct_categories[_CAT_MAX];
 
 const char *ct_phase_to_string(enum ct_phase p);
 enum ct_phase ct_phase_from_string(const char *s);
+
+/* How an exception's story ended: exception.summary's "outcome", in the order stats lists them. */
+enum ct_outcome {
+	OUTCOME_CAUGHT,
+	OUTCOME_UNHANDLED,
+	OUTCOME_SWALLOWED,
+	OUTCOME_SUPERSEDED,
+	OUTCOME_RETHROWN,
+	OUTCOME_UNKNOWN,
+	_OUTCOME_MAX,
+	_OUTCOME_INVALID = -1,
+};
+/* The outcomes' names, NULL-terminated (a word list for --outcome and --list outcomes). */
+extern const char *const ct_outcome_table[_OUTCOME_MAX + 1];
+const char *ct_outcome_to_string(enum ct_outcome o);
+enum ct_outcome ct_outcome_from_string(const char *s);
 enum ct_event ct_event_from_string(const char *s);
 enum ct_category ct_category_from_string(const char *s);
 /* Bit set of the categories on by default. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/escape.h"
 #include "common/vocabulary.h"
 #include "unit.h"
 #include "common/util.h"
@@ -247,7 +248,7 @@ static void test_malformed(void)
 
 		snprintf(var, sizeof(var), "%s=%s", cases[i].var, cases[i].value);
 		load(&c, (const char *const[]){ var, NULL });
-		_cleanup_free_ char *q = config_escape(cases[i].value, 0, CT_ESCAPE_BACKSLASH);
+		_cleanup_free_ char *q = escape_str(cases[i].value, 0, ESC_BACKSLASH);
 		snprintf(head, sizeof(head), "%s='%s' is invalid (", cases[i].var, q);
 		CHECK(warned_lines() == 1 && strncmp(warned, head, strlen(head)) == 0 && strstr(warned, cases[i].why),
 		      "%s='%s' is refused in one line saying '%s' (got: %.*s)", cases[i].var, q, cases[i].why,
@@ -307,13 +308,15 @@ static void test_escape(void)
 		{ "rtl\xe2\x80\xae" "evil", "rtl\\u{202E}evil" },                     /* bidi override */
 		{ "over\xc0\xaflong", "over\\xC0\\xAFlong" },
 		{ "del\x7f", "del\\x7F" },
+		{ "line\xe2\x80\xa8" "sep", "line\\u{2028}sep" },                     /* breaks a line */
+		{ "alm\xd8\x9c" "x", "alm\\u{061C}x" },                                /* reorders it */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		_cleanup_free_ char *e = config_escape(cases[i].in, 0, CT_ESCAPE_BACKSLASH);
+		_cleanup_free_ char *e = escape_str(cases[i].in, 0, ESC_BACKSLASH);
 
 		CHECK(e && strcmp(e, cases[i].out) == 0, "escape #%zu gives %s (got %s)", i, cases[i].out, e ? e : "NULL");
 	}
-	_cleanup_free_ char *cut = config_escape("ab\xc3\xa9" "cd", 3, 0);
+	_cleanup_free_ char *cut = escape_str("ab\xc3\xa9" "cd", 3, 0);
 	CHECK(cut && strcmp(cut, "ab…") == 0, "a cut never splits a character (got %s)", cut ? cut : "NULL");
 
 	/* a 100 KB value with a newline in it: one short line */

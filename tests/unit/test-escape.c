@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/escape.h"
+#include "common/vocabulary.h"
 #include "unit.h"
 
 static char last_error[512];
@@ -99,8 +100,8 @@ static void test_args(void)
 	CHECK(args_events("view", "-e", "exception.*,gc,threads,runtime.init") == 0, "args_events: globs, categories, names");
 	CHECK(args_events("view", "-e", "exception.*,bogus") < 0 && strstr(last_error, "'bogus'"), "args_events: one bad item named");
 	CHECK(args_events("view", "-e", ",") < 0, "args_events: no item");
-	CHECK(args_words("view", "-o", "caught,unknown", cli_outcomes) == 0, "args_words: known outcomes");
-	CHECK(args_words("view", "-o", "caught,lost", cli_outcomes) < 0 && strstr(last_error, "'lost'"), "args_words: an unknown one");
+	CHECK(args_words("view", "-o", "caught,unknown", ct_outcome_table) == 0, "args_words: known outcomes");
+	CHECK(args_words("view", "-o", "caught,lost", ct_outcome_table) < 0 && strstr(last_error, "'lost'"), "args_words: an unknown one");
 
 	double d = -1;
 	CHECK(args_seconds("view", "-S", "1.5", &d) == 0 && d == 1.5, "args_seconds: 1.5");

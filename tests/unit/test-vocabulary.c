@@ -178,6 +178,13 @@ static void test_schema(void)
 	json_array_foreach(phases, i, v)
 		CHECK(ct_phase_from_string(json_string_value(v)) != _PH_INVALID, "schema phase %s is a table phase",
 		      json_string_value(v));
+	en = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(json_object_get(
+				defs, "event:exception.summary"), "allOf"), 1), "properties"), "outcome"), "enum");
+	CHECK(json_array_size(en) == _OUTCOME_MAX, "schema has %zu outcomes, the table %d", json_array_size(en),
+	      _OUTCOME_MAX);
+	for (int o = 0; o < _OUTCOME_MAX; o++)
+		CHECK(ct_outcome_from_string(json_string_value(json_array_get(en, (size_t)o))) == (enum ct_outcome)o,
+		      "schema outcome %d is the table's %s", o, ct_outcome_to_string(o));
 	json_decref(schema);
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/config.h"
+#include "common/escape.h"
 #include "profiler/core/say.h"
 #include "common/util.h"
 
@@ -22,7 +22,7 @@ static char *one_line(const char *msg)
 	char *line = NULL;
 
 	if (n <= SAY_MAX) {
-		head = config_escape(msg, 0, 0);
+		head = escape_str(msg, 0, ESC_MESSAGE);
 		if (!head || asprintf(&line, "clrtrace: %s\n", head) < 0)
 			return NULL;
 		return line;
@@ -30,8 +30,8 @@ static char *one_line(const char *msg)
 	cut = n - SAY_MAX / 4;
 	while (cut < n && ((unsigned char)msg[cut] & 0xc0) == 0x80)
 		cut++; /* start the tail on a character */
-	head = config_escape(msg, SAY_MAX / 2, 0); /* ends in "…" */
-	tail = config_escape(msg + cut, 0, 0);
+	head = escape_str(msg, SAY_MAX / 2, ESC_MESSAGE); /* ends in "…" */
+	tail = escape_str(msg + cut, 0, ESC_MESSAGE);
 	if (!head || !tail || asprintf(&line, "clrtrace: %s%s\n", head, tail) < 0)
 		return NULL;
 	return line;

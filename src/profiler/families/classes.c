@@ -14,21 +14,5 @@ static json_t *class_json(ClassID id, bool with_name)
 
 /* Class load and unload as spans: named at the end of a load and at the
  * begin of an unload (the runtime knows the name only then). */
-#define CLASS_SPAN(started, finished, ev, named_at_begin) \
-	HRESULT on_##started(struct ct_thread *t, ClassID id) \
-	{ \
-		if (ct_wants(ev)) \
-			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", "class", class_json(id, named_at_begin))); \
-		return S_OK; \
-	} \
-	HRESULT on_##finished(struct ct_thread *t, ClassID id, HRESULT hr) \
-	{ \
-		if (ct_wants(ev)) \
-			ct_emit(t, ev, PH_END, id, \
-				json_pack("{s:o,s:o}", "class", class_json(id, !(named_at_begin) && SUCCEEDED(hr)), \
-					  "hr", ct_json_hr(hr))); \
-		return S_OK; \
-	}
-
-CLASS_SPAN(ClassLoadStarted, ClassLoadFinished, EV_CLASS_LOAD, false)
-CLASS_SPAN(ClassUnloadStarted, ClassUnloadFinished, EV_CLASS_UNLOAD, true)
+LOAD_SPAN(ClassLoadStarted, ClassLoadFinished, EV_CLASS_LOAD, "class", class_json, false)
+LOAD_SPAN(ClassUnloadStarted, ClassUnloadFinished, EV_CLASS_UNLOAD, "class", class_json, true)

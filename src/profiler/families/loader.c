@@ -63,31 +63,12 @@ static json_t *module_json(ModuleID id, bool with_path)
 	return o;
 }
 
-/* One Started/Finished pair of loader callbacks as a span.  The runtime can
- * name a thing only once it is loaded, and not once it is unloaded: the
- * begin of a load and the end of an unload carry the id alone. */
-#define LOADER_SPAN(started, finished, ev, field, to_json, named_at_begin) \
-	HRESULT on_##started(struct ct_thread *t, UINT_PTR id) \
-	{ \
-		if (ct_wants(ev)) \
-			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", field, to_json(id, named_at_begin))); \
-		return S_OK; \
-	} \
-	HRESULT on_##finished(struct ct_thread *t, UINT_PTR id, HRESULT hr) \
-	{ \
-		if (ct_wants(ev)) \
-			ct_emit(t, ev, PH_END, id, \
-				json_pack("{s:o,s:o}", field, to_json(id, !(named_at_begin) && SUCCEEDED(hr)), "hr", \
-					  ct_json_hr(hr))); \
-		return S_OK; \
-	}
-
-LOADER_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false)
-LOADER_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true)
-LOADER_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false)
-LOADER_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true)
-LOADER_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false)
-LOADER_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true)
+LOAD_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false)
+LOAD_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true)
+LOAD_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false)
+LOAD_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true)
+LOAD_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false)
+LOAD_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true)
 
 HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)
 {

@@ -213,12 +213,12 @@ static bool type_wanted(const char *type)
 /* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per type. */
 json_t *ct_exceptions_totals(void)
 {
-	uint64_t tot[_EXM_OUTCOME_MAX];
+	uint64_t tot[_OUTCOME_MAX];
 	json_t *o = json_object(), *sup = json_object();
 
 	exm_totals(tot);
-	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
-		json_object_set_new(o, exm_outcome_names[i], json_integer((json_int_t)tot[i]));
+	for (int i = 0; i < _OUTCOME_MAX; i++)
+		json_object_set_new(o, ct_outcome_to_string(i), json_integer((json_int_t)tot[i]));
 	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
 	/* stories still open on other threads: said, not silently lost */
 	json_object_set_new(o, "open", json_integer((json_int_t)exm_open()));

@@ -53,15 +53,6 @@ const char *const exm_verdict_names[_EXM_VERDICT_MAX] = {
 	[EXM_VERDICT_BOUNDARY] = "boundary",
 };
 
-const char *const exm_outcome_names[_EXM_OUTCOME_MAX] = {
-	[EXM_CAUGHT] = "caught",
-	[EXM_UNHANDLED] = "unhandled",
-	[EXM_SWALLOWED] = "swallowed",
-	[EXM_SUPERSEDED] = "superseded",
-	[EXM_RETHROWN] = "rethrown",
-	[EXM_UNKNOWN] = "unknown",
-};
-
 /* Input kind from its fixture name, or _EXM_INPUT_INVALID. */
 DEFINE_STRING_TABLE_FROM_STRING_OF(exm_input, exm_input_names, enum exm_input_kind, _EXM_INPUT_INVALID)
 
@@ -122,7 +113,7 @@ struct exm {
 };
 
 static atomic_uint_fast64_t next_id = 1;
-static atomic_uint_fast64_t totals[_EXM_OUTCOME_MAX];
+static atomic_uint_fast64_t totals[_OUTCOME_MAX];
 static atomic_uint_fast64_t thrown_total; /* not muted */
 
 /* Recently caught exceptions (any thread, from their catch's start), for
@@ -425,7 +416,7 @@ static void exr_free(struct exr *r)
 }
 
 /* exception.summary for R (once), and the outcome totals. */
-static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
+static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 {
 	if (r->reported)
 		return;
@@ -438,7 +429,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 	/* the lists are borrowed: written (or copied) before out_fields returns */
 	struct jw_field f[21] = {
 		{ .key = "exception", .kind = JW_JSON, .j = r->exc },
-		{ .key = "outcome", .kind = JW_STR, .s = exm_outcome_names[o] },
+		{ .key = "outcome", .kind = JW_STR, .s = ct_outcome_to_string(o) },
 		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
 		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
 		{ .key = "searched", .kind = JW_JSON, .j = r->searched },
@@ -468,7 +459,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 		f[n++] = (struct jw_field){ .key = "boundary", .kind = JW_BOOL, .b = true };
 	if (r->wrapped)
 		f[n++] = (struct jw_field){ .key = "wrapped", .kind = JW_BOOL, .b = true };
-	if (r->reported_unhandled && o != EXM_UNHANDLED)
+	if (r->reported_unhandled && o != OUTCOME_UNHANDLED)
 		f[n++] = (struct jw_field){ .key = "reported_unhandled", .kind = JW_BOOL, .b = true };
 	if (r->interrupted)
 		f[n++] = (struct jw_field){ .key = "interrupted", .kind = JW_STR, .s = r->interrupted };
@@ -478,7 +469,7 @@ static void summarize(struct ctx *c, struct exr *r, enum exm_outcome o)
 
 /* Close what is open, summarize with outcome O, free; R must be removed
  * from the stack by the caller. */
-static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char *flag)
+static void finish(struct ctx *c, struct exr *r, enum ct_outcome o, const char *flag)
 {
 	close_all(c, r, flag);
 	summarize(c, r, o);
@@ -486,7 +477,7 @@ static void finish(struct ctx *c, struct exr *r, enum exm_outcome o, const char 
 }
 
 /* Pop the top record with outcome O. */
-static void pop(struct ctx *c, enum exm_outcome o, const char *flag)
+static void pop(struct ctx *c, enum ct_outcome o, const char *flag)
 {
 	if (c->m->n)
 		finish(c, c->m->live[--c->m->n], o, flag);
@@ -497,7 +488,7 @@ static void reset(struct ctx *c, const char *why, const struct exm_input *in)
 {
 	report(c, "exception tracking reset: %s (at %s, %zu live)", why, exm_input_names[in->kind], c->m->n);
 	while (c->m->n)
-		pop(c, EXM_UNKNOWN, "abandoned");
+		pop(c, OUTCOME_UNKNOWN, "abandoned");
 	c->m->dying = false;
 }
 
@@ -574,14 +565,14 @@ static void decide_filter(struct exr *r, const struct exm_input *in)
 }
 
 /* B's story ends because R replaced it: rethrown when R is the same object. */
-static enum exm_outcome replaced(struct exr *b, struct exr *r)
+static enum ct_outcome replaced(struct exr *b, struct exr *r)
 {
 	b->superseded_by = r->id;
 	if (r->rethrow_of == b->id)
-		return EXM_RETHROWN;
+		return OUTCOME_RETHROWN;
 	if (r->inner && r->inner == b->object)
 		b->wrapped = true;
-	return EXM_SUPERSEDED;
+	return OUTCOME_SUPERSEDED;
 }
 
 /* exception.unhandled: R's search found nothing; the process dies next.
@@ -600,7 +591,7 @@ static void unhandled(struct ctx *c, struct exr *r)
 	}
 	r->reported_unhandled = true;
 	if (r->legacy || !r->frames_entered)
-		summarize(c, r, EXM_UNHANDLED);
+		summarize(c, r, OUTCOME_UNHANDLED);
 	/* whatever handler it escaped from is lost with it */
 	for (size_t k = m->n - 1; k > 0; k--) {
 		struct exr *below = m->live[k - 1];
@@ -703,12 +694,12 @@ static ssize_t find_handler(struct exm *m, enum st s, uint64_t frame)
 }
 
 /* Records above index I whose Leave never came: their stories end here. */
-static void drop_above(struct ctx *c, size_t i, enum exm_outcome o, const char *flag)
+static void drop_above(struct ctx *c, size_t i, enum ct_outcome o, const char *flag)
 {
 	while (c->m->n > i + 1) {
 		struct exr *r = top(c->m);
 
-		pop(c, r->state == S_CATCH && o == EXM_UNKNOWN ? EXM_CAUGHT : o, flag);
+		pop(c, r->state == S_CATCH && o == OUTCOME_UNKNOWN ? OUTCOME_CAUGHT : o, flag);
 	}
 }
 
@@ -730,22 +721,22 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
  * or something the tracer cannot relate to it. */
 static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const struct exm_input *in)
 {
-	enum exm_outcome o = EXM_UNKNOWN;
+	enum ct_outcome o = OUTCOME_UNKNOWN;
 
 	if (in->object && in->object == b->object) {
 		r->rethrow_of = b->muted ? 0 : b->id;
-		o = EXM_RETHROWN;
+		o = OUTCOME_RETHROWN;
 	} else if (in->inner && in->inner == b->object) {
 		b->superseded_by = r->id;
 		b->wrapped = true;
-		o = EXM_SUPERSEDED;
+		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == EXM_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
+	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
 	    strcmp(json_string_value(json_object_get(b->exc, "type")), in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
-		o = EXM_RETHROWN;
+		o = OUTCOME_RETHROWN;
 	}
-	if (o == EXM_RETHROWN) {
+	if (o == OUTCOME_RETHROWN) {
 		b->superseded_by = r->id;
 		r->origin = b->origin ? b->origin : b->id;
 	}
@@ -753,40 +744,19 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 	finish(c, b, o, NULL);
 }
 
-static void on_thrown(struct ctx *c, const struct exm_input *in)
+/* Nest the new story R in PARENT, the one in flight on this thread when it was thrown. */
+static void nest_in(struct exr *r, struct exr *parent)
 {
-	struct exm *m = c->m;
-	struct exr *parent, *r;
+	r->parent_id = parent->muted ? 0 : parent->id;
+	r->context = context_names[parent->state];
+	r->parent_handler_fn = parent->handler_fn;
+	if (!parent->muted && !r->muted && parent->nested)
+		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
+}
 
-	if (m->n >= MAX_LIVE)
-		reset(c, "too many nested exceptions", in);
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		report(c, "out of memory tracking an exception");
-		return;
-	}
-	r->id = atomic_fetch_add(&next_id, 1);
-	/* a story stopped at a native boundary: this throw decides its end,
-	 * and R is not nested in it */
-	while ((parent = top(m)) && parent->boundary && parent->state == S_UNWIND)
-		settle_boundary(c, parent, r, in);
-	r->object = in->object;
-	r->inner = in->inner;
-	r->native_depth = in->native_depth;
-	r->native_boundary = in->native_boundary;
-	r->stack_depth = in->stack_depth;
-	r->legacy = in->legacy;
-	r->t0 = now(c);
-	r->muted = in->muted;
-	r->state = S_SEARCH;
-	if (parent) {
-		r->parent_id = parent->muted ? 0 : parent->id;
-		r->context = context_names[parent->state];
-		r->parent_handler_fn = parent->handler_fn;
-		if (!parent->muted && !r->muted && parent->nested)
-			json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
-	}
-	/* the same object in flight here, or caught recently anywhere */
+/* Is R a rethrow: the same object in flight here, or caught recently anywhere? */
+static void find_rethrow(struct exm *m, struct exr *r, const struct exm_input *in)
+{
 	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
 		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
 			r->rethrow_of = m->live[k - 1]->id;
@@ -794,24 +764,28 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		}
 	if (!r->rethrow_of)
 		r->rethrow_of = recent_find(in, &r->origin);
-	m->live[m->n++] = r;
-	if (r->muted)
-		return;
-	atomic_fetch_add(&thrown_total, 1);
-	/* in flight: another thread may throw it again before any callback of
-	 * this one says it was caught (an await's continuation can run while
-	 * the CatcherEnter is still held back, see deferred.c) */
-	if (in->object)
-		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, hash_str(in->type));
-	r->exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
-	if (r->exc && !in->no_message)
-		json_object_set_new(r->exc, "message", in->message ? json_string(in->message) : json_null());
-	if (r->exc) {
+}
+
+/* The "exception" object of R's records: id, type, message and HRESULT. */
+static json_t *exception_json(const struct exr *r, const struct exm_input *in)
+{
+	json_t *exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
+
+	if (exc && !in->no_message)
+		json_object_set_new(exc, "message", in->message ? json_string(in->message) : json_null());
+	if (exc) {
 		char hr[11];
 
 		snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
-		json_object_set_new(r->exc, "hresult", in->has_hresult ? json_string(hr) : json_null());
+		json_object_set_new(exc, "hresult", in->has_hresult ? json_string(hr) : json_null());
 	}
+	return exc;
+}
+
+/* Open R's story: exception.throw, then the search begins. */
+static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	r->exc = exception_json(r, in);
 	r->searched = json_array();
 	r->filters = json_array();
 	r->finally = json_array();
@@ -845,6 +819,48 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		r->story_fields = json_incref(in->story_fields);
 	out_flag(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
 	r->search_open = true;
+}
+
+/* A throw: a new story, nested in the one in flight, perhaps a rethrow of an earlier one. */
+static void on_thrown(struct ctx *c, const struct exm_input *in)
+{
+	struct exm *m = c->m;
+	struct exr *parent, *r;
+
+	if (m->n >= MAX_LIVE)
+		reset(c, "too many nested exceptions", in);
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		report(c, "out of memory tracking an exception");
+		return;
+	}
+	r->id = atomic_fetch_add(&next_id, 1);
+	/* a story stopped at a native boundary: this throw decides its end,
+	 * and R is not nested in it */
+	while ((parent = top(m)) && parent->boundary && parent->state == S_UNWIND)
+		settle_boundary(c, parent, r, in);
+	r->object = in->object;
+	r->inner = in->inner;
+	r->native_depth = in->native_depth;
+	r->native_boundary = in->native_boundary;
+	r->stack_depth = in->stack_depth;
+	r->legacy = in->legacy;
+	r->t0 = now(c);
+	r->muted = in->muted;
+	r->state = S_SEARCH;
+	if (parent)
+		nest_in(r, parent);
+	find_rethrow(m, r, in);
+	m->live[m->n++] = r;
+	if (r->muted)
+		return;
+	atomic_fetch_add(&thrown_total, 1);
+	/* in flight: another thread may throw it again before any callback of
+	 * this one says it was caught (an await's continuation can run while
+	 * the CatcherEnter is still held back, see deferred.c) */
+	if (in->object)
+		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, hash_str(in->type));
+	start_story(c, r, in);
 }
 
 static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
@@ -923,7 +939,7 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 		if (r->last_finallys)
 			r->end_waits = true;
 		else
-			summarize(c, r, EXM_UNHANDLED);
+			summarize(c, r, OUTCOME_UNHANDLED);
 	}
 }
 
@@ -941,17 +957,27 @@ static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input
 		close_uframe(c, r, NULL, true);
 }
 
-static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+/* A finally or catch handler begins: the second pass starts (or goes on past the handler
+ * left), and stories below its frame are superseded.  False when it cannot be (WHY: inside
+ * a filter), after a reset. */
+static bool begin_handler(struct ctx *c, struct exr *r, const struct exm_input *in, const char *why)
 {
 	if (r->state == S_SEARCH)
 		start_unwind(c, r, in);
 	else if (r->state == S_FINALLY || r->state == S_CATCH)
 		close_handler(c, r, "abandoned");
 	else if (r->state == S_FILTER) {
-		reset(c, "a finally inside a filter", in);
-		return;
+		reset(c, why, in);
+		return false;
 	}
 	supersede_below(c, r, in->frame, in->fn);
+	return true;
+}
+
+static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	if (!begin_handler(c, r, in, "a finally inside a filter"))
+		return;
 	if (!r->muted)
 		append_str(r->finally, in->function);
 	enter_handler(c, r, S_FINALLY, in);
@@ -959,15 +985,8 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 
 static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (r->state == S_SEARCH)
-		start_unwind(c, r, in);
-	else if (r->state == S_FINALLY || r->state == S_CATCH)
-		close_handler(c, r, "abandoned");
-	else if (r->state == S_FILTER) {
-		reset(c, "a catch inside a filter", in);
+	if (!begin_handler(c, r, in, "a catch inside a filter"))
 		return;
-	}
-	supersede_below(c, r, in->frame, in->fn);
 	if (in->object)
 		r->object = in->object; /* a GC may have moved it */
 	/* caught: another thread may throw it again before this catch ends
@@ -989,7 +1008,7 @@ static void on_filter_leave(struct ctx *c, const struct exm_input *in)
 	if (i < 0)
 		return; /* stray */
 	threw = (size_t)i + 1 < c->m->n;
-	drop_above(c, (size_t)i, EXM_SWALLOWED, NULL);
+	drop_above(c, (size_t)i, OUTCOME_SWALLOWED, NULL);
 	r = c->m->live[i];
 	if (threw)
 		close_filter(c, r, "threw", NULL);
@@ -1004,13 +1023,13 @@ static void on_finally_leave(struct ctx *c, const struct exm_input *in)
 
 	if (i < 0)
 		return; /* stray */
-	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	drop_above(c, (size_t)i, OUTCOME_UNKNOWN, "abandoned");
 	r = c->m->live[i];
 	close_handler(c, r, NULL);
 	/* the last finally of an unhandled exception's last frame ran and
 	 * did not replace it: the process dies now */
 	if (r->end_waits && r->last_finallys && --r->last_finallys == 0)
-		summarize(c, r, EXM_UNHANDLED);
+		summarize(c, r, OUTCOME_UNHANDLED);
 }
 
 static void on_catch_leave(struct ctx *c, const struct exm_input *in)
@@ -1021,11 +1040,11 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 
 	if (i < 0)
 		return; /* stray */
-	drop_above(c, (size_t)i, EXM_UNKNOWN, "abandoned");
+	drop_above(c, (size_t)i, OUTCOME_UNKNOWN, "abandoned");
 	decide_filter(c->m->live[i], in);
 	close_handler(c, c->m->live[i], NULL);
 	id = c->m->live[i]->id;
-	pop(c, EXM_CAUGHT, NULL);
+	pop(c, OUTCOME_CAUGHT, NULL);
 	/* legacy EH: the clause table tells whether the catch or finally
 	 * below, in the same frame, holds this catch (it goes on) or not
 	 * (this exception left it) */
@@ -1035,7 +1054,7 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 			b->maybe_superseded_by = 0;
 		} else {
 			b->superseded_by = id;
-			pop(c, b->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
+			pop(c, b->maybe_rethrown ? OUTCOME_RETHROWN : OUTCOME_SUPERSEDED, "abandoned");
 		}
 	}
 }
@@ -1048,7 +1067,7 @@ static void end_all(struct ctx *c, const char *why)
 
 	while (m->n) {
 		struct exr *r = top(m);
-		enum exm_outcome o = r->state == S_CATCH ? EXM_CAUGHT : r->reported_unhandled ? EXM_UNHANDLED : EXM_UNKNOWN;
+		enum ct_outcome o = r->state == S_CATCH ? OUTCOME_CAUGHT : r->reported_unhandled ? OUTCOME_UNHANDLED : OUTCOME_UNKNOWN;
 
 		r->interrupted = why;
 		pop(c, o, r->state == S_CATCH ? NULL : "abandoned");
@@ -1144,9 +1163,9 @@ size_t exm_depth(const struct exm *m)
 	return m ? m->n : 0;
 }
 
-void exm_totals(uint64_t o[_EXM_OUTCOME_MAX])
+void exm_totals(uint64_t o[_OUTCOME_MAX])
 {
-	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+	for (int i = 0; i < _OUTCOME_MAX; i++)
 		o[i] = atomic_load(&totals[i]);
 }
 
@@ -1154,9 +1173,72 @@ uint64_t exm_open(void)
 {
 	uint64_t ended = 0, thrown = atomic_load(&thrown_total);
 
-	for (int i = 0; i < _EXM_OUTCOME_MAX; i++)
+	for (int i = 0; i < _OUTCOME_MAX; i++)
 		ended += atomic_load(&totals[i]);
 	return thrown > ended ? thrown - ended : 0;
+}
+
+/* Legacy EH: a catch or finally that an inner exception may have left ends with its own
+ * Leave; anything else first means it was left.  Returns the story on top after. */
+static struct exr *settle_abandoned(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
+
+	if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
+		r->maybe_superseded_by = 0;
+		return r;
+	}
+	r->superseded_by = r->maybe_superseded_by;
+	pop(c, r->maybe_rethrown ? OUTCOME_RETHROWN : OUTCOME_SUPERSEDED, "abandoned");
+	return top(c->m);
+}
+
+/* Hand the callback IN to the step of the live story R it belongs to. */
+static void dispatch(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	switch (in->kind) {
+	case EXM_SEARCH_ENTER:
+		on_search_enter(c, r, in);
+		break;
+	case EXM_SEARCH_LEAVE:
+		on_search_leave(c, r);
+		break;
+	case EXM_FILTER_ENTER:
+		if (r->state != S_SEARCH) {
+			reset(c, "a filter outside the first pass", in);
+			break;
+		}
+		enter_handler(c, r, S_FILTER, in);
+		break;
+	case EXM_FILTER_LEAVE:
+		on_filter_leave(c, in);
+		break;
+	case EXM_CATCHER_FOUND:
+		r->has_catcher = true;
+		r->catcher_fn = in->fn;
+		out_fn(c, r, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, in->function, NULL);
+		break;
+	case EXM_UNWIND_ENTER:
+		on_unwind_enter(c, r, in);
+		break;
+	case EXM_UNWIND_LEAVE:
+		on_unwind_leave(c, r, in);
+		break;
+	case EXM_FINALLY_ENTER:
+		on_finally_enter(c, r, in);
+		break;
+	case EXM_FINALLY_LEAVE:
+		on_finally_leave(c, in);
+		break;
+	case EXM_CATCH_ENTER:
+		on_catch_enter(c, r, in);
+		break;
+	case EXM_CATCH_LEAVE:
+		on_catch_leave(c, in);
+		break;
+	default:
+		break;
+	}
 }
 
 /* Feed one input (see machine.h). */
@@ -1168,19 +1250,8 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	if (!m || !in || !e)
 		return;
 	r = top(m);
-	/* legacy EH: a catch or finally that an inner exception may have left
-	 * ends with its own Leave; anything else first means it was left */
-	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY)) {
-		enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
-
-		if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
-			r->maybe_superseded_by = 0;
-		} else {
-			r->superseded_by = r->maybe_superseded_by;
-			pop(&c, r->maybe_rethrown ? EXM_RETHROWN : EXM_SUPERSEDED, "abandoned");
-			r = top(m);
-		}
-	}
+	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY))
+		r = settle_abandoned(&c, r, in);
 	if (r && settle_pending(&c, r, in))
 		return;
 	if (r && in->kind != EXM_FILTER_LEAVE)
@@ -1196,50 +1267,7 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	}
 	if (!r)
 		return; /* nothing live: a stray callback */
-
-	switch (in->kind) {
-	case EXM_SEARCH_ENTER:
-		on_search_enter(&c, r, in);
-		break;
-	case EXM_SEARCH_LEAVE:
-		on_search_leave(&c, r);
-		break;
-	case EXM_FILTER_ENTER:
-		if (r->state != S_SEARCH) {
-			reset(&c, "a filter outside the first pass", in);
-			break;
-		}
-		enter_handler(&c, r, S_FILTER, in);
-		break;
-	case EXM_FILTER_LEAVE:
-		on_filter_leave(&c, in);
-		break;
-	case EXM_CATCHER_FOUND:
-		r->has_catcher = true;
-		r->catcher_fn = in->fn;
-		out_fn(&c, r, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, in->function, NULL);
-		break;
-	case EXM_UNWIND_ENTER:
-		on_unwind_enter(&c, r, in);
-		break;
-	case EXM_UNWIND_LEAVE:
-		on_unwind_leave(&c, r, in);
-		break;
-	case EXM_FINALLY_ENTER:
-		on_finally_enter(&c, r, in);
-		break;
-	case EXM_FINALLY_LEAVE:
-		on_finally_leave(&c, in);
-		break;
-	case EXM_CATCH_ENTER:
-		on_catch_enter(&c, r, in);
-		break;
-	case EXM_CATCH_LEAVE:
-		on_catch_leave(&c, in);
-		break;
-	default:
-		break;
-	}
+	dispatch(&c, r, in);
 	if (m->dying)
 		m->dying = still_dying(m);
 }

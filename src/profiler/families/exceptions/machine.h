@@ -183,11 +183,7 @@ struct exm_input {
 };
 
 /* The machine's records are the vocabulary's exception.* events
- * (EV_EXCEPTION_*), in its phases (PH_*). */
-
-
-enum exm_outcome { EXM_CAUGHT, EXM_UNHANDLED, EXM_SWALLOWED, EXM_SUPERSEDED, EXM_RETHROWN, EXM_UNKNOWN, _EXM_OUTCOME_MAX };
-extern const char *const exm_outcome_names[_EXM_OUTCOME_MAX];
+ * (EV_EXCEPTION_*), in its phases (PH_*), with its outcomes (OUTCOME_*). */
 
 /* Where the machine's output goes.  Spans pair by (event, key). */
 struct exm_emitter {
@@ -239,6 +235,6 @@ bool exm_catch_within(const struct exm *m, uint64_t *outer_pc);
 size_t exm_depth(const struct exm *m);
 
 /* Process-wide outcome counts (muted exceptions excluded). */
-void exm_totals(uint64_t out[_EXM_OUTCOME_MAX]);
+void exm_totals(uint64_t out[_OUTCOME_MAX]);
 /* Exceptions thrown whose story has no summary yet (muted excluded). */
 uint64_t exm_open(void);
