@@ -20,6 +20,7 @@
 #include "profiler/core/jsonw.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
+#include "profiler/sinks/journal-fields.h"
 #include "profiler/sinks/sinks.h"
 #include "unit.h"
 
@@ -452,8 +453,40 @@ static void test_fields(void)
 	jw_free(&b);
 }
 
+/* A record with a deep stack stays one journal entry: its fields stop where
+ * sd_journal_sendv would need more than one sendmsg() takes (it refused
+ * the whole entry with EINVAL before), and the cut is said. */
+static void test_journal_deep(void)
+{
+	struct jf_entry e = { 0 };
+	struct jf_meta m = { .ident = "t", .event = EV_EXCEPTION_SUMMARY, .depth = 0, .tid = 1 };
+	struct strbuf line = { 0 };
+	const struct iovec *iov;
+	size_t n, iovs = 3;
+	bool cut = false, json = false;
+
+	strbuf_puts(&line, "{\"v\":1,\"seq\":1,\"event\":\"exception.summary\",\"phase\":\"instant\",\"depth\":0,"
+			   "\"note\":\"two\\nlines\",\"stack\":[");
+	for (int i = 0; i < 400; i++)
+		strbuf_printf(&line, "%s{\"function\":\"A.B.Rec\",\"token\":100663297,\"il_offset\":%d}", i ? "," : "", i);
+	strbuf_puts(&line, "]}");
+	CHECK(!line.oom && jf_build(&e, line.s, line.len, &m) == 0, "a record with a 400-frame stack builds");
+	iov = jf_iovec(&e, &n);
+	for (size_t i = 0; iov && i < n; i++) {
+		iovs += memchr(iov[i].iov_base, '\n', iov[i].iov_len) ? 5 : 2;
+		cut |= iov[i].iov_len == strlen("CLRTRACE_FIELDS_TRUNCATED=1") &&
+		       memcmp(iov[i].iov_base, "CLRTRACE_FIELDS_TRUNCATED=1", iov[i].iov_len) == 0;
+		json |= iov[i].iov_len > 14 && memcmp(iov[i].iov_base, "CLRTRACE_JSON=", 14) == 0;
+	}
+	CHECK(iovs <= JF_IOV_MAX, "the entry fits one sendmsg (%zu iovecs of %d)", iovs, JF_IOV_MAX);
+	CHECK(cut && json, "the cut is said (CLRTRACE_FIELDS_TRUNCATED) and CLRTRACE_JSON keeps the whole record");
+	jf_entry_done(&e);
+	strbuf_free(&line);
+}
+
 int main(void)
 {
+	test_journal_deep();
 	test_jsonw();
 	test_fields();
 	test_nesting();

@@ -164,13 +164,18 @@ static int flatten(struct jf_entry *e, json_t *v, struct strbuf *path)
 	case JSON_NULL:
 		return 0;
 	default:
-		if (e->n >= JF_FIELDS_MAX) {
+		text = scalar_text(v, buf, &len);
+		if (!text)
+			return 0;
+		/* the iovecs sd_journal_sendv will make of it */
+		i = memchr(text, '\n', len) ? 5 : 2;
+		if (e->iov_used + i > JF_IOV_RECORD) {
 			e->truncated = true;
 			return 0;
 		}
-		text = scalar_text(v, buf, &len);
+		e->iov_used += i;
 		jf_field_name(path->s ? path->s : "", name);
-		return text ? entry_add(e, name, text, len) : 0;
+		return entry_add(e, name, text, len);
 	}
 }
 
@@ -308,6 +313,7 @@ int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_m
 	e->len = 0;
 	e->n = 0;
 	e->truncated = false;
+	e->iov_used = 0;
 	rec = json_loadb(line, len, 0, NULL);
 	if (!json_is_object(rec))
 		goto out;

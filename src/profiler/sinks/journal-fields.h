@@ -17,7 +17,12 @@
  * a digit or '_'; an entry with more than 1024 fields is dropped whole. */
 #define JF_NAME_MAX 64
 #define JF_PREFIX "CLRTRACE_"
-#define JF_FIELDS_MAX 1000
+/* sd_journal_sendv() turns each field into 2 iovecs (5 when its value
+ * holds a newline), plus 3, and one sendmsg() takes at most 1024 (Linux
+ * UIO_MAXIOV; more is EINVAL and the entry is lost): the record's own
+ * fields get what the 7 fixed ones (5 each at most) leave. */
+#define JF_IOV_MAX 1024
+#define JF_IOV_RECORD (JF_IOV_MAX - 3 - 7 * 5)
 
 /* One entry under construction: "NAME=value" items in one growing buffer
  * (reused from entry to entry), turned into iovecs at the end. */
@@ -29,7 +34,8 @@ struct jf_entry {
 	size_t n, ncap;
 	struct iovec *iov;
 	size_t iovcap;
-	bool truncated; /* fields left out to stay under JF_FIELDS_MAX */
+	size_t iov_used; /* by the record's own fields (JF_IOV_RECORD) */
+	bool truncated; /* fields left out to stay under JF_IOV_RECORD */
 };
 
 /* What the record line does not say, or says for the sink's convenience. */
