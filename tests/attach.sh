@@ -96,6 +96,8 @@ for v in $runtimes; do
 		"$(jq -r .event "$f" | sed -n '1p;$p' | tr '\n' ' ')" "runtime.init runtime.shutdown "
 	expect "$n: runtime.init has the attach's options" "$(head -1 "$f" | jq -c '[.config.events, .config.output]')" \
 		"[[\"exceptions\"],[\"file:$f\"]]"
+	expect "$n: runtime.init says it was loaded by attach, with nothing left out" \
+		"$(head -1 "$f" | jq -c '[.loaded, .not_enabled]')" '["attach",[]]'
 	expect "$n: no record from before the attach" "$(jq -s --argjson t0 "$t0" 'map(select(.ts < $t0)) | length' "$f")" 0
 	caught=$(sed -n 's/^done //p' "$OUT/net$v.stdout")
 	summaries=$(jq -s 'map(select(.event == "exception.summary")) | length' "$f")
@@ -135,6 +137,8 @@ for v in $runtimes; do
 	stop "main$v" "$job"
 	expect "$n: the traced program ends normally" "$st" 0
 	check_trace "$OUT/main$v.jsonl"
+	expect "$n: runtime.init of the main profiler says startup" \
+		"$(head -1 "$OUT/main$v.jsonl" | jq -c '[.loaded, .not_enabled]')" '["startup",[]]'
 	expect "$n: the trace goes on after the refused attach: one summary per caught exception" \
 		"$(jq -r 'select(.event == "exception.summary") | .outcome' "$OUT/main$v.jsonl" | sort -u)" caught
 done

@@ -10,30 +10,27 @@
 #include "cli/cli.h"
 #include "cli/diag-ipc.h"
 #include "common/config.h"
+#include "common/loadmode.h"
 #include "common/strbuf.h"
 #include "common/vocabulary.h"
 #include "common/util.h"
 
 #define ATTACH_GC_WAIT_MS 10000 /* the runtime's wait for a concurrent GC */
 #define ATTACH_TIMEOUT_S 30     /* our wait for its answer */
-/* The event mask bits a profiler may set after attach (corprof.idl:
- * COR_PRF_ALLOWABLE_AFTER_ATTACH, COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH). */
-#define ALLOWABLE_AFTER_ATTACH_LOW 0x106502FEu
-#define ALLOWABLE_AFTER_ATTACH_HIGH 0x000000F6u
 
 /* Refuse the categories the runtime allows only at startup, in one line. */
 static int check_categories(const char *events)
 {
 	const char *why = NULL;
-	unsigned cats;
+	unsigned cats, refused;
 
 	if (!events) /* the default categories: all allowed after attach */
 		events = "";
 	if (config_parse_events(events, &cats, &why) < 0)
 		return 0; /* trace_opts_finish said it already */
+	refused = ct_load_refused(LOAD_ATTACH, cats);
 	for (int i = 0; i < _CAT_MAX; i++)
-		if ((cats & (1u << i)) && ((ct_categories[i].mask_low & ~ALLOWABLE_AFTER_ATTACH_LOW) ||
-					   (ct_categories[i].mask_high & ~ALLOWABLE_AFTER_ATTACH_HIGH))) {
+		if (refused & (1u << i)) {
 			cli_error("attach: --events: %s can be traced only from the start ('clrtrace run'), "
 				  "not after attach", ct_categories[i].name);
 			return -1;

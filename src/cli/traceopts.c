@@ -9,9 +9,9 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
+#include "common/loadmode.h"
 #include "common/util.h"
 
-#define CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"
 
 /* The options of config.def's rows, then --library. */
 const char trace_opts_help[] =
@@ -204,7 +204,7 @@ char **trace_opts_environment(const struct trace_opts *o)
 	int r = 0;
 
 	r |= env_add(&v, &n, "CORECLR_ENABLE_PROFILING", "1");
-	r |= env_add(&v, &n, "CORECLR_PROFILER", CLSID_STRING);
+	r |= env_add(&v, &n, "CORECLR_PROFILER", CT_CLSID_STRING);
 	r |= env_add(&v, &n, "CORECLR_PROFILER_PATH", o->library);
 	/* each variable an option set, in config.def's order */
 #define CLI_STR(member) o->member

@@ -2,8 +2,8 @@
 /*
  * Attach: `clrtrace attach` sends the CLRTRACE_* variables `run` would set
  * as the AttachProfiler client data (NAME=VALUE\0 one after the other).
- * InitializeForAttach reads the configuration from them instead of the
- * environment, then starts like Initialize.  Every category's mask is in
+ * InitializeForAttach starts like Initialize, with the configuration read
+ * from them instead of the environment.  Every category's mask is in
  * COR_PRF_ALLOWABLE_AFTER_ATTACH but transitions, which the CLI refuses
  * before sending; the runtime would refuse it in SetEventMask2 anyway.
  */
@@ -11,29 +11,24 @@
 #include <string.h>
 
 #include "profiler/core/tracer.h"
+#include "profiler/start.h"
 #include "common/util.h"
 
 #define CLIENT_DATA_MAX 65536 /* an IPC message is at most 64 KiB */
 
-/* the handlers callbacks.c reaches (weak there), and profiler.c's hook */
-HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk);
+/* the handlers callbacks.c reaches (weak there) */
 HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb);
-const char *ct_attach_getenv(const char *name);
 
-/* The client data of the attach under way (a copy: the runtime's is valid
- * only during the call), and whether the configuration comes from it. */
+/* The client data of the attach (a copy: the runtime's is valid only
+ * during the call). */
 static char *client_data;
 static size_t client_len;
-static bool attaching;
 
-/* A configuration variable: from the client data while attaching, else
- * from the environment (profiler.c's reader). */
-const char *ct_attach_getenv(const char *name)
+/* A configuration variable, from the client data. */
+static const char *client_getenv(const char *name)
 {
 	size_t l = strlen(name);
 
-	if (!attaching)
-		return secure_getenv(name);
 	for (size_t i = 0; i < client_len; i += strlen(client_data + i) + 1)
 		if (strncmp(client_data + i, name, l) == 0 && client_data[i + l] == '=')
 			return client_data + i + l + 1;
@@ -57,6 +52,7 @@ static bool client_data_valid(const char *p, size_t n)
 /* Loaded into a running process: configuration from the client data. */
 HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb)
 {
+	const struct ct_start start = { .how = LOAD_ATTACH, .getenv = client_getenv };
 	HRESULT hr;
 
 	if (client_data || atomic_load(&ct.active)) /* a second attach of this copy */
@@ -72,9 +68,7 @@ HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *
 		memcpy(client_data, data, cb);
 	client_data[cb] = 0;
 	client_len = cb;
-	attaching = true;
-	hr = on_Initialize(t, info_unk);
-	attaching = false;
+	hr = ct_start(t, info_unk, &start);
 	if (FAILED(hr)) {
 		free(client_data);
 		client_data = NULL;

@@ -17,6 +17,7 @@
 #include "profiler/families/handlers.h"
 #include "profiler/process.h"
 #include "profiler/runtime-init.h"
+#include "profiler/start.h"
 
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
@@ -28,15 +29,11 @@ static void config_warn(void *ud, const char *line)
 	ct_say_once(line, "%s", line);
 }
 
-/* attach.c: the attach client data's variables while attaching */
-__attribute__((weak)) const char *ct_attach_getenv(const char *name);
+enum ct_load ct_loaded;
+unsigned ct_not_enabled;
 
-/* The environment, as config_load reads it (never under AT_SECURE), or
- * the attach client data. */
-static const char *env_get(const char *name)
-{
-	return ct_attach_getenv ? ct_attach_getenv(name) : secure_getenv(name);
-}
+/* com.c: was the notification profiler's CLSID asked for? */
+extern bool ct_notification_clsid;
 
 /* exit() without Shutdown (Environment.Exit from some paths): end the
  * exiting thread's exception stories, flush. */
@@ -144,8 +141,29 @@ static int set_event_mask(void)
 	return 0;
 }
 
-/* Startup: read the configuration and start tracing, or step aside. */
-HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+/* Leave out the configured categories the runtime refuses to a profiler
+ * loaded as HOW, in one line (the CLI refuses them before). */
+static void drop_refused(enum ct_load how)
+{
+	unsigned refused = ct_load_refused(how, ct.cfg.categories);
+	char names[256] = "";
+
+	ct_not_enabled = refused;
+	if (!refused)
+		return;
+	for (int i = 0; i < _CAT_MAX; i++)
+		if (refused & (1u << i)) {
+			if (*names)
+				strncat(names, ",", sizeof(names) - strlen(names) - 1);
+			strncat(names, ct_categories[i].name, sizeof(names) - strlen(names) - 1);
+		}
+	ct_say_once("refused", "loaded as %s profiler, %s cannot be traced; tracing the rest",
+		    how == LOAD_ATTACH ? "an attach" : "a notification", names);
+	ct.cfg.categories &= ~refused;
+}
+
+/* Read the configuration and start tracing, or step aside. */
+HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_start *start)
 {
 	_cleanup_free_ char *cmd = NULL;
 	size_t cmd_len = 0;
@@ -165,9 +183,11 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		goto fail;
 	if (getauxval(AT_SECURE))
 		return refuse_privileged();
-	r = config_load(&ct.cfg, env_get, config_warn, NULL);
+	ct_loaded = start->how;
+	r = config_load(&ct.cfg, start->getenv, config_warn, NULL);
 	if (r < 0)
 		goto fail;
+	drop_refused(start->how);
 	ct.events = ct_event_mask(ct.cfg.categories);
 	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
 		config_done(&ct.cfg);
@@ -198,6 +218,23 @@ fail:
 	return E_FAIL;
 }
 
+/* The environment, as config_load reads it (never under AT_SECURE). */
+static const char *env_get(const char *name)
+{
+	return secure_getenv(name);
+}
+
+/* Startup, as the main profiler or a notification one. */
+HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+{
+	const struct ct_start start = {
+		.how = ct_notification_clsid ? LOAD_NOTIFICATION : LOAD_STARTUP,
+		.getenv = env_get,
+	};
+
+	return ct_start(t, info_unk, &start);
+}
+
 /* The runtime is going away: totals, flush, close. */
 HRESULT on_Shutdown(struct ct_thread *t)
 {
@@ -219,10 +256,11 @@ HRESULT on_Shutdown(struct ct_thread *t)
 	return S_OK;
 }
 
-/* clrtrace is a main profiler, not a notification-only one. */
+/* clrtrace is a main profiler, or a notification-only one when the
+ * runtime asked for that CLSID (run --beside-profiler, attach's fallback). */
 HRESULT on_LoadAsNotificationOnly(struct ct_thread *t, BOOL *notification_only)
 {
 	if (notification_only)
-		*notification_only = 0;
+		*notification_only = ct_notification_clsid;
 	return S_OK;
 }

@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uchar.h>
 
@@ -111,6 +112,7 @@ extern const GUID IID_IClassFactory;
 extern const GUID IID_ICorProfilerCallback[12]; /* [1]..[11]; [0] unused */
 extern const GUID IID_ICorProfilerInfo[16];     /* [1]..[15]; [0] unused */
 extern const GUID IID_IMetaDataImport;
-extern const GUID CLSID_clrtrace;
+extern const GUID CLSID_clrtrace, CLSID_clrtrace_notification;
+extern bool ct_notification_clsid; /* the runtime asked for the second */
 
 int guid_equal(const GUID *a, const GUID *b);
