@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct cli_command {
 	const char *name;
@@ -22,6 +23,13 @@ int cmd_check(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+/* A pid: decimal, > 0; 0 or -EINVAL. */
+int cli_parse_pid(const char *s, pid_t *pid);
+/* Detach the clrtrace `attach` loaded into PID (its diagnostics socket
+ * SOCK), waiting up to TIMEOUT_MS for the runtime to unload it; says what
+ * happened; 0 or 1 (the exit status). */
+int cli_detach(pid_t pid, const char *sock, int timeout_ms);
 
 /* "clrtrace: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -60,7 +60,7 @@ static int client_data(char **env, struct strbuf *b)
 }
 
 /* Parse a pid: decimal, > 0. */
-static int parse_pid(const char *s, pid_t *pid)
+int cli_parse_pid(const char *s, pid_t *pid)
 {
 	char *end;
 	long v;
@@ -158,7 +158,7 @@ int cmd_attach(int argc, char **argv)
 		cli_error("attach: which process? (clrtrace attach [OPTIONS] PID; 'clrtrace ps' lists them)");
 		return EXIT_USAGE;
 	}
-	if (parse_pid(pid_arg, &pid) < 0) {
+	if (cli_parse_pid(pid_arg, &pid) < 0) {
 		cli_error("attach: '%s' is not a process id", pid_arg);
 		return EXIT_USAGE;
 	}

@@ -15,6 +15,9 @@ enum ct_load {
  * one, and the one that asks to be loaded as a notification profiler. */
 #define CT_CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"
 #define CT_CLSID_NOTIFICATION_STRING "{94D19DC5-3374-47C3-9729-75E330DECA24}"
+/* Not a class: an AttachProfiler naming it asks the copy of clrtrace that
+ * `clrtrace attach` loaded from that library to detach. */
+#define CT_CLSID_DETACH_STRING "{94D19DC5-3374-47C3-9729-75E330DECA25}"
 
 /* "startup", "attach", "notification" (runtime.init's loaded). */
 const char *ct_load_to_string(enum ct_load how);

@@ -235,24 +235,31 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 	return ct_start(t, info_unk, &start);
 }
 
-/* The runtime is going away: totals, flush, close. */
-HRESULT on_Shutdown(struct ct_thread *t)
+/* The end of the trace: totals in the last record, EV (runtime.shutdown
+ * or runtime.detach), flush, close. */
+void ct_stop(struct ct_thread *t, enum ct_event ev)
 {
 	struct ct_totals tot;
 	json_t *exc;
 
 	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
-		return S_OK;
+		return;
 	/* Environment.Exit inside a catch or finally: those stories end now */
 	if (ct_exceptions_exit)
 		ct_exceptions_exit(t);
 	exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
 	ct_trace_totals(&tot);
-	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
+	ct_emit(t, ev, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped, "exceptions", exc ? exc : json_object()));
 	atomic_store(&ct.active, false);
 	ct_trace_close();
+}
+
+/* The runtime is going away. */
+HRESULT on_Shutdown(struct ct_thread *t)
+{
+	ct_stop(t, EV_RUNTIME_SHUTDOWN);
 	return S_OK;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/config.h"
+#include "common/vocabulary.h"
 #include "common/loadmode.h"
 #include "profiler/abi/corprof.h"
 
@@ -22,3 +23,7 @@ extern unsigned ct_not_enabled;
 /* Read the configuration, open the outputs, set the event mask, emit
  * runtime.init: Initialize and InitializeForAttach. */
 HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_start *start);
+
+/* The end of the trace: EV (runtime.shutdown or runtime.detach) with the
+ * totals, flush, close; tracing stops. */
+void ct_stop(struct ct_thread *t, enum ct_event ev);

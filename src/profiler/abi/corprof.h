@@ -73,6 +73,8 @@ typedef struct com_object {
 #define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
 #define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
 #define CORPROF_E_PROFILER_ALREADY_ACTIVE ((HRESULT)0x8013136A)
+#define CORPROF_E_PROFILER_DETACHING ((HRESULT)0x80131367)
+#define CORPROF_E_PROFILER_NOT_YET_INITIALIZED ((HRESULT)0x80131373)
 #define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007A)
 #define FAILED(hr) ((HRESULT)(hr) < 0)
 #define SUCCEEDED(hr) ((HRESULT)(hr) >= 0)
@@ -114,5 +116,8 @@ extern const GUID IID_ICorProfilerInfo[16];     /* [1]..[15]; [0] unused */
 extern const GUID IID_IMetaDataImport;
 extern const GUID CLSID_clrtrace, CLSID_clrtrace_notification;
 extern bool ct_notification_clsid; /* the runtime asked for the second */
+/* DllGetClassObject for the detach CLSID calls FN and answers what it
+ * returns (a failure: no class is ever made for it). */
+void ct_com_set_detach_handler(HRESULT (*fn)(void));
 
 int guid_equal(const GUID *a, const GUID *b);
