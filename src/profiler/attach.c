@@ -26,6 +26,7 @@
 #include "common/utf16.h"
 #include "common/util.h"
 #include "profiler/abi/info.h"
+#include "profiler/families/exceptions/machine.h"
 #include "profiler/families/handlers.h"
 #include "profiler/start.h"
 
@@ -200,12 +201,30 @@ static HRESULT detach_requested(void)
 	return hr;
 }
 
+/* Forget T's exception stories and spans, cut by the detach: no callback
+ * runs any more (the runtime waited for them), and a later attach starts
+ * afresh.  The pins of live exceptions cannot be released now (every Info
+ * call fails while detaching); at most CT_PINS_MAX a thread stay pinned. */
+static void forget_thread(struct ct_thread *t, void *ud)
+{
+	if (pthread_mutex_trylock(&t->lock) != 0)
+		return;
+	exm_free(t->exm);
+	t->exm = NULL;
+	t->n_spans = 0;
+	atomic_store(&t->n_deferred, 0);
+	atomic_store(&t->deferred_lost, 0);
+	t->n_pins = 0;
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* The runtime is about to unload us: forget this attach, so that the next
  * one starts anew (the library stays mapped: -z nodelete). */
 HRESULT on_ProfilerDetachSucceeded(struct ct_thread *t)
 {
 	pthread_mutex_lock(&detach_lock);
 	ct_com_set_detach_handler(NULL);
+	ct_threads_each(forget_thread, NULL);
 	config_done(&ct.cfg);
 	free(ct.program);
 	ct.program = NULL;
