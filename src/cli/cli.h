@@ -44,6 +44,7 @@ struct trace_opts {
 	char *ratelimit;
 	bool no_messages;
 	bool journal;
+	bool beside;   /* --beside-profiler: a notification profiler */
 	char *library; /* absolute path of libclrtrace.so (malloc'd) */
 };
 

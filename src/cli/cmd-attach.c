@@ -38,17 +38,6 @@ static int check_categories(const char *events)
 	return 0;
 }
 
-/* The value of NAME in a NAME=VALUE vector, or NULL. */
-static const char *env_value(char **env, const char *name)
-{
-	size_t l = strlen(name);
-
-	for (size_t i = 0; env[i]; i++)
-		if (strncmp(env[i], name, l) == 0 && env[i][l] == '=')
-			return env[i] + l + 1;
-	return NULL;
-}
-
 /* The client data: the CLRTRACE_* variables `run` would set, as
  * NAME=VALUE\0 one after the other. */
 static int client_data(char **env, struct strbuf *b)
@@ -118,6 +107,7 @@ int cmd_attach(int argc, char **argv)
 	unsigned long timeout_s = ATTACH_TIMEOUT_S;
 	uint8_t clsid[16];
 	int32_t hr = 0;
+	bool beside = false, mapped;
 	pid_t pid;
 	int r, status = 1;
 
@@ -169,10 +159,9 @@ int cmd_attach(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	/* the same CLSID and library `run` names, from the one place that says them */
-	clsid_s = env_value(env, "CORECLR_PROFILER");
-	library = env_value(env, "CORECLR_PROFILER_PATH");
-	if (!clsid_s || !library || diag_parse_guid(clsid_s, clsid) < 0) {
+	clsid_s = o.beside ? CT_CLSID_NOTIFICATION_STRING : CT_CLSID_STRING;
+	library = o.library;
+	if (!library || diag_parse_guid(clsid_s, clsid) < 0) {
 		cli_error("attach: internal error: no profiler CLSID or library");
 		goto out;
 	}
@@ -194,18 +183,33 @@ int cmd_attach(int argc, char **argv)
 		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
 		goto out;
 	}
+	/* before the attach: a refused one leaves the library mapped */
+	mapped = diag_library_loaded(pid, "libclrtrace.so") == 1;
 	r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS, (int)timeout_s * 1000,
 				 &hr);
 	if (r < 0) {
 		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
 		goto out;
 	}
+	/* another main profiler (an APM agent): beside it, as a notification
+	 * profiler (clrtrace itself refuses a second copy either way) */
+	if (r == 1 && (uint32_t)hr == 0x8013136A && !o.beside && !mapped &&
+	    diag_parse_guid(CT_CLSID_NOTIFICATION_STRING, clsid) == 0) {
+		beside = true;
+		r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS,
+					 (int)timeout_s * 1000, &hr);
+		if (r < 0) {
+			cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
+			goto out;
+		}
+	}
 	if (r == 1) {
 		say_refusal(pid, hr);
 		goto out;
 	}
-	printf("clrtrace: attached to pid %d (%s, .NET %s)\n", (int)pid,
-	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?");
+	printf("clrtrace: attached to pid %d (%s, .NET %s)%s\n", (int)pid,
+	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?",
+	       beside || o.beside ? " as a notification profiler, beside its main profiler" : "");
 	status = 0;
 out:
 	diag_process_info_done(&info);

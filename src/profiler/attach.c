@@ -76,7 +76,13 @@ static bool client_data_valid(const char *p, size_t n)
 /* Loaded into a running process: configuration from the client data. */
 HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *data, uint32_t cb)
 {
-	const struct ct_start start = { .how = LOAD_ATTACH, .getenv = client_getenv };
+	/* attached beside a main profiler (attach --beside-profiler, or its
+	 * fallback): a notification profiler, with both restrictions */
+	const struct ct_start start = {
+		.how = ct_notification_clsid ? LOAD_NOTIFICATION : LOAD_ATTACH,
+		.attached = true,
+		.getenv = client_getenv,
+	};
 	HRESULT hr;
 
 	if (client_data || atomic_load(&ct.active)) /* a second attach of this copy */
@@ -163,7 +169,7 @@ static json_t *loaded_json(void)
 /* The runtime made us active: say what was loaded before. */
 HRESULT on_ProfilerAttachComplete(struct ct_thread *t)
 {
-	if (ct_loaded == LOAD_ATTACH && ct_wants(EV_RUNTIME_ATTACH))
+	if (ct_wants(EV_RUNTIME_ATTACH))
 		ct_emit(t, EV_RUNTIME_ATTACH, PH_INSTANT, 0, loaded_json());
 	return S_OK;
 }

@@ -143,9 +143,10 @@ static int set_event_mask(void)
 
 /* Leave out the configured categories the runtime refuses to a profiler
  * loaded as HOW, in one line (the CLI refuses them before). */
-static void drop_refused(enum ct_load how)
+static void drop_refused(enum ct_load how, bool attached)
 {
-	unsigned refused = ct_load_refused(how, ct.cfg.categories);
+	unsigned refused = ct_load_refused(how, ct.cfg.categories) |
+			   (attached ? ct_load_refused(LOAD_ATTACH, ct.cfg.categories) : 0);
 	char names[256] = "";
 
 	ct_not_enabled = refused;
@@ -157,8 +158,8 @@ static void drop_refused(enum ct_load how)
 				strncat(names, ",", sizeof(names) - strlen(names) - 1);
 			strncat(names, ct_categories[i].name, sizeof(names) - strlen(names) - 1);
 		}
-	ct_say_once("refused", "loaded as %s profiler, %s cannot be traced; tracing the rest",
-		    how == LOAD_ATTACH ? "an attach" : "a notification", names);
+	ct_say_once("refused", "loaded %s, %s cannot be traced; tracing the rest",
+		    how == LOAD_NOTIFICATION ? "as a notification profiler" : "by attach", names);
 	ct.cfg.categories &= ~refused;
 }
 
@@ -187,7 +188,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	r = config_load(&ct.cfg, start->getenv, config_warn, NULL);
 	if (r < 0)
 		goto fail;
-	drop_refused(start->how);
+	drop_refused(start->how, start->attached);
 	ct.events = ct_event_mask(ct.cfg.categories);
 	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
 		config_done(&ct.cfg);

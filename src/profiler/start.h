@@ -12,6 +12,7 @@ struct ct_thread;
 /* Where the configuration comes from, and how the runtime loaded us. */
 struct ct_start {
 	enum ct_load how;
+	bool attached;       /* into a running process (InitializeForAttach) */
 	ct_getenv_fn getenv; /* the CLRTRACE_* variables */
 };
 
