@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/diag-ipc.h"
@@ -96,6 +98,14 @@ static void say_refusal(pid_t pid, int32_t hr)
 		cli_error("attach: pid %d: the runtime refused with HRESULT 0x%08X", (int)pid, (unsigned)hr);
 }
 
+static volatile sig_atomic_t stop;
+
+/* SIGINT, SIGTERM during --duration: detach now. */
+static void on_stop(int sig)
+{
+	stop = 1;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
@@ -104,7 +114,7 @@ int cmd_attach(int argc, char **argv)
 	struct diag_process_info info = { 0 };
 	struct strbuf data = { 0 };
 	const char *pid_arg = NULL, *clsid_s, *library;
-	unsigned long timeout_s = ATTACH_TIMEOUT_S;
+	unsigned long timeout_s = ATTACH_TIMEOUT_S, duration_s = 0;
 	uint8_t clsid[16];
 	int32_t hr = 0;
 	bool beside = false, mapped;
@@ -116,7 +126,8 @@ int cmd_attach(int argc, char **argv)
 			printf("Usage: clrtrace attach [OPTIONS] PID\n\n"
 			       "Load the tracer into the running .NET process PID (through its diagnostics\n"
 			       "socket), with the same tracing options as 'clrtrace run'.\n\nOptions:\n%s"
-			       "      --timeout SECONDS   wait this long for the runtime's answer (default %d)\n",
+			       "      --timeout SECONDS   wait this long for the runtime's answer (default %d)\n"
+			       "      --duration SECONDS  trace this long, then detach (as 'clrtrace detach PID')\n",
 			       trace_opts_help, ATTACH_TIMEOUT_S);
 			return 0;
 		}
@@ -128,6 +139,18 @@ int cmd_attach(int argc, char **argv)
 			timeout_s = v ? strtoul(v, &end, 10) : 0;
 			if (!v || errno || end == v || *end || timeout_s == 0 || timeout_s > 3600) {
 				cli_error("attach: --timeout needs a number of seconds from 1 to 3600");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (strcmp(argv[i], "--duration") == 0 || startswith(argv[i], "--duration=")) {
+			const char *v = argv[i][10] == '=' ? argv[i] + 11 : i + 1 < argc ? argv[++i] : NULL;
+			char *end;
+
+			errno = 0;
+			duration_s = v ? strtoul(v, &end, 10) : 0;
+			if (!v || errno || end == v || *end || duration_s == 0 || duration_s > 31 * 86400) {
+				cli_error("attach: --duration needs a number of seconds from 1 to 2678400");
 				return EXIT_USAGE;
 			}
 			continue;
@@ -211,6 +234,17 @@ int cmd_attach(int argc, char **argv)
 	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?",
 	       beside || o.beside ? " as a notification profiler, beside its main profiler" : "");
 	status = 0;
+	if (duration_s) {
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		fflush(stdout);
+		/* a signal ends the wait early: the detach still happens */
+		for (struct timespec ts = { (time_t)duration_s, 0 }; nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop;)
+			;
+		status = cli_detach(pid, sock, (int)timeout_s * 1000);
+	}
 out:
 	diag_process_info_done(&info);
 	strbuf_free(&data);
