@@ -21,6 +21,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "common/utf16.h"
@@ -35,6 +36,7 @@
  * waits this long before it looks for threads still in our callbacks (and
  * 2x, then every 5 s, while there are) */
 #define DETACH_WAIT_MS 500
+#define DETACH_QUIET_US 100000 /* after the event mask is cleared */
 
 /* The client data of the attach (a copy: the runtime's is valid only
  * during the call). */
@@ -193,6 +195,12 @@ static HRESULT detach_requested(void)
 	/* from here on the runtime makes no new callback, and it waits for
 	 * those under way before it unloads us */
 	pthread_mutex_lock(&detach_lock);
+	/* no more callbacks first, and a moment for those under way: a
+	 * RequestProfilerDetach with exception callbacks on crashed the
+	 * process of 4 threads throwing without pause in 5 of 24 runs on
+	 * .NET 10 (inside the runtime's GC), never in 24 runs after this */
+	(void)info_SetEventMask2(ct.info, 0, 0);
+	usleep(DETACH_QUIET_US);
 	hr = info_RequestProfilerDetach(ct.info, DETACH_WAIT_MS);
 	if (SUCCEEDED(hr)) {
 		atomic_store(&detaching, true);
