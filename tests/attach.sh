@@ -125,6 +125,8 @@ for v in $runtimes; do
 	expect "$n: the trace after a re-attach: runtime.init, runtime.attach ... runtime.detach" \
 		"$(jq -r .event "$OUT/re$v.jsonl" | sed -n '1p;2p;$p' | tr '\n' ' ')" "runtime.init runtime.attach runtime.detach "
 	expect "$n: the trace after a re-attach starts at seq 1" "$(head -1 "$OUT/re$v.jsonl" | jq .seq)" 1
+	expect "$n: the totals after a re-attach count that trace's exceptions only" \
+		"$(tail -1 "$OUT/re$v.jsonl" | jq .totals.exceptions.caught)" "$(grep -c '"outcome":"caught"' "$OUT/re$v.jsonl")"
 	expect "$n: runtime.init has the attach's options" "$(head -1 "$f" | jq -c '[.config.events, .config.output]')" \
 		"[[\"exceptions\"],[\"file:$f\"]]"
 	expect "$n: runtime.init says it was loaded by attach, with nothing left out" \

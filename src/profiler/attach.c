@@ -27,6 +27,7 @@
 #include "common/utf16.h"
 #include "common/util.h"
 #include "profiler/abi/info.h"
+#include "profiler/families/exceptions/exceptions.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/handlers.h"
 #include "profiler/start.h"
@@ -239,6 +240,7 @@ HRESULT on_ProfilerDetachSucceeded(struct ct_thread *t)
 	pthread_mutex_lock(&detach_lock);
 	ct_com_set_detach_handler(NULL);
 	ct_threads_each(forget_thread, NULL);
+	ct_exceptions_reset();
 	config_done(&ct.cfg);
 	free(ct.program);
 	ct.program = NULL;
