@@ -203,7 +203,9 @@ static HRESULT detach_requested(void)
 	(void)info_SetEventMask2(ct.info, 0, 0);
 	usleep(DETACH_QUIET_US);
 	hr = info_RequestProfilerDetach(ct.info, DETACH_WAIT_MS);
-	if (SUCCEEDED(hr)) {
+	if (FAILED(hr)) /* tracing goes on */
+		(void)ct_set_event_mask();
+	else {
 		atomic_store(&detaching, true);
 		t->in_callback++;
 		pthread_mutex_lock(&t->lock);

@@ -120,7 +120,7 @@ static HRESULT refuse_privileged(void)
 
 /* Ask the runtime for the callbacks of the enabled categories; 0, or -EIO
  * (said) when it refuses. */
-static int set_event_mask(void)
+int ct_set_event_mask(void)
 {
 	uint32_t low = 0, high = 0;
 
@@ -202,7 +202,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 		goto fail;
 	}
 	runtime = ct_runtime_json();
-	if (set_event_mask() < 0) {
+	if (ct_set_event_mask() < 0) {
 		ct_trace_close();
 		json_decref(runtime);
 		goto fail;

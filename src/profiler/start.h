@@ -28,3 +28,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 /* The end of the trace: EV (runtime.shutdown or runtime.detach) with the
  * totals, flush, close; tracing stops. */
 void ct_stop(struct ct_thread *t, enum ct_event ev);
+
+/* Ask the runtime for the callbacks of the enabled categories; 0, or -EIO
+ * (said) when it refuses. */
+int ct_set_event_mask(void);
