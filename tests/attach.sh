@@ -392,6 +392,17 @@ for mode in hugestring:malformed overflow:malformed short:malformed badmagic:mal
 	kill "$srv"; wait "$srv" 2>/dev/null
 done
 
+# env --beside-profiler: the notification variables, after those already
+# there, and no CORECLR_PROFILER
+CORECLR_NOTIFICATION_PROFILERS="/opt/apm.so={11111111-2222-3333-4444-555555555555}" \
+	"$CLRTRACE" env --beside-profiler -e exceptions >"$OUT/envb.out" 2>&1
+expect "env --beside-profiler: exit status" "$?" 0
+expect "env --beside-profiler: the notification list, ours after the one there" \
+	"$(sed -n "s/^export CORECLR_NOTIFICATION_PROFILERS=//p" "$OUT/envb.out")" \
+	"'/opt/apm.so={11111111-2222-3333-4444-555555555555};$(readlink -f "$top_builddir/libclrtrace.so")={94D19DC5-3374-47C3-9729-75E330DECA24};'"
+expect "env --beside-profiler: notification profilers enabled, CORECLR_PROFILER left alone" \
+	"$(grep -c '^export CORECLR_ENABLE_NOTIFICATION_PROFILERS=.1.$' "$OUT/envb.out") $(grep -c '^export CORECLR_PROFILER' "$OUT/envb.out")" "1 0"
+
 # usage errors; a category the runtime allows only at startup
 "$CLRTRACE" attach -e +transitions 1 2>"$OUT/usage3.err"
 expect "attach -e +transitions: exit status" "$?" 2

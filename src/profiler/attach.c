@@ -13,16 +13,17 @@
  * Detach: `clrtrace detach` sends a second AttachProfiler naming this
  * library with CLSID_clrtrace_detach.  The runtime loads the library (the
  * copy already mapped) and asks it for that class before it looks for a main
- * profiler; our DllGetClassObject stops the trace, writes runtime.detach and
- * calls RequestProfilerDetach, and its answer is the reply to the attach.
+ * profiler; our DllGetClassObject clears the event mask, calls
+ * RequestProfilerDetach, writes runtime.detach and closes the outputs, and
+ * its answer is the reply to the attach.
  * No thread of ours watches for it.  The library is linked -z nodelete:
  * after the runtime's dlclose it stays mapped, and a later attach starts
  * the same copy anew.
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/utf16.h"
 #include "common/util.h"
