@@ -32,9 +32,6 @@ static void config_warn(void *ud, const char *line)
 enum ct_load ct_loaded;
 unsigned ct_not_enabled;
 
-/* com.c: was the notification profiler's CLSID asked for? */
-extern bool ct_notification_clsid;
-
 /* exit() without Shutdown (Environment.Exit from some paths): end the
  * exiting thread's exception stories, flush. */
 static void on_exit_flush(void)
@@ -171,6 +168,12 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	json_t *runtime;
 	int r;
 
+	/* the same file as main and notification profiler: one copy, one trace */
+	if (atomic_load(&ct.active)) {
+		ct_say_once("twice", "clrtrace is loaded twice from the same library; the second load is refused "
+			    "(a second instance must be a copy of the library under another path)");
+		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
+	}
 	json_object_seed(0);
 	if (!query_info(info_unk)) {
 		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
