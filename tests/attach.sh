@@ -5,7 +5,12 @@
 # options as client data, and the trace holds the exceptions after the
 # attach, valid; a second attach, and one to a process that already has
 # clrtrace as main profiler, are refused (CORPROF_E_PROFILER_ALREADY_ACTIVE)
-# in one line; the program runs on unchanged.  Also: a missing pid, a dead
+# in one line; the program runs on unchanged.  runtime.attach lists what was
+# loaded before; detach (also while 4 threads throw) ends the trace with
+# runtime.detach and the program runs on; a second attach after it starts a
+# new trace.  Beside another main profiler (a renamed copy of clrtrace),
+# attach falls back to notification mode and both see the exceptions; run
+# --beside-profiler; attach --duration.  Also: a missing pid, a dead
 # socket, a process without one, a process in another mount namespace.
 . "$(dirname "$0")/lib.sh"
 
@@ -87,15 +92,45 @@ for v in $runtimes; do
 	expect "$n: a second attach: exit status" "$?" 1
 	one_line "$n: a second attach" "$OUT/att$v-2.err" \
 		"^clrtrace: attach: pid $p: the runtime refused: 0x8013136A CORPROF_E_PROFILER_ALREADY_ACTIVE: .*\\(clrtrace itself"
+	# detach, then attach again: a new trace, from its own runtime.init
+	"$CLRTRACE" detach "$p" >"$OUT/det$v.out" 2>"$OUT/det$v.err"
+	expect "$n: detach: exit status" "$?" 0
+	expect "$n: detach says what it did, nothing on stderr" "$(cat "$OUT/det$v.out" "$OUT/det$v.err")" "clrtrace: detached from pid $p"
+	n1=$(wc -l <"$OUT/att$v.jsonl")
+	"$CLRTRACE" attach -o "file:$OUT/re$v.jsonl" -e exceptions "$p" >/dev/null 2>"$OUT/re$v.err"
+	expect "$n: attach after detach: exit status" "$?" 0
+	expect "$n: attach after detach: nothing on stderr" "$(cat "$OUT/re$v.err")" ""
+	for i in $(seq 100); do
+		[ "$(grep -c '"exception.summary"' "$OUT/re$v.jsonl" 2>/dev/null)" -ge 3 ] && break
+		sleep 0.1
+	done
+	expect "$n: the detached trace gets no record after the detach" "$(wc -l <"$OUT/att$v.jsonl")" "$n1"
+	"$CLRTRACE" detach "$p" >/dev/null 2>"$OUT/det$v-2.err"
+	expect "$n: a second detach: exit status" "$?" 0
+	"$CLRTRACE" detach "$p" 2>"$OUT/det$v-3.err"
+	expect "$n: detach with nothing attached: exit status" "$?" 1
+	one_line "$n: detach with nothing attached" "$OUT/det$v-3.err" "^clrtrace: detach: pid $p: clrtrace there was not loaded by 'clrtrace attach'"
 	stop "net$v" "$job"
 	expect "$n: the program ends normally after the attach" "$st" 0
 	expect "$n: the program said nothing on stderr" "$(cat "$OUT/net$v.stderr")" ""
 	f="$OUT/att$v.jsonl"
 	check_trace "$f"
-	expect "$n: the trace begins with runtime.init, ends with runtime.shutdown" \
-		"$(jq -r .event "$f" | sed -n '1p;$p' | tr '\n' ' ')" "runtime.init runtime.shutdown "
+	expect "$n: the trace begins with runtime.init, runtime.attach, ends with runtime.detach" \
+		"$(jq -r .event "$f" | sed -n '1p;2p;$p' | tr '\n' ' ')" "runtime.init runtime.attach runtime.detach "
+	expect "$n: runtime.attach lists System.Private.CoreLib and its module, loaded before" \
+		"$(jq -r 'select(.event == "runtime.attach") | [(.assemblies[] | select(.name == "System.Private.CoreLib") | .id), (.modules[] | select(.path | endswith("/System.Private.CoreLib.dll")) | .assembly)] | unique | length' "$f")" 1
+	expect "$n: runtime.attach lists the program's own assembly" \
+		"$(jq -r 'select(.event == "runtime.attach") | .assemblies[].name' "$f" | grep -cx Attach)" 1
+	check_trace "$OUT/re$v.jsonl"
+	expect "$n: the trace after a re-attach: runtime.init, runtime.attach ... runtime.detach" \
+		"$(jq -r .event "$OUT/re$v.jsonl" | sed -n '1p;2p;$p' | tr '\n' ' ')" "runtime.init runtime.attach runtime.detach "
+	expect "$n: the trace after a re-attach starts at seq 1" "$(head -1 "$OUT/re$v.jsonl" | jq .seq)" 1
+	expect "$n: the totals after a re-attach count that trace's exceptions only" \
+		"$(tail -1 "$OUT/re$v.jsonl" | jq .totals.exceptions.caught)" "$(grep -c '"outcome":"caught"' "$OUT/re$v.jsonl")"
 	expect "$n: runtime.init has the attach's options" "$(head -1 "$f" | jq -c '[.config.events, .config.output]')" \
 		"[[\"exceptions\"],[\"file:$f\"]]"
+	expect "$n: runtime.init says it was loaded by attach, with nothing left out" \
+		"$(head -1 "$f" | jq -c '[.loaded, .not_enabled]')" '["attach",[]]'
 	expect "$n: no record from before the attach" "$(jq -s --argjson t0 "$t0" 'map(select(.ts < $t0)) | length' "$f")" 0
 	caught=$(sed -n 's/^done //p' "$OUT/net$v.stdout")
 	summaries=$(jq -s 'map(select(.event == "exception.summary")) | length' "$f")
@@ -116,12 +151,67 @@ for v in $runtimes; do
 		[ "$(grep -c '"exception.summary"' "$OUT/busy$v.jsonl" 2>/dev/null)" -ge 1000 ] && break
 		sleep 0.1
 	done
+	"$CLRTRACE" detach "$p" >/dev/null 2>"$OUT/busydet$v.err"
+	expect "$n: detach from 4 busy threads: exit status" "$?" 0
+	expect "$n: detach from 4 busy threads: nothing on stderr" "$(cat "$OUT/busydet$v.err")" ""
+	sleep 0.5
 	stop "busy$v" "$job"
 	expect "$n: 4 busy threads: the program ends normally" "$st" 0
+	expect "$n: 4 busy threads: the program's output is as untraced" \
+		"$(sed 's/[0-9][0-9]*/N/g' "$OUT/busy$v.stdout" | tr '\n' ' ')" "ready N done N "
+	expect "$n: 4 busy threads: the trace ends with runtime.detach" "$(tail -1 "$OUT/busy$v.jsonl" | jq -r .event)" runtime.detach
 	expect "$n: 4 busy threads: the program said nothing on stderr" "$(cat "$OUT/busy$v.stderr")" ""
 	check_trace "$OUT/busy$v.jsonl"
-	expect "$n: 4 busy threads: every traced exception caught, none unhandled" \
-		"$(jq -r 'select(.event | test("exception.summary|exception.unhandled")) | .outcome // .event' "$OUT/busy$v.jsonl" | sort -u)" caught
+	expect "$n: 4 busy threads: every traced exception caught or cut by the detach, none unhandled" \
+		"$(jq -r 'select(.event | test("exception.summary|exception.unhandled")) | .outcome // .event' "$OUT/busy$v.jsonl" | grep -v '^unknown$' | sort -u)" caught
+
+	# beside another main profiler (a copy of clrtrace under another name
+	# stands for an APM agent, with only exceptions on): attach falls back to
+	# notification mode, and both see the exceptions
+	mkdir -p "$OUT/apm"
+	cp "$top_builddir/libclrtrace.so" "$OUT/apm/libapm.so"
+	start "apm$v" CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="{94D19DC5-3374-47C3-9729-75E330DECA23}" \
+		CORECLR_PROFILER_PATH="$OUT/apm/libapm.so" CLRTRACE_EVENTS=exceptions CLRTRACE_OUTPUT="file:$OUT/apm$v.jsonl" $prog
+	p=$pid
+	"$CLRTRACE" attach -o "file:$OUT/beside$v.jsonl" -e exceptions "$p" >"$OUT/beside$v.out" 2>"$OUT/beside$v.err"
+	expect "$n: attach beside a main profiler: exit status" "$?" 0
+	expect "$n: attach beside a main profiler: it says so" "$(cat "$OUT/beside$v.out" "$OUT/beside$v.err")" \
+		"clrtrace: attached to pid $p (Attach, .NET $want) as a notification profiler, beside its main profiler"
+	for i in $(seq 100); do
+		[ "$(grep -c '"exception.summary"' "$OUT/beside$v.jsonl" 2>/dev/null)" -ge 3 ] && break
+		sleep 0.1
+	done
+	"$CLRTRACE" detach "$p" >/dev/null 2>"$OUT/beside-det$v.err"
+	expect "$n: detach of the notification profiler: exit status" "$?" 0
+	stop "apm$v" "$job"
+	expect "$n: beside a main profiler: the program ends normally" "$st" 0
+	check_trace "$OUT/beside$v.jsonl"
+	expect "$n: beside a main profiler: runtime.init says notification" \
+		"$(head -1 "$OUT/beside$v.jsonl" | jq -c '[.loaded, .not_enabled]')" '["notification",[]]'
+	[ "$(grep -c '"exception.summary"' "$OUT/beside$v.jsonl")" -ge 3 ] && [ "$(grep -c '"exception.summary"' "$OUT/apm$v.jsonl")" -ge 3 ] &&
+		ok "$n: both profilers saw the exceptions" || fail "$n: the notification and the main profiler's summaries: $(grep -c '"exception.summary"' "$OUT/beside$v.jsonl") $(grep -c '"exception.summary"' "$OUT/apm$v.jsonl")"
+	expect "$n: the main profiler's trace ends with its runtime.shutdown" "$(tail -1 "$OUT/apm$v.jsonl" | jq -r .event)" runtime.shutdown
+
+	# run --beside-profiler: a notification profiler from the start
+	rm -f "$OUT/rb$v.gate"
+	"$CLRTRACE" run --beside-profiler -o "file:$OUT/rb$v.jsonl" -e exceptions -- $prog "$OUT/rb$v.gate" 1 >"$OUT/rb$v.out" 2>"$OUT/rb$v.err"
+	expect "$n: run --beside-profiler: exit status" "$?" 0
+	check_trace "$OUT/rb$v.jsonl"
+	expect "$n: run --beside-profiler: runtime.init says notification" "$(head -1 "$OUT/rb$v.jsonl" | jq -r .loaded)" notification
+	expect "$n: run --beside-profiler: one summary per caught exception" \
+		"$(grep -c '"exception.summary"' "$OUT/rb$v.jsonl")" "$(sed -n 's/^done //p' "$OUT/rb$v.out")"
+
+	# attach --duration: the CLI detaches by itself
+	start "dur$v" $prog
+	p=$pid
+	"$CLRTRACE" attach --duration 1 -o "file:$OUT/dur$v.jsonl" -e exceptions "$p" >"$OUT/dur$v.out" 2>"$OUT/dur$v.err"
+	expect "$n: attach --duration 1: exit status" "$?" 0
+	expect "$n: attach --duration 1: it says both" "$(sed 's/ (.*//' "$OUT/dur$v.out" | tr '\n' ' ')" \
+		"clrtrace: attached to pid $p clrtrace: detached from pid $p "
+	stop "dur$v" "$job"
+	expect "$n: attach --duration: the program ends normally" "$st" 0
+	check_trace "$OUT/dur$v.jsonl"
+	expect "$n: attach --duration: the trace ends with runtime.detach" "$(tail -1 "$OUT/dur$v.jsonl" | jq -r .event)" runtime.detach
 
 	# a process that already has clrtrace as its main profiler
 	start "main$v" "$CLRTRACE" run -o "file:$OUT/main$v.jsonl" -e exceptions -- $prog
@@ -132,9 +222,14 @@ for v in $runtimes; do
 	expect "$n: attach to a traced process: exit status" "$?" 1
 	one_line "$n: attach to a traced process" "$OUT/main$v.err" \
 		"^clrtrace: attach: pid $p: the runtime refused: 0x8013136A CORPROF_E_PROFILER_ALREADY_ACTIVE: .*\\(clrtrace itself"
+	"$CLRTRACE" detach "$p" 2>"$OUT/main-det$v.err"
+	expect "$n: detach from a process traced by run: exit status" "$?" 1
+	one_line "$n: detach from a process traced by run" "$OUT/main-det$v.err" "^clrtrace: detach: pid $p: clrtrace there was not loaded by 'clrtrace attach'"
 	stop "main$v" "$job"
 	expect "$n: the traced program ends normally" "$st" 0
 	check_trace "$OUT/main$v.jsonl"
+	expect "$n: runtime.init of the main profiler says startup" \
+		"$(head -1 "$OUT/main$v.jsonl" | jq -c '[.loaded, .not_enabled]')" '["startup",[]]'
 	expect "$n: the trace goes on after the refused attach: one summary per caught exception" \
 		"$(jq -r 'select(.event == "exception.summary") | .outcome' "$OUT/main$v.jsonl" | sort -u)" caught
 done
@@ -296,6 +391,17 @@ for mode in hugestring:malformed overflow:malformed short:malformed badmagic:mal
 	one_line "fake runtime, ${mode%%:*}: attach" "$OUT/fake-attach.err" "^clrtrace: attach: pid $p: .*${mode#*:}"
 	kill "$srv"; wait "$srv" 2>/dev/null
 done
+
+# env --beside-profiler: the notification variables, after those already
+# there, and no CORECLR_PROFILER
+CORECLR_NOTIFICATION_PROFILERS="/opt/apm.so={11111111-2222-3333-4444-555555555555}" \
+	"$CLRTRACE" env --beside-profiler -e exceptions >"$OUT/envb.out" 2>&1
+expect "env --beside-profiler: exit status" "$?" 0
+expect "env --beside-profiler: the notification list, ours after the one there" \
+	"$(sed -n "s/^export CORECLR_NOTIFICATION_PROFILERS=//p" "$OUT/envb.out")" \
+	"'/opt/apm.so={11111111-2222-3333-4444-555555555555};$(readlink -f "$top_builddir/libclrtrace.so")={94D19DC5-3374-47C3-9729-75E330DECA24};'"
+expect "env --beside-profiler: notification profilers enabled, CORECLR_PROFILER left alone" \
+	"$(grep -c '^export CORECLR_ENABLE_NOTIFICATION_PROFILERS=.1.$' "$OUT/envb.out") $(grep -c '^export CORECLR_PROFILER' "$OUT/envb.out")" "1 0"
 
 # usage errors; a category the runtime allows only at startup
 "$CLRTRACE" attach -e +transitions 1 2>"$OUT/usage3.err"

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct cli_command {
 	const char *name;
@@ -22,6 +23,13 @@ int cmd_check(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+/* A pid: decimal, > 0; 0 or -EINVAL. */
+int cli_parse_pid(const char *s, pid_t *pid);
+/* Detach the clrtrace `attach` loaded into PID (its diagnostics socket
+ * SOCK), waiting up to TIMEOUT_MS for the runtime to unload it; says what
+ * happened; 0 or 1 (the exit status). */
+int cli_detach(pid_t pid, const char *sock, int timeout_ms);
 
 /* clrtrace --list=WHAT: events, categories or outcomes, one a line. */
 int cli_list_words(const char *what);
@@ -39,6 +47,7 @@ struct trace_opts {
 	char *ratelimit;
 	bool no_messages;
 	bool journal;
+	bool beside;   /* --beside-profiler: a notification profiler */
 	char *library; /* absolute path of libclrtrace.so (malloc'd) */
 };
 

@@ -17,6 +17,7 @@ static const struct cli_command commands[] = {
 	{ "recover", "FILE...", "merge the records a dead process left in FILE.pending", cmd_recover },
 	{ "ps", "[-l]", "list the running .NET processes clrtrace can attach to", cmd_ps },
 	{ "attach", "[OPTIONS] PID", "load the tracer into a running .NET process", cmd_attach },
+	{ "detach", "PID", "stop tracing a process clrtrace attach loaded into", cmd_detach },
 };
 
 /* "clrtrace: " + message + newline on stderr. */

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/diag-ipc.h"
 #include "common/config.h"
+#include "common/loadmode.h"
 #include "common/strbuf.h"
 #include "common/vocabulary.h"
 #include "common/util.h"
@@ -21,30 +24,20 @@
 static int check_categories(const char *events)
 {
 	const char *why = NULL;
-	unsigned cats;
+	unsigned cats, refused;
 
 	if (!events) /* the default categories: all allowed after attach */
 		events = "";
 	if (config_parse_events(events, &cats, &why) < 0)
 		return 0; /* trace_opts_finish said it already */
+	refused = ct_load_refused(LOAD_ATTACH, cats);
 	for (int i = 0; i < _CAT_MAX; i++)
-		if ((cats & (1u << i)) && !ct_categories[i].after_attach) {
+		if (refused & (1u << i)) {
 			cli_error("attach: --events: %s can be traced only from the start ('clrtrace run'), "
 				  "not after attach", ct_categories[i].name);
 			return -1;
 		}
 	return 0;
-}
-
-/* The value of NAME in a NAME=VALUE vector, or NULL. */
-static const char *env_value(char **env, const char *name)
-{
-	size_t l = strlen(name);
-
-	for (size_t i = 0; env[i]; i++)
-		if (strncmp(env[i], name, l) == 0 && env[i][l] == '=')
-			return env[i] + l + 1;
-	return NULL;
 }
 
 /* The client data: the CLRTRACE_* variables `run` would set, as
@@ -58,7 +51,7 @@ static int client_data(char **env, struct strbuf *b)
 }
 
 /* Parse a pid: decimal, > 0. */
-static int parse_pid(const char *s, pid_t *pid)
+int cli_parse_pid(const char *s, pid_t *pid)
 {
 	char *end;
 	long v;
@@ -105,6 +98,14 @@ static void say_refusal(pid_t pid, int32_t hr)
 		cli_error("attach: pid %d: the runtime refused with HRESULT 0x%08X", (int)pid, (unsigned)hr);
 }
 
+static volatile sig_atomic_t stop;
+
+/* SIGINT, SIGTERM during --duration: detach now. */
+static void on_stop(int sig)
+{
+	stop = 1;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
@@ -113,9 +114,10 @@ int cmd_attach(int argc, char **argv)
 	struct diag_process_info info = { 0 };
 	struct strbuf data = { 0 };
 	const char *pid_arg = NULL, *clsid_s, *library;
-	unsigned long timeout_s = ATTACH_TIMEOUT_S;
+	unsigned long timeout_s = ATTACH_TIMEOUT_S, duration_s = 0;
 	uint8_t clsid[16];
 	int32_t hr = 0;
+	bool beside = false, mapped;
 	pid_t pid;
 	int r, status = 1;
 
@@ -124,7 +126,8 @@ int cmd_attach(int argc, char **argv)
 			printf("Usage: clrtrace attach [OPTIONS] PID\n\n"
 			       "Load the tracer into the running .NET process PID (through its diagnostics\n"
 			       "socket), with the same tracing options as 'clrtrace run'.\n\nOptions:\n%s"
-			       "      --timeout SECONDS   wait this long for the runtime's answer (default %d)\n",
+			       "      --timeout SECONDS   wait this long for the runtime's answer (default %d)\n"
+			       "      --duration SECONDS  trace this long, then detach (as 'clrtrace detach PID')\n",
 			       trace_opts_help, ATTACH_TIMEOUT_S);
 			return 0;
 		}
@@ -136,6 +139,18 @@ int cmd_attach(int argc, char **argv)
 			timeout_s = v ? strtoul(v, &end, 10) : 0;
 			if (!v || errno || end == v || *end || timeout_s == 0 || timeout_s > 3600) {
 				cli_error("attach: --timeout needs a number of seconds from 1 to 3600");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (strcmp(argv[i], "--duration") == 0 || startswith(argv[i], "--duration=")) {
+			const char *v = argv[i][10] == '=' ? argv[i] + 11 : i + 1 < argc ? argv[++i] : NULL;
+			char *end;
+
+			errno = 0;
+			duration_s = v ? strtoul(v, &end, 10) : 0;
+			if (!v || errno || end == v || *end || duration_s == 0 || duration_s > 31 * 86400) {
+				cli_error("attach: --duration needs a number of seconds from 1 to 2678400");
 				return EXIT_USAGE;
 			}
 			continue;
@@ -156,7 +171,7 @@ int cmd_attach(int argc, char **argv)
 		cli_error("attach: which process? (clrtrace attach [OPTIONS] PID; 'clrtrace ps' lists them)");
 		return EXIT_USAGE;
 	}
-	if (parse_pid(pid_arg, &pid) < 0) {
+	if (cli_parse_pid(pid_arg, &pid) < 0) {
 		cli_error("attach: '%s' is not a process id", pid_arg);
 		return EXIT_USAGE;
 	}
@@ -167,10 +182,9 @@ int cmd_attach(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	/* the same CLSID and library `run` names, from the one place that says them */
-	clsid_s = env_value(env, "CORECLR_PROFILER");
-	library = env_value(env, "CORECLR_PROFILER_PATH");
-	if (!clsid_s || !library || diag_parse_guid(clsid_s, clsid) < 0) {
+	clsid_s = o.beside ? CT_CLSID_NOTIFICATION_STRING : CT_CLSID_STRING;
+	library = o.library;
+	if (!library || diag_parse_guid(clsid_s, clsid) < 0) {
 		cli_error("attach: internal error: no profiler CLSID or library");
 		goto out;
 	}
@@ -192,19 +206,45 @@ int cmd_attach(int argc, char **argv)
 		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
 		goto out;
 	}
+	/* before the attach: a refused one leaves the library mapped */
+	mapped = diag_library_loaded(pid, "libclrtrace.so") == 1;
 	r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS, (int)timeout_s * 1000,
 				 &hr);
 	if (r < 0) {
 		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
 		goto out;
 	}
+	/* another main profiler (an APM agent): beside it, as a notification
+	 * profiler (clrtrace itself refuses a second copy either way) */
+	if (r == 1 && (uint32_t)hr == 0x8013136A && !o.beside && !mapped &&
+	    diag_parse_guid(CT_CLSID_NOTIFICATION_STRING, clsid) == 0) {
+		beside = true;
+		r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS,
+					 (int)timeout_s * 1000, &hr);
+		if (r < 0) {
+			cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
+			goto out;
+		}
+	}
 	if (r == 1) {
 		say_refusal(pid, hr);
 		goto out;
 	}
-	printf("clrtrace: attached to pid %d (%s, .NET %s)\n", (int)pid,
-	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?");
+	printf("clrtrace: attached to pid %d (%s, .NET %s)%s\n", (int)pid,
+	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?",
+	       beside || o.beside ? " as a notification profiler, beside its main profiler" : "");
 	status = 0;
+	if (duration_s) {
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		fflush(stdout);
+		/* a signal ends the wait early: the detach still happens */
+		for (struct timespec ts = { (time_t)duration_s, 0 }; nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop;)
+			;
+		status = cli_detach(pid, sock, (int)timeout_s * 1000);
+	}
 out:
 	diag_process_info_done(&info);
 	strbuf_free(&data);

@@ -40,6 +40,13 @@ static void d_runtime_shutdown(struct strbuf *b, const struct rec *r)
 		  jint2(r->j, "totals", "dropped"));
 }
 
+static void d_runtime_attach(struct strbuf *b, const struct rec *r)
+{
+	strbuf_printf(b, "%zu assemblies, %zu modules loaded before",
+		      json_array_size(json_object_get(r->j, "assemblies")),
+		      json_array_size(json_object_get(r->j, "modules")));
+}
+
 static void d_appdomain(struct strbuf *b, const struct rec *r) { named(b, json_object_get(r->j, "appdomain")); }
 static void d_assembly(struct strbuf *b, const struct rec *r) { named(b, json_object_get(r->j, "assembly")); }
 static void d_class(struct strbuf *b, const struct rec *r) { named(b, json_object_get(r->j, "class")); }

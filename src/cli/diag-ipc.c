@@ -202,21 +202,34 @@ static void fclosep(FILE **f)
 /* Is a library named NAME mapped in process PID?  1, 0 or -errno. */
 int diag_library_loaded(pid_t pid, const char *name)
 {
+	return diag_library_path(pid, name, NULL);
+}
+
+/* The path (inside the process) of the first mapping of a library NAME in
+ * process PID: 1 and *PATH (malloc'd; PATH may be NULL), 0, or -errno. */
+int diag_library_path(pid_t pid, const char *name, char **path)
+{
 	_cleanup_(fclosep) FILE *f = NULL;
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0, len = strlen(name);
-	char path[64];
+	char maps[64];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
 	if (!f)
 		return -errno;
 	while ((n = getline(&line, &cap, f)) > 0) {
+		const char *p;
+
 		if (line[n - 1] == '\n')
 			line[--n] = 0;
-		if ((size_t)n > len && line[n - len - 1] == '/' && strcmp(line + n - len, name) == 0)
-			return 1;
+		if ((size_t)n <= len || line[n - len - 1] != '/' || strcmp(line + n - len, name) != 0)
+			continue;
+		p = strchr(line, '/');
+		if (path && !(*path = strdup(p)))
+			return -ENOMEM;
+		return 1;
 	}
 	return ferror(f) ? -EIO : 0;
 }

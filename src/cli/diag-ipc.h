@@ -45,6 +45,9 @@ int diag_socket_path(pid_t pid, char **path);
 /* Is a library named NAME (e.g. "libclrtrace.so") mapped in process PID?
  * 1, 0, or -errno when its maps cannot be read. */
 int diag_library_loaded(pid_t pid, const char *name);
+/* The same, with the path of its first mapping as the process sees it
+ * (malloc'd in *PATH when 1; PATH may be NULL). */
+int diag_library_path(pid_t pid, const char *name, char **path);
 
 /* Send one command on a new connection to PATH and read the reply, all
  * within TIMEOUT_MS.  0: the runtime answered OK and *REPLY (malloc'd,

@@ -12,15 +12,18 @@
 #include "cli/library.h"
 #include "common/config.h"
 #include "common/escape.h"
+#include "common/loadmode.h"
+#include "common/vocabulary.h"
 #include "common/util.h"
 
-#define CLSID_STRING "{94D19DC5-3374-47C3-9729-75E330DECA23}"
 
 /* The options of config.def's rows, then --library. */
 const char trace_opts_help[] =
 #define CT_VAR(NAME, field, parse, default, fallback, cli, help, doc) help
 #include "common/config.def"
-	"      --library PATH      the profiler library to load\n";
+	"      --library PATH      the profiler library to load\n"
+	"      --beside-profiler   load as a notification profiler, beside the program's\n"
+	"                          own profiler (an APM agent), leaving CORECLR_PROFILER alone\n";
 
 /* Append ITEM to a comma list. */
 static int list_append(char **list, const char *item)
@@ -73,6 +76,10 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 
 	if (strcmp(a, "--no-messages") == 0) {
 		o->no_messages = true;
+		return 1;
+	}
+	if (strcmp(a, "--beside-profiler") == 0) {
+		o->beside = true;
 		return 1;
 	}
 	if (strcmp(a, "-j") == 0 || strcmp(a, "--journal") == 0) {
@@ -133,6 +140,16 @@ int trace_opts_finish(struct trace_opts *o)
 	config_done(&c);
 	if (!r && o->events && config_parse_events(o->events, &cats, &why) < 0) {
 		cli_error("--events '%s': %s", q = quote(o->events), why);
+		r = -1;
+	}
+	if (!r && o->beside && config_parse_events(o->events ? o->events : "", &cats, &why) == 0 &&
+	    (cats = ct_load_refused(LOAD_NOTIFICATION, cats))) {
+		for (int i = 0; i < _CAT_MAX; i++)
+			if (cats & (1u << i)) {
+				cli_error("--events: %s cannot be traced beside another profiler (--beside-profiler): "
+					  "the runtime does not allow it to a notification profiler", ct_categories[i].name);
+				break;
+			}
 		r = -1;
 	}
 	if (!r && o->exceptions && config_parse_globs(o->exceptions, true, &g, &why) < 0) {
@@ -202,9 +219,24 @@ char **trace_opts_environment(const struct trace_opts *o)
 	size_t n = 0;
 	int r = 0;
 
-	r |= env_add(&v, &n, "CORECLR_ENABLE_PROFILING", "1");
-	r |= env_add(&v, &n, "CORECLR_PROFILER", CLSID_STRING);
-	r |= env_add(&v, &n, "CORECLR_PROFILER_PATH", o->library);
+	if (o->beside) {
+		/* after the notification profilers already there; each entry
+		 * ends with ';' (some runtimes drop a last one without it) */
+		const char *had = getenv("CORECLR_NOTIFICATION_PROFILERS");
+		_cleanup_free_ char *list = NULL;
+
+		if (asprintf(&list, "%s%s%s=%s;", had ? had : "", had && *had && had[strlen(had) - 1] != ';' ? ";" : "",
+			     o->library, CT_CLSID_NOTIFICATION_STRING) < 0)
+			r = -ENOMEM;
+		else {
+			r |= env_add(&v, &n, "CORECLR_ENABLE_NOTIFICATION_PROFILERS", "1");
+			r |= env_add(&v, &n, "CORECLR_NOTIFICATION_PROFILERS", list);
+		}
+	} else {
+		r |= env_add(&v, &n, "CORECLR_ENABLE_PROFILING", "1");
+		r |= env_add(&v, &n, "CORECLR_PROFILER", CT_CLSID_STRING);
+		r |= env_add(&v, &n, "CORECLR_PROFILER_PATH", o->library);
+	}
 	/* each variable an option set, in config.def's order */
 #define CLI_STR(member) o->member
 #define CLI_FLAG(member, value) (o->member ? (value) : NULL)

@@ -14,8 +14,9 @@ const struct ct_event_info ct_events[_EV_MAX] = {
 };
 
 const struct ct_category_info ct_categories[_CAT_MAX] = {
-#define CAT(id, nm, opt, def, attach, ...) \
-	[CAT_##id] = { .name = nm, .optional = opt, .default_on = def, .after_attach = attach },
+#define CAT(id, nm, opt, def, attach, notif, ...) \
+	[CAT_##id] = { .name = nm, .optional = opt, .default_on = def, .after_attach = attach, \
+		       .as_notification = notif },
 #include "common/categories.def"
 #undef CAT
 };

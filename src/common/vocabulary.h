@@ -56,6 +56,7 @@ struct ct_category_info {
 	bool optional;      /* false: always on (runtime, trace) */
 	bool default_on;
 	bool after_attach;  /* the runtime allows its callbacks after attach */
+	bool as_notification; /* ... and to a notification profiler */
 };
 
 extern const struct ct_event_info ct_events[_EV_MAX];

@@ -39,12 +39,13 @@ static inline bool stash_only(int slot)
 	return slot == SLOT_ExceptionSearchFilterEnter || slot == SLOT_ExceptionCatcherEnter;
 }
 
-/* Initialize, Shutdown, InitializeForAttach and LoadAsNotificationOnly run
- * even when tracing is off; the rest only while active. */
+/* Initialize, Shutdown, InitializeForAttach, LoadAsNotificationOnly and
+ * ProfilerDetachSucceeded run even when tracing is off; the rest only while
+ * active. */
 static inline bool always_called(int slot)
 {
 	return slot == SLOT_Initialize || slot == SLOT_Shutdown || slot == SLOT_InitializeForAttach ||
-	       slot == SLOT_LoadAsNotificationOnly;
+	       slot == SLOT_LoadAsNotificationOnly || slot == SLOT_ProfilerDetachSucceeded;
 }
 
 #define CB(slot, name, params, args) \

@@ -3,22 +3,25 @@
 #include "profiler/abi/corprof.h"
 #include "profiler/event-mask.h"
 
-/* "Allowed after attach" in categories.def must agree with the bits. */
-#define CAT(id, nm, opt, def, attach, low, high)                                                       \
+/* The "allowed" columns of categories.def must agree with the bits. */
+#define CAT(id, nm, opt, def, attach, notif, low, high)                                                \
 	_Static_assert(((((low) & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) == 0 &&                              \
 			 ((high) & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH) == 0) == (attach)),            \
-		       "categories.def: the after-attach column of " nm " disagrees with its mask");
+		       "categories.def: the after-attach column of " nm " disagrees with its mask"); \
+	_Static_assert(((((low) & ~COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER) == 0 &&                     \
+			 ((high) & ~COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER) == 0) == (notif)),    \
+		       "categories.def: the notification column of " nm " disagrees with its mask");
 #include "common/categories.def"
 #undef CAT
 
 static const uint32_t mask_low[_CAT_MAX] = {
-#define CAT(id, nm, opt, def, attach, low, high) [CAT_##id] = (low),
+#define CAT(id, nm, opt, def, attach, notif, low, high) [CAT_##id] = (low),
 #include "common/categories.def"
 #undef CAT
 };
 
 static const uint32_t mask_high[_CAT_MAX] = {
-#define CAT(id, nm, opt, def, attach, low, high) [CAT_##id] = (high),
+#define CAT(id, nm, opt, def, attach, notif, low, high) [CAT_##id] = (high),
 #include "common/categories.def"
 #undef CAT
 };

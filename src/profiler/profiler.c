@@ -18,6 +18,7 @@
 #include "profiler/families/handlers.h"
 #include "profiler/process.h"
 #include "profiler/runtime-init.h"
+#include "profiler/start.h"
 
 /* Hooks other families may provide (weak: absent is fine). */
 __attribute__((weak)) json_t *ct_exceptions_totals(void);
@@ -29,15 +30,8 @@ static void config_warn(void *ud, const char *line)
 	ct_say_once(line, "%s", line);
 }
 
-/* attach.c: the attach client data's variables while attaching */
-__attribute__((weak)) const char *ct_attach_getenv(const char *name);
-
-/* The environment, as config_load reads it (never under AT_SECURE), or
- * the attach client data. */
-static const char *env_get(const char *name)
-{
-	return ct_attach_getenv ? ct_attach_getenv(name) : secure_getenv(name);
-}
+enum ct_load ct_loaded;
+unsigned ct_not_enabled;
 
 /* exit() without Shutdown (Environment.Exit from some paths): end the
  * exiting thread's exception stories, flush. */
@@ -124,7 +118,7 @@ static HRESULT refuse_privileged(void)
 
 /* Ask the runtime for the callbacks of the enabled categories; 0, or -EIO
  * (said) when it refuses. */
-static int set_event_mask(void)
+int ct_set_event_mask(void)
 {
 	uint32_t low, high;
 
@@ -141,14 +135,42 @@ static int set_event_mask(void)
 	return 0;
 }
 
-/* Startup: read the configuration and start tracing, or step aside. */
-HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+/* Leave out the configured categories the runtime refuses to a profiler
+ * loaded as HOW, in one line (the CLI refuses them before). */
+static void drop_refused(enum ct_load how, bool attached)
+{
+	unsigned refused = ct_load_refused(how, ct.cfg.categories) |
+			   (attached ? ct_load_refused(LOAD_ATTACH, ct.cfg.categories) : 0);
+	char names[256] = "";
+
+	ct_not_enabled = refused;
+	if (!refused)
+		return;
+	for (int i = 0; i < _CAT_MAX; i++)
+		if (refused & (1u << i)) {
+			if (*names)
+				strncat(names, ",", sizeof(names) - strlen(names) - 1);
+			strncat(names, ct_categories[i].name, sizeof(names) - strlen(names) - 1);
+		}
+	ct_say_once("refused", "loaded %s, %s cannot be traced; tracing the rest",
+		    how == LOAD_NOTIFICATION ? "as a notification profiler" : "by attach", names);
+	ct.cfg.categories &= ~refused;
+}
+
+/* Read the configuration and start tracing, or step aside. */
+HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_start *start)
 {
 	_cleanup_free_ char *cmd = NULL;
 	size_t cmd_len = 0;
 	json_t *runtime;
 	int r;
 
+	/* the same file as main and notification profiler: one copy, one trace */
+	if (atomic_load(&ct.active)) {
+		ct_say_once("twice", "clrtrace is loaded twice from the same library; the second load is refused "
+			    "(a second instance must be a copy of the library under another path)");
+		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
+	}
 	json_object_seed(0);
 	if (!query_info(info_unk)) {
 		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
@@ -162,9 +184,11 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		goto fail;
 	if (getauxval(AT_SECURE))
 		return refuse_privileged();
-	r = config_load(&ct.cfg, env_get, config_warn, NULL);
+	ct_loaded = start->how;
+	r = config_load(&ct.cfg, start->getenv, config_warn, NULL);
 	if (r < 0)
 		goto fail;
+	drop_refused(start->how, start->attached);
 	ct.events = ct_event_mask(ct.cfg.categories);
 	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
 		config_done(&ct.cfg);
@@ -178,7 +202,7 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 		goto fail;
 	}
 	runtime = ct_runtime_json();
-	if (set_event_mask() < 0) {
+	if (ct_set_event_mask() < 0) {
 		ct_trace_close();
 		json_decref(runtime);
 		goto fail;
@@ -195,31 +219,56 @@ fail:
 	return E_FAIL;
 }
 
-/* The runtime is going away: totals, flush, close. */
-HRESULT on_Shutdown(struct ct_thread *t)
+/* The environment, as config_load reads it (never under AT_SECURE). */
+static const char *env_get(const char *name)
+{
+	return secure_getenv(name);
+}
+
+/* Startup, as the main profiler or a notification one. */
+HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
+{
+	const struct ct_start start = {
+		.how = ct_notification_clsid ? LOAD_NOTIFICATION : LOAD_STARTUP,
+		.getenv = env_get,
+	};
+
+	return ct_start(t, info_unk, &start);
+}
+
+/* The end of the trace: totals in the last record, EV (runtime.shutdown
+ * or runtime.detach), flush, close. */
+void ct_stop(struct ct_thread *t, enum ct_event ev)
 {
 	struct ct_totals tot;
 	json_t *exc;
 
 	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
-		return S_OK;
+		return;
 	/* Environment.Exit inside a catch or finally: those stories end now */
 	if (ct_exceptions_exit)
 		ct_exceptions_exit(t);
 	exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
 	ct_trace_totals(&tot);
-	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
+	ct_emit(t, ev, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped, "exceptions", exc ? exc : json_object()));
 	atomic_store(&ct.active, false);
 	ct_trace_close();
+}
+
+/* The runtime is going away. */
+HRESULT on_Shutdown(struct ct_thread *t)
+{
+	ct_stop(t, EV_RUNTIME_SHUTDOWN);
 	return S_OK;
 }
 
-/* clrtrace is a main profiler, not a notification-only one. */
+/* clrtrace is a main profiler, or a notification-only one when the
+ * runtime asked for that CLSID (run --beside-profiler, attach's fallback). */
 HRESULT on_LoadAsNotificationOnly(struct ct_thread *t, BOOL *notification_only)
 {
 	if (notification_only)
-		*notification_only = 0;
+		*notification_only = ct_notification_clsid;
 	return S_OK;
 }

@@ -9,6 +9,7 @@
 #include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
 #include "profiler/runtime-init.h"
+#include "profiler/start.h"
 
 /* The outputs as the configuration spells them. */
 static json_t *outputs_json(const struct ct_config *c)
@@ -126,6 +127,17 @@ json_t *ct_runtime_json(void)
 	return runtime;
 }
 
+/* The names of the categories in the bit set CATS. */
+static json_t *categories_json(unsigned cats)
+{
+	json_t *out = json_array();
+
+	for (int i = 0; i < _CAT_MAX; i++)
+		if (cats & (1u << i))
+			json_array_append_new(out, json_string(ct_categories[i].name));
+	return out;
+}
+
 /* Emit runtime.init with RUNTIME (stolen) and the command line CMD[0..len). */
 void ct_emit_runtime_init(struct ct_thread *t, json_t *runtime, const char *cmd, size_t cmd_len)
 {
@@ -134,6 +146,7 @@ void ct_emit_runtime_init(struct ct_thread *t, json_t *runtime, const char *cmd,
 	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1)
 		json_array_append_new(argv, json_string(p));
 	ct_emit(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
-		json_pack("{s:o,s:o,s:s,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
-			  "clrtrace", PACKAGE_VERSION, "config", config_json()));
+		json_pack("{s:o,s:o,s:s,s:s,s:o,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
+			  "clrtrace", PACKAGE_VERSION, "config", config_json(), "loaded", ct_load_to_string(ct_loaded),
+			  "not_enabled", categories_json(ct_not_enabled)));
 }

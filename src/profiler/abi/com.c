@@ -47,6 +47,20 @@ const GUID IID_ICorProfilerInfo[16] = {
 const GUID IID_IMetaDataImport = G(0x7DAC8207, 0xD3AE, 0x4C75, 0x9B, 0x67, 0x92, 0x80, 0x1A, 0x49, 0x7D, 0x44);
 /* {94D19DC5-3374-47C3-9729-75E330DECA23}: clrtrace's own CLSID */
 const GUID CLSID_clrtrace = G(0x94D19DC5, 0x3374, 0x47C3, 0x97, 0x29, 0x75, 0xE3, 0x30, 0xDE, 0xCA, 0x23);
+/* the same profiler, asking to be loaded as a notification profiler */
+const GUID CLSID_clrtrace_notification = G(0x94D19DC5, 0x3374, 0x47C3, 0x97, 0x29, 0x75, 0xE3, 0x30, 0xDE, 0xCA, 0x24);
+bool ct_notification_clsid;
+/* asked for by `clrtrace detach`: not a profiler to load, but a request to
+ * the copy already loaded from this file (the runtime loads the library and
+ * asks for the class before it checks for a main profiler) */
+const GUID CLSID_clrtrace_detach = G(0x94D19DC5, 0x3374, 0x47C3, 0x97, 0x29, 0x75, 0xE3, 0x30, 0xDE, 0xCA, 0x25);
+static HRESULT (*detach_handler)(void);
+
+/* What answers a detach request (NULL: none, nothing to detach). */
+void ct_com_set_detach_handler(HRESULT (*fn)(void))
+{
+	__atomic_store_n(&detach_handler, fn, __ATOMIC_RELEASE);
+}
 
 /* Compare two GUIDs as their 16 bytes. */
 int guid_equal(const GUID *a, const GUID *b)
@@ -142,7 +156,15 @@ _public_ HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **ou
 	if (!out)
 		return E_POINTER;
 	*out = NULL;
-	if (!clsid || !guid_equal(clsid, &CLSID_clrtrace))
+	if (clsid && guid_equal(clsid, &CLSID_clrtrace_detach)) {
+		HRESULT (*fn)(void) = __atomic_load_n(&detach_handler, __ATOMIC_ACQUIRE);
+
+		/* never a class: the runtime's answer to the attach is ours */
+		return fn ? fn() : CORPROF_E_PROFILER_NOT_YET_INITIALIZED;
+	}
+	if (!clsid || (!guid_equal(clsid, &CLSID_clrtrace) && !guid_equal(clsid, &CLSID_clrtrace_notification)))
 		return CLASS_E_CLASSNOTAVAILABLE;
+	/* LoadAsNotificationOnly, next, answers by it */
+	ct_notification_clsid = guid_equal(clsid, &CLSID_clrtrace_notification);
 	return factory_query_interface(&factory, iid, out);
 }

@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uchar.h>
 
@@ -72,6 +73,8 @@ typedef struct com_object {
 #define CLASS_E_CLASSNOTAVAILABLE ((HRESULT)0x80040111)
 #define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
 #define CORPROF_E_PROFILER_ALREADY_ACTIVE ((HRESULT)0x8013136A)
+#define CORPROF_E_PROFILER_DETACHING ((HRESULT)0x80131367)
+#define CORPROF_E_PROFILER_NOT_YET_INITIALIZED ((HRESULT)0x80131373)
 #define ERROR_INSUFFICIENT_BUFFER_HR ((HRESULT)0x8007007A)
 #define FAILED(hr) ((HRESULT)(hr) < 0)
 #define SUCCEEDED(hr) ((HRESULT)(hr) >= 0)
@@ -89,6 +92,9 @@ typedef struct com_object {
 /* what a profiler may ask for after attach (corprof.idl) */
 #define COR_PRF_ALLOWABLE_AFTER_ATTACH 0x106502FEu
 #define COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH 0x000000F6u
+/* what a notification profiler may ask for (corprof.idl) */
+#define COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER 0xB1E32B7Fu
+#define COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER 0x000000FEu
 #define COR_PRF_ENABLE_STACK_SNAPSHOT 0x10000000u
 /* COR_PRF_HIGH_MONITOR (high word) */
 #define COR_PRF_HIGH_BASIC_GC 0x00000010u
@@ -114,6 +120,10 @@ extern const GUID IID_IClassFactory;
 extern const GUID IID_ICorProfilerCallback[12]; /* [1]..[11]; [0] unused */
 extern const GUID IID_ICorProfilerInfo[16];     /* [1]..[15]; [0] unused */
 extern const GUID IID_IMetaDataImport;
-extern const GUID CLSID_clrtrace;
+extern const GUID CLSID_clrtrace, CLSID_clrtrace_notification;
+extern bool ct_notification_clsid; /* the runtime asked for the second */
+/* DllGetClassObject for the detach CLSID calls FN and answers what it
+ * returns (a failure: no class is ever made for it). */
+void ct_com_set_detach_handler(HRESULT (*fn)(void));
 
 int guid_equal(const GUID *a, const GUID *b);

@@ -46,6 +46,12 @@ static uint64_t seq; /* under emit_lock */
 /* under emit_lock: OPEN; SEALED, only runtime.shutdown may come; ENDED */
 enum { TRACE_OPEN, TRACE_SEALED, TRACE_ENDED };
 static _Atomic int trace_state;
+
+/* The records that end a trace (the only ones after the seal). */
+static inline bool last_record(enum ct_event ev)
+{
+	return ev == EV_RUNTIME_SHUTDOWN || ev == EV_RUNTIME_DETACH;
+}
 static atomic_bool reports_pending;
 static atomic_bool announce_pending;
 static char *status_socket; /* CLRTRACE_STATUS: where `clrtrace run` listens */
@@ -219,13 +225,13 @@ bool ct_sinks_dispatch(char *line, size_t len, int tid, enum ct_event ev, int de
 		return false;
 	}
 	pthread_mutex_lock(&emit_lock);
-	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || ev != EV_RUNTIME_SHUTDOWN)) {
+	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || !last_record(ev))) {
 		/* after runtime.shutdown: not part of the trace */
 		pthread_mutex_unlock(&emit_lock);
 		pthread_rwlock_unlock(&sinks_rw);
 		return false;
 	}
-	if (ev == EV_RUNTIME_SHUTDOWN)
+	if (last_record(ev))
 		trace_state = TRACE_ENDED;
 	r.seq = ++seq;
 	d = digits + sizeof(digits);
@@ -360,6 +366,7 @@ static void trace_start(void)
 	}
 	spec.status = NULL;
 	atomic_store(&trace_state, TRACE_OPEN);
+	seq = 0; /* a trace after a detach starts anew */
 	exit_said = false;
 	sigfillset(&all);
 	/* the flusher must never take a signal meant for the program */

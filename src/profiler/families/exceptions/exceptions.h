@@ -8,6 +8,8 @@ struct ct_thread;
 
 /* Counts by outcome, excluded and suppressed per type, for runtime.shutdown. */
 json_t *ct_exceptions_totals(void);
+/* A new trace after a detach: every count starts anew. */
+void ct_exceptions_reset(void);
 /* The process exits on the calling thread (Shutdown, exit()): end the
  * stories still open on it. */
 void ct_exceptions_exit(struct ct_thread *t);

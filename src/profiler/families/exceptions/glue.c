@@ -231,6 +231,20 @@ json_t *ct_exceptions_totals(void)
 	return o;
 }
 
+/* A new trace after a detach: every count starts anew (attach.c). */
+void ct_exceptions_reset(void)
+{
+	exm_totals_reset();
+	atomic_store(&excluded_total, 0);
+	pthread_mutex_lock(&counts_lock);
+	for (size_t i = 0; i < n_counts; i++)
+		free(counts[i].type);
+	free(counts);
+	counts = NULL;
+	n_counts = 0;
+	pthread_mutex_unlock(&counts_lock);
+}
+
 /* --- feeding the machine ------------------------------------------------- */
 
 /* The frame pointer of the clause being notified, or 0; its handler's

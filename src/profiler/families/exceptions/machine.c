@@ -1169,6 +1169,14 @@ void exm_totals(uint64_t o[_OUTCOME_MAX])
 		o[i] = atomic_load(&totals[i]);
 }
 
+/* Start the counts anew (a new trace after a detach: no story is live). */
+void exm_totals_reset(void)
+{
+	for (int i = 0; i < _OUTCOME_MAX; i++)
+		atomic_store(&totals[i], 0);
+	atomic_store(&thrown_total, 0);
+}
+
 uint64_t exm_open(void)
 {
 	uint64_t ended = 0, thrown = atomic_load(&thrown_total);

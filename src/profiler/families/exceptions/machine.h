@@ -238,3 +238,5 @@ size_t exm_depth(const struct exm *m);
 void exm_totals(uint64_t out[_OUTCOME_MAX]);
 /* Exceptions thrown whose story has no summary yet (muted excluded). */
 uint64_t exm_open(void);
+/* Start the counts anew (a new trace after a detach: no story is live). */
+void exm_totals_reset(void);
