@@ -27,6 +27,10 @@ static void print_shell_quoted(const char *s)
 static void print_unit_escaped(const char *s)
 {
 	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) { /* a newline would end the line: C escapes */
+			printf("\\x%02x", (unsigned)(unsigned char)*s);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			putchar('\\');
 		if (*s == '%')
