@@ -26,6 +26,11 @@ cat >"$OUT/scripts/two.sh" <<EOF
 dotnet "$probe" hello || exit 9
 dotnet "$sample"
 EOF
+cat >"$OUT/scripts/failfast.sh" <<EOF
+#!/bin/sh
+dotnet "$probe" failfast 2>/dev/null
+echo "script: the program exited \$?"
+EOF
 chmod +x "$OUT/scripts"/*.sh
 
 # names PREFIX: the program names of the trace files $OUT/PREFIX-*.jsonl, sorted
@@ -72,6 +77,13 @@ compare narrow "$OUT/scripts/two.sh" -p Probe
 expect "-p Probe: the trace of Probe only" "$(names narrow)" "Probe "
 grep -q "^clrtrace: [0-9]* records, .*trace in $OUT/narrow-Probe-[0-9]*\.jsonl$" "$OUT/narrow.traced.err" &&
 	ok "-p Probe: the summary says where the trace is" || fail "-p Probe: summary: $(cat "$OUT/narrow.traced.err")"
+
+# a child that dies before it can report (FailFast): its file is found by the .pending file it
+# left, merged, and named in the summary
+compare failfast "$OUT/scripts/failfast.sh"
+expect "failfast: one trace, named after the program" "$(names failfast)" "Probe "
+ls "$OUT"/failfast-Probe-*.jsonl.*.pending >/dev/null 2>&1 && fail "failfast: the .pending file was not merged" ||
+	ok "failfast: the .pending file was merged"
 
 # the default file name (clrtrace-%n-%p.jsonl in the working directory)
 mkdir -p "$OUT/cwd" && rm -f "$OUT/cwd"/*.jsonl

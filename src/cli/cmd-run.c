@@ -148,7 +148,31 @@ struct run_pids {
 	bool any; /* no reports could come (no status socket): any file written since the start */
 };
 
-/* Find the files of one file: sink TMPL written since START by one of the processes P. */
+/* Did a process that is gone now leave PATH.<pid>[.<n>].pending since START (it died before it
+ * could report: FailFast, kill -9)? */
+static bool left_pending(const char *path, time_t start)
+{
+	_cleanup_free_ char *pat = NULL;
+	bool found = false;
+	glob_t g;
+
+	if (asprintf(&pat, "%s.*.pending", path) < 0 || glob(pat, 0, NULL, &g) != 0)
+		return false;
+	for (size_t j = 0; j < g.gl_pathc && !found; j++) {
+		const char *rest = g.gl_pathv[j] + strlen(path) + 1;
+		char *end;
+		long pid = strtol(rest, &end, 10);
+		struct stat st;
+
+		found = end != rest && (*end == '.') && pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) < 0 &&
+			errno == ESRCH && stat(g.gl_pathv[j], &st) == 0 && st.st_mtime >= start;
+	}
+	globfree(&g);
+	return found;
+}
+
+/* Find the files of one file: sink TMPL written since START by one of the processes P, or left
+ * with a .pending file by one that died before it could report. */
 static void find_sink_files(struct run_found *rf, const char *tmpl, const struct run_pids *p, time_t start,
 			    bool quiet)
 {
@@ -166,6 +190,20 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 				found_file(rf, g.gl_pathv[j], quiet);
 		globfree(&g);
 	}
+	if (!by_pid)
+		return;
+	_cleanup_free_ char *all = template_glob(tmpl, 0);
+	glob_t g;
+
+	if (!all || glob(all, 0, NULL, &g) != 0)
+		return;
+	for (size_t j = 0; j < g.gl_pathc; j++) {
+		size_t l = strlen(g.gl_pathv[j]);
+
+		if ((l < 8 || strcmp(g.gl_pathv[j] + l - 8, ".pending") != 0) && left_pending(g.gl_pathv[j], start))
+			found_file(rf, g.gl_pathv[j], quiet);
+	}
+	globfree(&g);
 }
 
 /* Find, merge and count the trace files this run produced. */
