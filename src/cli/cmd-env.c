@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* clrtrace env: the variables that trace a .NET program, for shells or units. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,10 @@ static void print_shell_quoted(const char *s)
 static void print_unit_escaped(const char *s)
 {
 	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) { /* a newline would end the line: C escapes */
+			printf("\\x%02x", (unsigned)(unsigned char)*s);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			putchar('\\');
 		if (*s == '%')
@@ -33,10 +39,69 @@ static void print_unit_escaped(const char *s)
 	}
 }
 
+/* Is S safe bare in a POSIX shell word (and a dotenv line)? */
+static bool shell_bare(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,@%+=-", *s))
+			return false;
+	return true;
+}
+
+/* The output formats: what reads the lines (--format). */
+enum env_format { FMT_SHELL, FMT_SYSTEMD, FMT_DOCKER, FMT_DOTENV };
+static const char *const env_formats[] = { "shell", "systemd", "docker", "dotenv", NULL };
+
+/* Print NAME=VALUE in format FMT (docker: the -e arguments, on one line). */
+static void print_var(enum env_format fmt, const char *name, const char *value, bool first)
+{
+	switch (fmt) {
+	case FMT_SYSTEMD: /* the whole NAME=VALUE in one pair of quotes */
+		printf("Environment=\"");
+		print_unit_escaped(name);
+		putchar('=');
+		print_unit_escaped(value);
+		puts("\"");
+		break;
+	case FMT_DOCKER:
+		printf("%s-e %s=", first ? "" : " ", name);
+		if (shell_bare(value))
+			fputs(value, stdout);
+		else
+			print_shell_quoted(value);
+		break;
+	case FMT_DOTENV: /* bare when it can be, else single quotes: a POSIX shell's `set -a; . FILE` reads it */
+		printf("%s=", name);
+		if (shell_bare(value))
+			fputs(value, stdout);
+		else
+			print_shell_quoted(value);
+		putchar('\n');
+		break;
+	case FMT_SHELL:
+		printf("export %s=", name);
+		print_shell_quoted(value);
+		putchar('\n');
+		break;
+	}
+}
+
+/* The format named VALUE, or -EINVAL after saying what is accepted. */
+static int parse_format(const char *value)
+{
+	for (int k = 0; env_formats[k]; k++)
+		if (strcmp(value, env_formats[k]) == 0)
+			return k;
+	args_bad("env", "--format", value, "shell, systemd, docker, dotenv");
+	return -EINVAL;
+}
+
 int cmd_env(int argc, char **argv)
 {
 	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
-	bool systemd = false;
+	enum env_format fmt = FMT_SHELL;
 	char **env;
 
 	for (int i = 1; i < argc; i++) {
@@ -48,12 +113,31 @@ int cmd_env(int argc, char **argv)
 			       "  eval \"$(clrtrace env -e +gc)\"\n"
 			       "The SDK's own programs (dotnet build and the other dotnet commands, csc,\n"
 			       "VBCSCompiler, MSBuild nodes) are left out unless -p says otherwise (-p '*').\n\nOptions:\n%s"
-			       "      --systemd           print Environment= lines for a unit drop-in\n",
+			       "      --format FORMAT     shell: export lines for eval (the default);\n"
+			       "                          systemd: Environment= lines for a unit drop-in;\n"
+			       "                          docker: -e NAME=VALUE arguments for docker run;\n"
+			       "                          dotenv: NAME=VALUE lines for an env file\n"
+			       "      --systemd           the same as --format systemd\n",
 			       trace_opts_help);
 			return 0;
 		}
 		if (strcmp(argv[i], "--systemd") == 0) {
-			systemd = true;
+			fmt = FMT_SYSTEMD;
+			continue;
+		}
+		if (strcmp(argv[i], "--format") == 0 || startswith(argv[i], "--format=")) {
+			const char *v = argv[i][8] == '=' ? argv[i] + 9 : argv[i + 1];
+
+			if (!v) {
+				cli_error("env: option '--format' needs a value (try 'clrtrace env --help')");
+				return EXIT_USAGE;
+			}
+			if (argv[i][8] != '=')
+				i++;
+			r = parse_format(v);
+			if (r < 0)
+				return EXIT_USAGE;
+			fmt = (enum env_format)r;
 			continue;
 		}
 		r = trace_opts_parse(&o, argc, argv, &i);
@@ -75,26 +159,17 @@ int cmd_env(int argc, char **argv)
 		cli_error("out of memory");
 		return 1;
 	}
-	if (systemd)
+	if (fmt == FMT_SYSTEMD)
 		puts("[Service]");
 	for (size_t i = 0; env[i]; i++) {
 		char *eq = strchr(env[i], '=');
 
 		*eq = 0;
-		if (systemd) {
-			/* the whole NAME=VALUE in one pair of quotes */
-			printf("Environment=\"");
-			print_unit_escaped(env[i]);
-			putchar('=');
-			print_unit_escaped(eq + 1);
-			putchar('"');
-		} else {
-			printf("export %s=", env[i]);
-			print_shell_quoted(eq + 1);
-		}
-		putchar('\n');
+		print_var(fmt, env[i], eq + 1, i == 0);
 		free(env[i]);
 	}
+	if (fmt == FMT_DOCKER)
+		putchar('\n');
 	free(env);
 	return 0;
 }

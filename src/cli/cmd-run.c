@@ -87,8 +87,9 @@ static void count_file(const char *path, struct run_counts *c, bool quiet)
 	fclose(f);
 }
 
-/* A glob for the files of a template: %p and %t become *. */
-static char *template_glob(const char *tmpl, const char *name)
+/* A glob for the files of a template written by process PID (any process if PID <= 0):
+ * %p becomes PID, %n, %t and the rest become *. */
+static char *template_glob(const char *tmpl, pid_t pid)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -102,8 +103,8 @@ static char *template_glob(const char *tmpl, const char *name)
 			continue;
 		}
 		p++;
-		if (*p == 'n')
-			fputs(name ? name : "*", f);
+		if (*p == 'p' && pid > 0)
+			fprintf(f, "%d", (int)pid);
 		else if (*p == '%')
 			fputc('%', f);
 		else
@@ -116,44 +117,97 @@ static char *template_glob(const char *tmpl, const char *name)
 /* What the summary counts: records and exceptions over the trace files found. */
 struct run_found {
 	struct run_counts c;
-	char *where; /* the first file found */
+	char **paths; /* every trace file found, in the order found */
 	int files;
 };
 
-/* Merge and count one trace file this run wrote. */
+/* Merge and count one trace file this run wrote (once, however often it is found). */
 static void found_file(struct run_found *rf, const char *path, bool quiet)
 {
-	count_file(path, &rf->c, quiet);
-	rf->files++;
-	if (!rf->where)
-		rf->where = strdup(path);
-}
+	char **more;
 
-/* Find the files of one file: sink TMPL: the child's pid first, else any file of the template
- * written since START (a wrapper script: the traced process had another pid). */
-static void find_sink_files(struct run_found *rf, const char *tmpl, const char *name, pid_t pid, time_t start,
-			    bool quiet)
-{
-	_cleanup_free_ char *path = config_expand_path(tmpl, pid, name ? name : "*", 0);
-	struct stat st;
-
-	if (path && !strstr(tmpl, "%t") && stat(path, &st) == 0) {
-		found_file(rf, path, quiet);
+	for (int k = 0; k < rf->files; k++)
+		if (strcmp(rf->paths[k], path) == 0)
+			return;
+	more = reallocarray(rf->paths, (size_t)rf->files + 2, sizeof(*more));
+	if (!more || !(more[rf->files] = strdup(path))) {
+		rf->paths = more ? more : rf->paths;
 		return;
 	}
-	_cleanup_free_ char *pat = template_glob(tmpl, name);
+	more[rf->files + 1] = NULL;
+	rf->paths = more;
+	rf->files++;
+	count_file(path, &rf->c, quiet);
+}
+
+/* The processes whose trace files are this run's: the program and every traced process that
+ * reported at exit (a wrapper script's .NET programs have pids of their own). */
+struct run_pids {
+	const pid_t *pids;
+	int n;
+	bool any; /* no reports could come (no status socket): any file written since the start */
+};
+
+/* Did a process that is gone now leave PATH.<pid>[.<n>].pending since START (it died before it
+ * could report: FailFast, kill -9)? */
+static bool left_pending(const char *path, time_t start)
+{
+	_cleanup_free_ char *pat = NULL;
+	bool found = false;
 	glob_t g;
 
-	if (!pat || glob(pat, 0, NULL, &g) != 0)
+	if (asprintf(&pat, "%s.*.pending", path) < 0 || glob(pat, 0, NULL, &g) != 0)
+		return false;
+	for (size_t j = 0; j < g.gl_pathc && !found; j++) {
+		const char *rest = g.gl_pathv[j] + strlen(path) + 1;
+		char *end;
+		long pid = strtol(rest, &end, 10);
+		struct stat st;
+
+		found = end != rest && (*end == '.') && pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) < 0 &&
+			errno == ESRCH && stat(g.gl_pathv[j], &st) == 0 && st.st_mtime >= start;
+	}
+	globfree(&g);
+	return found;
+}
+
+/* Find the files of one file: sink TMPL written since START by one of the processes P, or left
+ * with a .pending file by one that died before it could report. */
+static void find_sink_files(struct run_found *rf, const char *tmpl, const struct run_pids *p, time_t start,
+			    bool quiet)
+{
+	bool by_pid = strstr(tmpl, "%p") && !p->any;
+
+	for (int k = 0; k < (by_pid ? p->n : 1); k++) {
+		_cleanup_free_ char *pat = template_glob(tmpl, by_pid ? p->pids[k] : 0);
+		struct stat st;
+		glob_t g;
+
+		if (!pat || glob(pat, 0, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; j < g.gl_pathc; j++)
+			if (stat(g.gl_pathv[j], &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= start)
+				found_file(rf, g.gl_pathv[j], quiet);
+		globfree(&g);
+	}
+	if (!by_pid)
 		return;
-	for (size_t k = 0; k < g.gl_pathc; k++)
-		if (stat(g.gl_pathv[k], &st) == 0 && st.st_mtime >= start)
-			found_file(rf, g.gl_pathv[k], quiet);
+	_cleanup_free_ char *all = template_glob(tmpl, 0);
+	glob_t g;
+
+	if (!all || glob(all, 0, NULL, &g) != 0)
+		return;
+	for (size_t j = 0; j < g.gl_pathc; j++) {
+		size_t l = strlen(g.gl_pathv[j]);
+
+		if ((l < 8 || strcmp(g.gl_pathv[j] + l - 8, ".pending") != 0) && left_pending(g.gl_pathv[j], start))
+			found_file(rf, g.gl_pathv[j], quiet);
+	}
 	globfree(&g);
 }
 
 /* Find, merge and count the trace files this run produced. */
-static void find_run_files(struct run_found *rf, const char *outputs, const char *name, pid_t pid, time_t start,
+static void find_run_files(struct run_found *rf, const char *outputs, const struct run_pids *p, time_t start,
 			   bool quiet)
 {
 	/* pass 1: when no trace file it was given could be opened, the
@@ -167,20 +221,19 @@ static void find_run_files(struct run_found *rf, const char *outputs, const char
 		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			tok = strstrip(tok);
 			if (startswith(tok, "file:"))
-				find_sink_files(rf, tok + 5, name, pid, start, quiet);
+				find_sink_files(rf, tok + 5, p, start, quiet);
 		}
 	}
 }
 
 /* Print the summary line(s): where the trace went, what it holds, and the loss as the
- * profilers counted it on STATUS_FD (a full disk keeps it out of the trace itself). */
-static void say_summary(const struct run_found *rf, const char *outputs, pid_t pid, int status_fd, bool journal_down)
+ * profilers counted it (ST: a full disk keeps it out of the trace itself). */
+static void say_summary(const struct run_found *rf, const char *outputs, pid_t pid, const struct run_status *st,
+			bool journal_down)
 {
-	struct run_status st;
 	char loss[800];
 
-	run_status_collect(status_fd, &st);
-	run_status_text(&st, loss, sizeof(loss));
+	run_status_text(st, loss, sizeof(loss));
 	if (strstr(outputs, "journal") && rf->files)
 		fprintf(stderr, "clrtrace: trace sent to the journal\n");
 	else if (strstr(outputs, "journal"))
@@ -188,26 +241,40 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 			journal_down ? ", which was not reachable when the program started" : "", loss);
 	if (rf->files == 0) {
 		if (!strstr(outputs, "journal"))
-			fprintf(stderr, st.reports ? "clrtrace: no trace file is left%s\n"
-						   : "clrtrace: no trace file was written (was the program a .NET program?)%s\n",
+			fprintf(stderr, st->reports ? "clrtrace: no trace file is left%s\n"
+						    : "clrtrace: no trace file was written (was the program a .NET program?)%s\n",
 				loss);
 		return;
 	}
-	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), trace in %s%s%s\n",
-		rf->c.records, rf->c.exceptions, rf->c.unhandled, rf->where, rf->files > 1 ? " and more" : "", loss);
+	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), ",
+		rf->c.records, rf->c.exceptions, rf->c.unhandled);
+	if (rf->files == 1) {
+		fprintf(stderr, "trace in %s%s\n", rf->paths[0], loss);
+		return;
+	}
+	fprintf(stderr, "traces in %d files%s:\n", rf->files, loss);
+	for (int k = 0; k < rf->files; k++)
+		fprintf(stderr, "clrtrace:   %s\n", rf->paths[k]);
 }
 
-/* Merge and summarise the trace files this run produced: the child's pid first, else any file
- * of the template written since START; with the losses the processes reported on STATUS_FD. */
-static void summarise(const char *outputs, const char *name, pid_t pid, time_t start, int quiet, int status_fd,
-		      bool journal_down)
+/* Merge and summarise the trace files this run produced: those of the program PID and of every
+ * process that reported on STATUS_FD, written since START; with the losses they reported. */
+static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, int status_fd, bool journal_down)
 {
 	struct run_found rf = { 0 };
+	struct run_status st;
+	pid_t pids[ELEMENTSOF(st.pids) + 1];
+	struct run_pids p = { .pids = pids, .n = 1, .any = status_fd < 0 };
 
-	find_run_files(&rf, outputs, name, pid, start, quiet);
+	run_status_collect(status_fd, &st);
+	pids[0] = pid;
+	for (int k = 0; k < st.n_pids; k++)
+		if (st.pids[k] != pid)
+			pids[p.n++] = st.pids[k];
+	find_run_files(&rf, outputs, &p, start, quiet);
 	if (!quiet)
-		say_summary(&rf, outputs, pid, status_fd, journal_down);
-	free(rf.where);
+		say_summary(&rf, outputs, pid, &st, journal_down);
+	strv_freep(&rf.paths);
 }
 
 /* The signals passed on to the program: what service managers, timeout(1),
@@ -335,16 +402,29 @@ static int parse_run_args(int argc, char **argv, struct trace_opts *o, int *quie
 	return 1;
 }
 
+/* Is NAME one of the SDK's own programs, left out of a run by default (CLI_SDK_EXCLUDED)? */
+static bool sdk_program(const char *name)
+{
+	size_t l = strlen(name);
+
+	for (const char *p = CLI_SDK_EXCLUDED; (p = strchr(p, '!')); p++)
+		if (strncmp(p + 1, name, l) == 0 && (p[l + 1] == ',' || !p[l + 1]))
+			return true;
+	return false;
+}
+
 /* Complete O for the program PROG: its processes, absolute outputs that can be written. */
 static int prepare_run(struct trace_opts *o, char **prog, char **name)
 {
 	if (trace_opts_finish(o) < 0)
 		return -EXIT_USAGE;
 	*name = config_program_name(prog);
-	if (!o->processes) /* the program's name as a glob that matches only it */
-		o->processes = *name ? config_glob_escape(*name) : strdup(CLI_SDK_EXCLUDED);
-	if (!o->processes && *name)
-		o->processes = strdup(CLI_SDK_EXCLUDED); /* a ',' or ':' in the name */
+	/* every .NET process started under run (a wrapper script's too), but the SDK's own;
+	 * unless the program is one of those: then it alone */
+	if (!o->processes && *name && sdk_program(*name))
+		o->processes = config_glob_escape(*name);
+	if (!o->processes)
+		o->processes = strdup(CLI_SDK_EXCLUDED);
 	char *abs = absolute_outputs(o->outputs ? o->outputs : CT_DEFAULT_OUTPUT);
 
 	free(o->outputs);
@@ -436,7 +516,7 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
 		return 1;
 	}
-	summarise(o.outputs, name, pid, start, quiet, status_fd, journal_down);
+	summarise(o.outputs, pid, start, quiet, status_fd, journal_down);
 	if (status_fd >= 0)
 		close(status_fd);
 	free(status_env);

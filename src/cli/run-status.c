@@ -71,6 +71,11 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 	if (strncmp(msg, "clrtrace-status 1 ", 18) != 0)
 		return;
 	st->reports++;
+	errno = 0;
+	long pid = strtol(msg + 18, &nl, 10);
+	if (!errno && nl != msg + 18 && *nl == ' ' && pid > 0 && pid <= INT32_MAX &&
+	    st->n_pids < (int)(sizeof(st->pids) / sizeof(st->pids[0])))
+		st->pids[st->n_pids++] = (int)pid;
 	for (line = strchr(msg, '\n'); line && ++line < end; line = nl) {
 		char *tab1, *tab2, *e;
 		uint64_t lost;

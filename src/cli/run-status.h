@@ -9,6 +9,8 @@ enum { RS_FILE, RS_JOURNAL, RS_STDERR, _RS_MAX };
 
 struct run_status {
 	int reports; /* processes that reported */
+	int pids[256]; /* the first processes that reported: whose trace files are ours */
+	int n_pids;
 	struct {
 		uint64_t lost;     /* records lost, all processes */
 		char reasons[256]; /* distinct reasons, ", " between */
