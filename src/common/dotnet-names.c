@@ -13,6 +13,8 @@
 
 #include "common/dotnet-names.h"
 
+#define MAX_NESTING 8
+
 /* Length of the <…> that opens S (S[0] == '<'), counting nested ones;
  * 0 if it never closes. */
 static size_t bracket_len(const char *s, size_t n)
@@ -38,7 +40,7 @@ static const char *arity(const char *s, size_t n)
 
 /* Say the one part S (length N) into OUT; return its marks, and whether
  * it is a part to drop (*drop) or a state machine type (*machine). */
-static unsigned say_part(const char *s, size_t n, struct strbuf *out, bool *drop, bool *machine)
+static unsigned say_part(const char *s, size_t n, unsigned depth, struct strbuf *out, bool *drop, bool *machine)
 {
 	size_t close, m;
 	const char *rest, *end = s + n, *a, *bar;
@@ -46,7 +48,9 @@ static unsigned say_part(const char *s, size_t n, struct strbuf *out, bool *drop
 	bool d, sm;
 
 	*drop = *machine = false;
-	if (n < 2 || s[0] != '<')
+	/* the compiler nests a few levels (an async lambda in a local
+	 * function); a trace file's name could nest without end */
+	if (n < 2 || s[0] != '<' || depth >= MAX_NESTING)
 		goto verbatim;
 	/* the holders of lambdas: <>c, <>c__DisplayClass2_0, maybe `N */
 	if (n >= 3 && memcmp(s, "<>c", 3) == 0 &&
@@ -63,7 +67,7 @@ static unsigned say_part(const char *s, size_t n, struct strbuf *out, bool *drop
 	case 'd': /* <M>d__N, <M>d (a lambda's), maybe `N */
 		if (m > 1 && rest[1] != '_' && rest[1] != '`')
 			goto verbatim;
-		marks = DN_STATE_MACHINE | say_part(s + 1, close - 2, out, &d, &sm);
+		marks = DN_STATE_MACHINE | say_part(s + 1, close - 2, depth + 1, out, &d, &sm);
 		if ((a = arity(rest, m)))
 			strbuf_add(out, a, (size_t)(end - a));
 		*machine = true;
@@ -71,12 +75,12 @@ static unsigned say_part(const char *s, size_t n, struct strbuf *out, bool *drop
 	case 'b': /* <M>b__N_M: a lambda in M */
 		if (m < 3 || rest[1] != '_' || rest[2] != '_')
 			goto verbatim;
-		return DN_LAMBDA | say_part(s + 1, close - 2, out, &d, &sm);
+		return DN_LAMBDA | say_part(s + 1, close - 2, depth + 1, out, &d, &sm);
 	case 'g': /* <M>g__Local|N_M: the local function Local in M */
 		if (m < 4 || rest[1] != '_' || rest[2] != '_')
 			goto verbatim;
 		bar = memchr(rest + 3, '|', m - 3);
-		marks = DN_LOCAL | say_part(s + 1, close - 2, out, &d, &sm);
+		marks = DN_LOCAL | say_part(s + 1, close - 2, depth + 1, out, &d, &sm);
 		strbuf_puts(out, ".");
 		strbuf_add(out, rest + 3, (size_t)((bar ? bar : end) - (rest + 3)));
 		return marks;
@@ -152,7 +156,7 @@ unsigned dotnet_name(const char *raw, const char *caller, struct strbuf *out)
 		before = out->len;
 		if (sep)
 			strbuf_add(out, &sep, 1);
-		m = say_part(raw + i, len, out, &drop, &machine);
+		m = say_part(raw + i, len, 0, out, &drop, &machine);
 		if (drop) {
 			out->len = before;
 			if (out->s)

@@ -93,6 +93,21 @@ int main(void)
 	      "a plain method has no marks");
 	strbuf_reset(&b);
 	CHECK(dotnet_name("Program+<>c.<Go>b__1_0", NULL, &b) == DN_LAMBDA, "a lambda is marked lambda only");
+	/* a name from a bad trace that nests without end: said, not recursed */
+	{
+		enum { DEEP = 200000 };
+		struct strbuf raw = { 0 };
+
+		for (int i = 0; i < DEEP; i++)
+			strbuf_puts(&raw, "<");
+		strbuf_puts(&raw, "X");
+		for (int i = 0; i < DEEP; i++)
+			strbuf_puts(&raw, ">b__0");
+		strbuf_reset(&b);
+		dotnet_name(raw.s, NULL, &b);
+		CHECK(!raw.oom && !b.oom && b.len > 0, "a name nested %d deep comes out (%zu bytes)", DEEP, b.len);
+		strbuf_free(&raw);
+	}
 	strbuf_free(&b);
 	return failures ? 1 : 0;
 }
