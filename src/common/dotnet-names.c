@@ -120,12 +120,32 @@ static bool async_caller(const char *caller, const char *kickoff, size_t kickoff
 	return same;
 }
 
+/* What a state machine's method other than MoveNext tells: async
+ * iterators implement IAsyncEnumerator, IAsyncDisposable and
+ * IValueTaskSource, iterators IEnumerator and IDisposable; 0 if neither. */
+static unsigned machine_method(const char *method)
+{
+	static const char *const async_words[] = { "IValueTaskSource", "IAsyncEnumera", "IAsyncDisposable",
+						    ".MoveNextAsync", ".DisposeAsync" };
+	static const char *const iterator_words[] = { "System.Collections.", "System.IDisposable.", ".get_Current",
+						       ".GetEnumerator", ".Reset" };
+
+	for (size_t i = 0; i < sizeof(async_words) / sizeof(async_words[0]); i++)
+		if (strstr(method, async_words[i]))
+			return DN_ASYNC;
+	for (size_t i = 0; i < sizeof(iterator_words) / sizeof(iterator_words[0]); i++)
+		if (strstr(method, iterator_words[i]))
+			return DN_ITERATOR;
+	return 0;
+}
+
 /* The readable name (see dotnet-names.h). */
 unsigned dotnet_name(const char *raw, const char *caller, struct strbuf *out)
 {
 	size_t start = out->len, n = strlen(raw), i = 0;
 	unsigned marks = 0;
-	bool after_machine = false;
+	bool after_machine = false, move_next = false;
+	const char *tail = raw;
 
 	while (i < n) {
 		char sep = 0;
@@ -151,6 +171,7 @@ unsigned dotnet_name(const char *raw, const char *caller, struct strbuf *out)
 		if (after_machine && sep == '.' && len == 8 && memcmp(raw + i, "MoveNext", 8) == 0) {
 			i = j;
 			after_machine = false;
+			move_next = true;
 			continue;
 		}
 		before = out->len;
@@ -166,6 +187,8 @@ unsigned dotnet_name(const char *raw, const char *caller, struct strbuf *out)
 		}
 		marks |= m;
 		after_machine = machine;
+		if (machine)
+			tail = raw + j; /* the state machine's method */
 		i = j;
 		/* a separator at the very end stays */
 		if (i == n - 1 && (raw[i] == '.' || raw[i] == '+')) {
@@ -173,8 +196,16 @@ unsigned dotnet_name(const char *raw, const char *caller, struct strbuf *out)
 			i = n;
 		}
 	}
-	if ((marks & DN_STATE_MACHINE) && caller && *caller && strcmp(caller, "[native]") != 0 &&
-	    strcmp(caller, "?") != 0) {
+	if ((marks & DN_STATE_MACHINE) && !move_next) {
+		/* another method of the state machine: its interfaces say */
+		unsigned kind = machine_method(tail);
+
+		if (kind) {
+			marks &= ~(unsigned)DN_STATE_MACHINE;
+			marks |= kind;
+		}
+	} else if ((marks & DN_STATE_MACHINE) && caller && *caller && strcmp(caller, "[native]") != 0 &&
+		   strcmp(caller, "?") != 0) {
 		const char *kick = out->s ? out->s + start : "";
 
 		marks &= ~(unsigned)DN_STATE_MACHINE;

@@ -43,9 +43,29 @@ static const struct {
 	/* iterators: the same shape, called by the code that enumerates */
 	{ "Lines.Program+<Numbers>d__5.MoveNext", "Lines.Program.Sum", "Lines.Program.Numbers [iterator]" },
 	{ "Lines.Program+<Numbers>d__5.MoveNext", "[native]", "Lines.Program.Numbers [async or iterator]" },
-	/* another method of a state machine stays said */
+	/* another method of a state machine stays said; its interface tells */
 	{ "Lines.Program+<Numbers>d__5.System.IDisposable.Dispose", NULL,
-	  "Lines.Program.Numbers.System.IDisposable.Dispose [async or iterator]" },
+	  "Lines.Program.Numbers.System.IDisposable.Dispose [iterator]" },
+	{ "Program+<Stream>d__1.System.Threading.Tasks.Sources.IValueTaskSource<System.Boolean>.GetResult",
+	  "Program+<Main>d__2.MoveNext",
+	  "Program.Stream.System.Threading.Tasks.Sources.IValueTaskSource<System.Boolean>.GetResult [async]" },
+	{ "System.Collections.Program+<Numbers>d__0.SetStateMachine", NULL,
+	  "System.Collections.Program.Numbers.SetStateMachine [async or iterator]" },
+	{ "Program+<Numbers>d__0.SetStateMachine", "Program.Main", "Program.Numbers.SetStateMachine [async or iterator]" },
+	/* from a traced program (.NET 10): iterator, async iterator, local
+	 * functions capturing and static, async local, async lambda */
+	{ "Program+<Numbers>d__0.MoveNext", "Program+<Main>d__2.MoveNext", "Program.Numbers [iterator]" },
+	{ "Program+<Stream>d__1.MoveNext", "System.Runtime.CompilerServices.AsyncMethodBuilderCore.Start",
+	  "Program.Stream [async]" },
+	{ "Program+<>c__DisplayClass2_0.<Main>g__Local|0", "Program+<Main>d__2.MoveNext",
+	  "Program.Main.Local [local function]" },
+	{ "Program+<<Main>g__LocalAsync|2_1>d.MoveNext",
+	  "System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1.ExecutionContextCallback",
+	  "Program.Main.LocalAsync [async local function]" },
+	{ "Program+<>c+<<Main>b__2_2>d.MoveNext",
+	  "System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1.ExecutionContextCallback",
+	  "Program.Main [async lambda]" },
+	{ "Program+<>c__DisplayClass2_0.<Main>b__3", "Program+<Main>d__2.MoveNext", "Program.Main [lambda]" },
 	/* lambdas: the holder class goes, the containing method stays */
 	{ "Verdicts.Program+<>c.<UnhandledPool>b__14_0", NULL, "Verdicts.Program.UnhandledPool [lambda]" },
 	{ "Program+<>c.<<Main>$>b__0_9", NULL, "Program.<Main>$ [lambda]" },
