@@ -196,7 +196,11 @@ unsigned dotnet_name(const char *raw, const char *caller, struct strbuf *out)
 			i = n;
 		}
 	}
-	if ((marks & DN_STATE_MACHINE) && !move_next) {
+	if ((marks & DN_STATE_MACHINE) && (marks & DN_LAMBDA)) {
+		/* a C# lambda cannot be an iterator (the <…>b__ names are C#'s) */
+		marks &= ~(unsigned)DN_STATE_MACHINE;
+		marks |= DN_ASYNC;
+	} else if ((marks & DN_STATE_MACHINE) && !move_next) {
 		/* another method of the state machine: its interfaces say */
 		unsigned kind = machine_method(tail);
 

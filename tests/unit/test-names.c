@@ -79,7 +79,8 @@ static const struct {
 	/* async lambdas: a state machine of the lambda */
 	{ "Program+<>c+<<Main>b__0_0>d.MoveNext", "System.Runtime.CompilerServices.AsyncMethodBuilderCore.Start",
 	  "Program.Main [async lambda]" },
-	{ "Program+<>c+<<<Main>$>b__0_2>d.MoveNext", NULL, "Program.<Main>$ [async or iterator lambda]" },
+	{ "Program+<>c+<<<Main>$>b__0_2>d.MoveNext", NULL, "Program.<Main>$ [async lambda]" },
+	{ "Program+<>c+<<Main>b__2_2>d.MoveNext", "Program.Sum", "Program.Main [async lambda]" },
 	/* local functions: Method.Local */
 	{ "Program.<Main>g__Local|0_0", NULL, "Program.Main.Local [local function]" },
 	{ "Lines.Program.<Run>g__Check|3_1", NULL, "Lines.Program.Run.Check [local function]" },
