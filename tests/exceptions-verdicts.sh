@@ -108,6 +108,20 @@ for v in $runtimes; do
 		expect ".NET $v $s: the rethrow names where the chain began" \
 			"$(j $s '[.[] | select(.event=="exception.throw" and .rethrow) | [.rethrow_of, .origin]]')" '[[1,1]]'
 	done
+	# names as the source says them: the catch the async builder does in
+	# ThrowLater's state machine is ThrowLater's; without a stack the name
+	# cannot tell async from iterator, with one its caller does
+	"$CLRTRACE" view --color=never "$OUT/net$v-await.jsonl" >"$OUT/net$v-await.view"
+	expect ".NET $v await: view says the catch in Verdicts.Program.ThrowLater [async or iterator]" \
+		"$(grep -c 'exception\.summary #1 Verdicts\.AlphaException caught, thrown in Verdicts\.Program\.Boom, caught in Verdicts\.Program\.ThrowLater \[async or iterator\];' "$OUT/net$v-await.view")" 1
+	# shellcheck disable=SC2086 # cmd is words
+	trace "$OUT/net$v-await-stacks.jsonl" -e +stacks -- $cmd await
+	"$CLRTRACE" view --color=never "$OUT/net$v-await-stacks.jsonl" >"$OUT/net$v-await-stacks.view"
+	expect ".NET $v await, stacks: view says the catch in Verdicts.Program.ThrowLater [async]" \
+		"$(grep -c 'exception\.summary #1 Verdicts\.AlphaException caught, thrown in Verdicts\.Program\.Boom, caught in Verdicts\.Program\.ThrowLater \[async\];' "$OUT/net$v-await-stacks.view")" 1
+	expect ".NET $v await: the records keep the raw name" \
+		"$(jq -r 'select(.event == "exception.summary" and .exception.id == 1) | .caught_in' "$OUT/net$v-await-stacks.jsonl" | sed 's/d__[0-9]*/d__N/')" \
+		'Verdicts.Program+<ThrowLater>d__N.MoveNext'
 	# the runtime throws the TypeInitializationException it cached again
 	# at the second access, its stack trace cleared: the same object,
 	# type and InnerException make it a rethrow of #2

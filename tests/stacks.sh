@@ -79,6 +79,19 @@ for v in $(test_runtimes); do
 		*) fail ".NET $v: no frame $want in: $names" ;;
 		esac
 	done
+	# the names a .NET developer reads: the state machine as its async
+	# method (its caller, the async machinery, says async), the lambda as
+	# the method that holds it
+	"$CLRTRACE" view --color=never "$f" >"$f.view" 2>&1
+	expect ".NET $v: view says the async method's frame as Lines.Program.Async() [async]" \
+		"$(grep -c -E '^ +at Lines\.Program\.Async\(\) \[async\] in .*Program\.cs:line [0-9]+$' "$f.view")" 1
+	expect ".NET $v: view says the async method's own catch as Lines.Program.Async [async]" \
+		"$(grep -c 'exception\.summary #[0-9]* System\.TimeoutException caught, thrown in Lines\.Program\.Async \[async\], caught in Lines\.Program\.Async \[async\];' "$f.view")" 1
+	n=$(grep -c -E '^ +at Lines\.Program\.Main\(\) \[lambda\] in .*Program\.cs:line [0-9]+$' "$f.view")
+	if [ "$n" -ge 1 ]; then ok ".NET $v: view says a lambda's frame as Lines.Program.Main() [lambda]"
+	else fail ".NET $v: no lambda frame said as Lines.Program.Main() [lambda]"; fi
+	expect ".NET $v: no compiler-generated name left in view's frames" \
+		"$(grep -E '^ +at ' "$f.view" | grep -c -E '<|>d__|b__|DisplayClass')" 0
 	expect ".NET $v: each module once per record, with its MVID" \
 		"$(jq -r 'select(.stack) | .modules | (map(.path) | unique | length) == length and all(.mvid != null)' "$f" | sort -u)" true
 	expect ".NET $v: the summary carries the throw's stack" \

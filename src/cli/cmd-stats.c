@@ -19,6 +19,7 @@
 #include "cli/journal-source.h"
 #include "cli/reader.h"
 #include "cli/sites.h"
+#include "common/dotnet-names.h"
 #include "common/util.h"
 
 struct stats {
@@ -393,13 +394,15 @@ static void print_exceptions(json_t *e)
 	} sites[] = { { "throw_sites", "Top throw sites" }, { "catch_sites", "Top catch sites" } };
 	for (size_t k = 0; k < sizeof(sites) / sizeof(sites[0]); k++) {
 		json_t *arr = json_object_get(e, sites[k].field);
+		struct strbuf name = { 0 }; /* the method as a .NET developer reads it */
 
 		if (!json_array_size(arr))
 			continue;
 		printf("%s:\n", sites[k].title);
 		json_array_foreach(arr, i, o)
 			printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(o, "count")),
-			       jstr(o, "function"));
+			       dotnet_display(jstr(o, "function") ?: "?", NULL, &name));
+		strbuf_free(&name);
 	}
 	if (json_array_size(json_object_get(e, "by_site")))
 		printf("Throw sites, by type and line:\n");

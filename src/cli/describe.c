@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/describe.h"
+#include "cli/sites.h"
 
 /* The last path component. */
 const char *base_name(const char *path)
@@ -89,8 +90,8 @@ static void d_suspend(struct strbuf *b, const struct rec *r)
 
 static void d_transition(struct strbuf *b, const struct rec *r)
 {
-	strbuf_printf(b, "%s %s %s", jstr(r->j, "direction") ?: "?", jstr(r->j, "reason") ?: "?",
-		  jstr(r->j, "function") ?: "?");
+	strbuf_printf(b, "%s %s ", jstr(r->j, "direction") ?: "?", jstr(r->j, "reason") ?: "?");
+	sites_say_function(r->j, jstr(r->j, "function") ?: "?", b);
 }
 
 static void d_gc(struct strbuf *b, const struct rec *r)
@@ -111,7 +112,7 @@ static void d_function(struct strbuf *b, const struct rec *r)
 	const char *f = jstr(r->j, "function");
 
 	if (f)
-		strbuf_printf(b, "%s", f);
+		sites_say_function(r->j, f, b);
 }
 
 /* "Type: message" of an exception object. */
@@ -156,8 +157,10 @@ static void d_filter(struct strbuf *b, const struct rec *r)
 static void d_unhandled(struct strbuf *b, const struct rec *r)
 {
 	exception_text(b, json_object_get(r->j, "exception"));
-	if (jstr(r->j, "thrown_in"))
-		strbuf_printf(b, " thrown in %s", jstr(r->j, "thrown_in"));
+	if (jstr(r->j, "thrown_in")) {
+		strbuf_puts(b, " thrown in ");
+		sites_say_function(r->j, jstr(r->j, "thrown_in"), b);
+	}
 }
 
 /* Length of an array field. */
@@ -183,10 +186,14 @@ static void d_summary(struct strbuf *b, const struct rec *r)
 	json_t *e = json_object_get(r->j, "exception");
 
 	strbuf_printf(b, "#%" PRId64 " %s %s", jint(e, "id"), jstr(e, "type") ?: "?", jstr(r->j, "outcome") ?: "?");
-	if (jstr(r->j, "thrown_in"))
-		strbuf_printf(b, ", thrown in %s", jstr(r->j, "thrown_in"));
-	if (jstr(r->j, "caught_in"))
-		strbuf_printf(b, ", caught in %s", jstr(r->j, "caught_in"));
+	if (jstr(r->j, "thrown_in")) {
+		strbuf_puts(b, ", thrown in ");
+		sites_say_function(r->j, jstr(r->j, "thrown_in"), b);
+	}
+	if (jstr(r->j, "caught_in")) {
+		strbuf_puts(b, ", caught in ");
+		sites_say_function(r->j, jstr(r->j, "caught_in"), b);
+	}
 	strbuf_printf(b, "; %zu frames searched, %zu filters", alen(r, "searched"), alen(r, "filters"));
 	/* the results: a filter's own record may have ended "unknown" before
 	 * the catch that ran decided it */

@@ -14,6 +14,7 @@
 
 #include "cli/reader.h"
 #include "cli/sites.h"
+#include "common/dotnet-names.h"
 #include "common/pdb.h"
 
 struct sites {
@@ -94,13 +95,36 @@ static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char *
 	return pdb_lookup(p, (uint32_t)json_integer_value(tok), (uint32_t)json_integer_value(il), file, line) == 0;
 }
 
+/* The caller of FN in REC's stack (see sites.h). */
+const char *sites_caller(json_t *rec, const char *fn)
+{
+	json_t *stack = json_object_get(rec, "stack"), *frame;
+	size_t i;
+
+	if (!fn)
+		return NULL;
+	json_array_foreach(stack, i, frame)
+		if (strcmp(jstr(frame, "function") ?: "", fn) == 0)
+			return jstr(json_array_get(stack, i + 1), "function");
+	return NULL;
+}
+
+/* FN said readably (see sites.h). */
+void sites_say_function(json_t *rec, const char *fn, struct strbuf *b)
+{
+	unsigned marks = dotnet_name(fn, sites_caller(rec, fn), b);
+
+	dotnet_marks(marks, b);
+}
+
 /* One frame in words into B: "at F() in FILE:line N" and the like;
  * true if it has a source line. */
-static bool frame_text(struct sites *s, json_t *rec, json_t *frame, struct strbuf *b)
+static bool frame_text(struct sites *s, json_t *rec, json_t *frame, size_t i, struct strbuf *b)
 {
 	const char *fn = jstr(frame, "function") ?: "?", *file;
 	json_t *il = json_object_get(frame, "il_offset");
 	uint32_t line;
+	unsigned marks;
 
 	if (strcmp(fn, "[native]") == 0) {
 		const char *lib = jstr(frame, "library");
@@ -109,7 +133,11 @@ static bool frame_text(struct sites *s, json_t *rec, json_t *frame, struct strbu
 		strbuf_printf(b, "at [native]%s%s", lib ? " " : "", base ? base + 1 : lib ? lib : "");
 		return false;
 	}
-	strbuf_printf(b, "at %s()", fn);
+	/* the caller is the next frame down */
+	strbuf_puts(b, "at ");
+	marks = dotnet_name(fn, jstr(json_array_get(json_object_get(rec, "stack"), i + 1), "function"), b);
+	strbuf_puts(b, "()");
+	dotnet_marks(marks, b);
 	if (frame_line(s, rec, frame, &file, &line)) {
 		strbuf_printf(b, " in %s:line %" PRIu32, file, line);
 		return true;
@@ -132,7 +160,7 @@ bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf 
 	json_array_foreach(stack, i, frame) {
 		struct strbuf t = { 0 };
 
-		any_line = frame_text(s, rec, frame, &t);
+		any_line = frame_text(s, rec, frame, i, &t);
 		strbuf_free(&t);
 		if (any_line)
 			break;
@@ -141,7 +169,7 @@ bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf 
 		bool has_line;
 
 		strbuf_puts(b, indent);
-		has_line = frame_text(s, rec, frame, b);
+		has_line = frame_text(s, rec, frame, i, b);
 		strbuf_puts(b, "\n");
 		if (has_line || !any_line)
 			break;
@@ -160,12 +188,12 @@ char *sites_key(struct sites *s, json_t *rec)
 		return NULL;
 	json_array_foreach(stack, i, frame) {
 		strbuf_reset(&b);
-		if (frame_text(s, rec, frame, &b))
+		if (frame_text(s, rec, frame, i, &b))
 			break;
 	}
 	if (i == json_array_size(stack)) {
 		strbuf_reset(&b);
-		frame_text(s, rec, json_array_get(stack, 0), &b);
+		frame_text(s, rec, json_array_get(stack, 0), 0, &b);
 	}
 	strbuf_printf(&k, "%s %s", jstr2(rec, "exception", "type") ?: "?", b.s ? b.s : "at ?");
 	strbuf_free(&b);

@@ -25,3 +25,11 @@ bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf 
  * first frame with a source line, else the first frame), malloc'd; NULL:
  * the record has no stack. */
 char *sites_key(struct sites *s, json_t *rec);
+
+/* The raw name of the frame that called the frame named FN in REC's
+ * stack (for telling an async method from an iterator), or NULL. */
+const char *sites_caller(json_t *rec, const char *fn);
+
+/* FN (a raw method name from REC) into B as a .NET developer reads it,
+ * with its marks: "Verdicts.Program.ThrowLater [async]". */
+void sites_say_function(json_t *rec, const char *fn, struct strbuf *b);
