@@ -48,6 +48,29 @@ build_program() {
 	echo "$bin/$name.dll"
 }
 
+# build_variant NAME VARIANT DOTNET-BUILD-ARGS...: build tests/programs/NAME
+# (.NET 10) with extra build arguments into its own directory, once per
+# change of its sources; prints the directory (bin/NAME-VARIANT).  A copy of
+# its own: the build's obj directory must not be shared with the plain build.
+build_variant() {
+	local name=$1 variant=$2 bin="$top_builddir/tests/out/bin/$1-$2" src="$top_builddir/tests/out/src/$1-$2"
+	shift 2
+	mkdir -p "$top_builddir/tests/out"
+	(
+		flock 9
+		if [ ! -f "$bin/$name.dll" ] || [ -n "$(find "$top_srcdir/tests/programs/$name" -newer "$bin/$name.dll" -name '*.cs' 2>/dev/null)" ]; then
+			rm -rf "$src" "$bin"
+			mkdir -p "$src"
+			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
+			cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$src/"
+			chmod -R u+w "$src"
+			dotnet build -c Release "$@" -o "$bin" "$src/$name/$name.csproj" >"$src/build.log" 2>&1 ||
+				{ cat "$src/build.log" >&2; exit 1; }
+		fi
+	) 9>"$top_builddir/tests/out/.build.lock" || die "could not build $name ($variant)"
+	echo "$bin"
+}
+
 # trace FILE [clrtrace run options] -- PROGRAM ARGS: run under the tracer
 # with one file output; stdout/stderr of the program go to FILE.stdout/.stderr.
 trace() {

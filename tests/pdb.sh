@@ -51,19 +51,7 @@ done
 
 # the same program with its PDB embedded (a copy of its own: the build's obj
 # directory must not be shared with the portable build)
-emb="$top_builddir/tests/out/bin/Lines-embedded" esrc="$top_builddir/tests/out/src/Lines-embedded"
-(
-	flock 9
-	if [ ! -f "$emb/Lines.dll" ] || [ -n "$(find "$SRC" -newer "$emb/Lines.dll" -name '*.cs' 2>/dev/null)" ]; then
-		rm -rf "$esrc" "$emb"
-		mkdir -p "$esrc"
-		cp -r "$SRC" "$esrc/Lines"
-		cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$esrc/"
-		chmod -R u+w "$esrc"
-		dotnet build -c Release -p:DebugType=embedded -o "$emb" "$esrc/Lines/Lines.csproj" >"$esrc/build.log" 2>&1 ||
-			{ cat "$esrc/build.log" >&2; exit 1; }
-	fi
-) 9>"$top_builddir/tests/out/.build.lock" || die "could not build Lines with embedded PDBs"
+emb=$(build_variant Lines embedded -p:DebugType=embedded) || exit 1
 [ ! -e "$emb/Lines.pdb" ] && ok "embedded: no Lines.pdb beside the assembly" || fail "embedded: a Lines.pdb beside it"
 out=$(dotnet "$emb/Lines.dll") || fail "embedded: Lines exited with $?"
 sites=$(echo "$out" | grep -v '^mvid ')

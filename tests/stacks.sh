@@ -137,19 +137,7 @@ expect "default categories: no stack" "$(jq -r 'select(.stack or .modules) | .ev
 expect "default categories: the inner chain" "$(throw_of "$f" System.InvalidProgramException '.inner | length')" 8
 
 # the PDB embedded (a build of its own, shared with tests/pdb.sh)
-emb="$top_builddir/tests/out/bin/Lines-embedded" esrc="$top_builddir/tests/out/src/Lines-embedded"
-(
-	flock 9
-	if [ ! -f "$emb/Lines.dll" ] || [ -n "$(find "$SRC" -newer "$emb/Lines.dll" -name '*.cs' 2>/dev/null)" ]; then
-		rm -rf "$esrc" "$emb"
-		mkdir -p "$esrc"
-		cp -r "$SRC" "$esrc/Lines"
-		cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$esrc/"
-		chmod -R u+w "$esrc"
-		dotnet build -c Release -p:DebugType=embedded -o "$emb" "$esrc/Lines/Lines.csproj" >"$esrc/build.log" 2>&1 ||
-			{ cat "$esrc/build.log" >&2; exit 1; }
-	fi
-) 9>"$top_builddir/tests/out/.build.lock" || die "could not build Lines with embedded PDBs"
+emb=$(build_variant Lines embedded -p:DebugType=embedded) || exit 1
 [ ! -e "$emb/Lines.pdb" ] || fail "embedded: a Lines.pdb beside it"
 f="$OUT/embedded.jsonl"
 trace "$f" -e +stacks dotnet "$emb/Lines.dll" || fail "embedded: run failed"

@@ -25,7 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/utf16.h"
 #include "common/util.h"
 #include "profiler/abi/info.h"
 #include "profiler/families/exceptions/exceptions.h"
@@ -111,21 +110,6 @@ HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *
 	return hr;
 }
 
-/* The assembly of module MOD (0 when the runtime cannot say). */
-static AssemblyID module_assembly(ModuleID mod)
-{
-	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
-	const uint8_t *base = NULL;
-	AssemblyID a = 0;
-	DWORD flags = 0;
-	HRESULT hr;
-
-	do
-		hr = info_GetModuleInfo2(ct.info, mod, &base, b.cap, &b.len, b.v, &a, &flags);
-	while (utf16_name_retry(&b, com_name_answered(hr)));
-	return SUCCEEDED(hr) ? a : 0;
-}
-
 /* Add assembly A to ASMS once (SEEN: the ids so far, *N of them). */
 static void add_assembly(json_t *asms, AssemblyID a, AssemblyID **seen, size_t *n)
 {
@@ -156,7 +140,7 @@ static json_t *loaded_json(void)
 		do {
 			hr = modenum_Next(e, ELEMENTSOF(ids), ids, &got);
 			for (ULONG i = 0; SUCCEEDED(hr) && i < got && i < ELEMENTSOF(ids); i++) {
-				AssemblyID a = module_assembly(ids[i]);
+				AssemblyID a = ct_module_info(ids[i], NULL);
 
 				json_array_append_new(mods, json_pack("{s:o,s:s,s:o}", "id", ct_json_id(ids[i]), "path",
 								      ct_module_path(ids[i]), "assembly",

@@ -139,8 +139,9 @@ static char *resolve_class(ClassID c)
 	return res;
 }
 
-/* Resolve a module's path; malloc'd, or NULL. */
-static char *resolve_module(ModuleID m)
+/* A module's path (malloc'd, NULL when unknown or PATH is NULL) and its
+ * assembly (0 when unknown), in one question to the runtime. */
+AssemblyID ct_module_info(ModuleID m, char **path)
 {
 	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
 	const uint8_t *base = NULL;
@@ -151,7 +152,18 @@ static char *resolve_module(ModuleID m)
 	do
 		hr = info_GetModuleInfo2(ct.info, m, &base, b.cap, &b.len, b.v, &a, &flags);
 	while (utf16_name_retry(&b, com_name_answered(hr)));
-	return utf16_name_to_utf8(&b, SUCCEEDED(hr));
+	if (path)
+		*path = utf16_name_to_utf8(&b, SUCCEEDED(hr));
+	return SUCCEEDED(hr) ? a : 0;
+}
+
+/* Resolve a module's path; malloc'd, or NULL. */
+static char *resolve_module(ModuleID m)
+{
+	char *path = NULL;
+
+	(void)ct_module_info(m, &path);
+	return path;
 }
 
 /* Resolve an assembly's simple name; malloc'd, or NULL. */

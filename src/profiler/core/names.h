@@ -9,3 +9,6 @@ const char *ct_function_name(FunctionID f);
 const char *ct_class_name(ClassID c);
 const char *ct_module_path(ModuleID m);
 const char *ct_assembly_name(AssemblyID a);
+/* A module's path (malloc'd, NULL when unknown or PATH is NULL) and its
+ * assembly (0 when unknown), uncached. */
+AssemblyID ct_module_info(ModuleID m, char **path);
