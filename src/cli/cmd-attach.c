@@ -106,20 +106,38 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
-int cmd_attach(int argc, char **argv)
-{
-	_cleanup_(trace_opts_done) struct trace_opts o = { 0 };
-	_cleanup_(strv_freep) char **env = NULL;
-	_cleanup_free_ char *sock = NULL;
-	struct diag_process_info info = { 0 };
-	struct strbuf data = { 0 };
-	const char *pid_arg = NULL, *clsid_s, *library;
-	unsigned long timeout_s = ATTACH_TIMEOUT_S, duration_s = 0;
-	uint8_t clsid[16];
-	int32_t hr = 0;
-	bool beside = false, mapped;
+/* What the command line asks for. */
+struct attach_args {
+	struct trace_opts o;
 	pid_t pid;
-	int r, status = 1;
+	unsigned long timeout_s, duration_s;
+};
+
+/* --NAME SECONDS or --NAME=SECONDS at argv[*i] into *OUT (1..MAX): 1 if it
+ * was that option, 0 if not, -1 after saying what is wrong. */
+static int seconds_option(int argc, char **argv, int *i, const char *name, unsigned long max, unsigned long *out)
+{
+	size_t n = strlen(name);
+	const char *v;
+	char *end;
+
+	if (strncmp(argv[*i], name, n) != 0 || (argv[*i][n] && argv[*i][n] != '='))
+		return 0;
+	v = argv[*i][n] == '=' ? argv[*i] + n + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+	errno = 0;
+	*out = v ? strtoul(v, &end, 10) : 0;
+	if (!v || errno || end == v || *end || *out == 0 || *out > max) {
+		cli_error("attach: %s needs a number of seconds from 1 to %lu", name, max);
+		return -1;
+	}
+	return 1;
+}
+
+/* Parse the command line into A; 1 to go on, 0 after --help, -1 after an error. */
+static int parse_attach_args(int argc, char **argv, struct attach_args *a)
+{
+	const char *pid_arg = NULL;
+	int r;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -131,122 +149,145 @@ int cmd_attach(int argc, char **argv)
 			       trace_opts_help, ATTACH_TIMEOUT_S);
 			return 0;
 		}
-		if (strcmp(argv[i], "--timeout") == 0 || startswith(argv[i], "--timeout=")) {
-			const char *v = argv[i][9] == '=' ? argv[i] + 10 : i + 1 < argc ? argv[++i] : NULL;
-			char *end;
-
-			errno = 0;
-			timeout_s = v ? strtoul(v, &end, 10) : 0;
-			if (!v || errno || end == v || *end || timeout_s == 0 || timeout_s > 3600) {
-				cli_error("attach: --timeout needs a number of seconds from 1 to 3600");
-				return EXIT_USAGE;
-			}
-			continue;
-		}
-		if (strcmp(argv[i], "--duration") == 0 || startswith(argv[i], "--duration=")) {
-			const char *v = argv[i][10] == '=' ? argv[i] + 11 : i + 1 < argc ? argv[++i] : NULL;
-			char *end;
-
-			errno = 0;
-			duration_s = v ? strtoul(v, &end, 10) : 0;
-			if (!v || errno || end == v || *end || duration_s == 0 || duration_s > 31 * 86400) {
-				cli_error("attach: --duration needs a number of seconds from 1 to 2678400");
-				return EXIT_USAGE;
-			}
+		if ((r = seconds_option(argc, argv, &i, "--timeout", 3600, &a->timeout_s)) ||
+		    (r = seconds_option(argc, argv, &i, "--duration", 31 * 86400, &a->duration_s))) {
+			if (r < 0)
+				return -1;
 			continue;
 		}
 		if (argv[i][0] != '-' && !pid_arg) {
 			pid_arg = argv[i];
 			continue;
 		}
-		r = trace_opts_parse(&o, argc, argv, &i);
+		r = trace_opts_parse(&a->o, argc, argv, &i);
 		if (r < 0)
-			return EXIT_USAGE;
+			return -1;
 		if (r == 0) {
 			cli_error("attach: unexpected argument '%s' (try 'clrtrace attach --help')", argv[i]);
-			return EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (!pid_arg) {
 		cli_error("attach: which process? (clrtrace attach [OPTIONS] PID; 'clrtrace ps' lists them)");
-		return EXIT_USAGE;
+		return -1;
 	}
-	if (cli_parse_pid(pid_arg, &pid) < 0) {
+	if (cli_parse_pid(pid_arg, &a->pid) < 0) {
 		cli_error("attach: '%s' is not a process id", pid_arg);
-		return EXIT_USAGE;
+		return -1;
 	}
-	if (trace_opts_finish(&o) < 0 || check_categories(o.events) < 0)
-		return EXIT_USAGE;
-	env = trace_opts_environment(&o);
+	if (trace_opts_finish(&a->o) < 0 || check_categories(a->o.events) < 0)
+		return -1;
+	return 1;
+}
+
+/* Ask the runtime behind SOCK to load LIBRARY with DATA, beside another
+ * main profiler if there is one (*BESIDE then set); 0 loaded, 1 refused
+ * (said), -1 on an error (said). */
+static int load_profiler(const struct attach_args *a, const char *sock, const char *library,
+			 const struct strbuf *data, bool *beside)
+{
+	uint8_t clsid[16];
+	int32_t hr = 0;
+	bool mapped;
+	int r;
+
+	if (diag_parse_guid(a->o.beside ? CT_CLSID_NOTIFICATION_STRING : CT_CLSID_STRING, clsid) < 0) {
+		cli_error("attach: internal error: no profiler CLSID");
+		return -1;
+	}
+	/* before the attach: a refused one leaves the library mapped */
+	mapped = diag_library_loaded(a->pid, "libclrtrace.so") == 1;
+	r = diag_attach_profiler(sock, clsid, library, data->s, data->len, ATTACH_GC_WAIT_MS,
+				 (int)a->timeout_s * 1000, &hr);
+	/* another main profiler (an APM agent): beside it, as a notification
+	 * profiler (clrtrace itself refuses a second copy either way) */
+	if (r == 1 && (uint32_t)hr == 0x8013136A && !a->o.beside && !mapped &&
+	    diag_parse_guid(CT_CLSID_NOTIFICATION_STRING, clsid) == 0) {
+		*beside = true;
+		r = diag_attach_profiler(sock, clsid, library, data->s, data->len, ATTACH_GC_WAIT_MS,
+					 (int)a->timeout_s * 1000, &hr);
+	}
+	if (r < 0) {
+		cli_error("attach: pid %d: %s", (int)a->pid, diag_strerror(r));
+		return -1;
+	}
+	if (r == 1)
+		say_refusal(a->pid, hr);
+	return r;
+}
+
+/* --duration: wait (a signal ends the wait early), then detach. */
+static int detach_after(const struct attach_args *a, const char *sock)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fflush(stdout);
+	for (struct timespec ts = { (time_t)a->duration_s, 0 }; nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop;)
+		;
+	return cli_detach(a->pid, sock, (int)a->timeout_s * 1000);
+}
+
+/* Where the process's diagnostics socket is, and that it answers: *INFO. */
+static int reach_process(const struct attach_args *a, char **sock, struct diag_process_info *info)
+{
+	int32_t hr = 0;
+	int r;
+
+	r = diag_socket_path(a->pid, sock);
+	if (r < 0) {
+		cli_error("attach: pid %d: %s", (int)a->pid, diag_strerror(r));
+		return -1;
+	}
+	if (library_visible(a->pid, a->o.library) == -ENOENT) {
+		cli_error("attach: pid %d: %s does not exist inside the process's mount namespace "
+			  "(a container?); put the library there and name it with --library",
+			  (int)a->pid, a->o.library);
+		return -1;
+	}
+	/* who answers: the runtime's version, and a first proof the socket lives */
+	r = diag_process_info(*sock, (int)a->timeout_s * 1000, info, &hr);
+	if (r < 0) {
+		cli_error("attach: pid %d: %s", (int)a->pid, diag_strerror(r));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	_cleanup_(strv_freep) char **env = NULL;
+	_cleanup_free_ char *sock = NULL;
+	struct attach_args a = { .timeout_s = ATTACH_TIMEOUT_S };
+	struct diag_process_info info = { 0 };
+	struct strbuf data = { 0 };
+	bool beside = false;
+	int r, status = 1;
+
+	r = parse_attach_args(argc, argv, &a);
+	if (r <= 0) {
+		status = r < 0 ? EXIT_USAGE : 0;
+		goto out;
+	}
+	env = trace_opts_environment(&a.o);
 	if (!env || client_data(env, &data) < 0) {
 		cli_error("out of memory");
 		goto out;
 	}
-	clsid_s = o.beside ? CT_CLSID_NOTIFICATION_STRING : CT_CLSID_STRING;
-	library = o.library;
-	if (!library || diag_parse_guid(clsid_s, clsid) < 0) {
-		cli_error("attach: internal error: no profiler CLSID or library");
+	if (!a.o.library) {
+		cli_error("attach: internal error: no profiler library");
 		goto out;
 	}
-
-	r = diag_socket_path(pid, &sock);
-	if (r < 0) {
-		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
+	if (reach_process(&a, &sock, &info) < 0 || load_profiler(&a, sock, a.o.library, &data, &beside) != 0)
 		goto out;
-	}
-	if (library_visible(pid, library) == -ENOENT) {
-		cli_error("attach: pid %d: %s does not exist inside the process's mount namespace "
-			  "(a container?); put the library there and name it with --library",
-			  (int)pid, library);
-		goto out;
-	}
-	/* who answers: the runtime's version, and a first proof the socket lives */
-	r = diag_process_info(sock, (int)timeout_s * 1000, &info, &hr);
-	if (r < 0) {
-		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
-		goto out;
-	}
-	/* before the attach: a refused one leaves the library mapped */
-	mapped = diag_library_loaded(pid, "libclrtrace.so") == 1;
-	r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS, (int)timeout_s * 1000,
-				 &hr);
-	if (r < 0) {
-		cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
-		goto out;
-	}
-	/* another main profiler (an APM agent): beside it, as a notification
-	 * profiler (clrtrace itself refuses a second copy either way) */
-	if (r == 1 && (uint32_t)hr == 0x8013136A && !o.beside && !mapped &&
-	    diag_parse_guid(CT_CLSID_NOTIFICATION_STRING, clsid) == 0) {
-		beside = true;
-		r = diag_attach_profiler(sock, clsid, library, data.s, data.len, ATTACH_GC_WAIT_MS,
-					 (int)timeout_s * 1000, &hr);
-		if (r < 0) {
-			cli_error("attach: pid %d: %s", (int)pid, diag_strerror(r));
-			goto out;
-		}
-	}
-	if (r == 1) {
-		say_refusal(pid, hr);
-		goto out;
-	}
-	printf("clrtrace: attached to pid %d (%s, .NET %s)%s\n", (int)pid,
+	printf("clrtrace: attached to pid %d (%s, .NET %s)%s\n", (int)a.pid,
 	       info.entrypoint && *info.entrypoint ? info.entrypoint : "?", info.version ? info.version : "?",
-	       beside || o.beside ? " as a notification profiler, beside its main profiler" : "");
-	status = 0;
-	if (duration_s) {
-		struct sigaction sa = { .sa_handler = on_stop };
-
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		fflush(stdout);
-		/* a signal ends the wait early: the detach still happens */
-		for (struct timespec ts = { (time_t)duration_s, 0 }; nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop;)
-			;
-		status = cli_detach(pid, sock, (int)timeout_s * 1000);
-	}
+	       beside || a.o.beside ? " as a notification profiler, beside its main profiler" : "");
+	status = a.duration_s ? detach_after(&a, sock) : 0;
 out:
 	diag_process_info_done(&info);
 	strbuf_free(&data);
+	trace_opts_done(&a.o);
 	return status;
 }
