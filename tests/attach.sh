@@ -240,8 +240,13 @@ done
 if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
 	prog=$(program_cmd Attach 10)
 	long=/tmp/clrtrace-attach-long-temporary-directory-name-for-a-socket # the runtime's socket path stays within 107 bytes, not /proc/PID/root's
+	# the build tree stays visible when it lives under /tmp itself (a
+	# clone there): bound back into the new /tmp from a view of the old one
+	keep=$(mktemp -d /run/clrtrace-ns.XXXXXX) || die "no directory under /run"
 	start ns unshare -m --propagation private sh -c \
-		'mount -t tmpfs tmpfs /tmp && mkdir -p "$0" && TMPDIR="$0" exec "$@"' "$long" $prog
+		'mount --bind /tmp "$1" && mount -t tmpfs tmpfs /tmp && mkdir -p "$0" &&
+		case "$2" in /tmp/*) mkdir -p "$2" && mount --bind "$1${2#/tmp}" "$2" ;; esac &&
+		shift 2 && TMPDIR="$0" exec "$@"' "$long" "$keep" "$top_builddir" $prog
 	p=$pid
 	[ ! -e "$long" ] && ls "/proc/$p/root$long"/dotnet-diagnostic-"$p"-*-socket >/dev/null 2>&1 &&
 		ok "namespace: the socket is visible only through /proc/$p/root" || fail "namespace: the setup is broken"
@@ -257,6 +262,7 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
 		ok "namespace: the trace is written inside the namespace's /tmp" || fail "namespace: no trace in /proc/$p/root/tmp"
 	stop ns "$job"
 	expect "namespace: the program ends normally" "$st" 0
+	rmdir "$keep" 2>/dev/null
 else
 	echo "note: not root or no unshare: the mount-namespace case is not tested"
 fi
