@@ -133,7 +133,7 @@ run_one() {
 	clrtrace-stacks)
 		trace=$TMP/clrtrace-stacks.jsonl; rm -f "$trace"
 		t0=$(date +%s%N)
-		"$CLRTRACE" run -q -e +stacks -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" >"$out" 2>"$err"; rc=$?
+		"${T[@]}" "$CLRTRACE" run -q -e +stacks -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" "$threads" >"$out" 2>"$err"; rc=$?
 		t1=$(date +%s%N) ;;
 	clrtrace-muted)
 		trace=$TMP/clrtrace-muted.jsonl; rm -f "$trace"
