@@ -25,7 +25,8 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done' EXIT
 start() {
 	local name=$1 i; shift
 	rm -f "$OUT/$name.gate"
-	env "$@" "$OUT/$name.gate" 120 ${THREADS:-} >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" &
+	# (CLRTRACE_ATTACH_TARGET: make check-sanitizers preloads ASan into it)
+	env CLRTRACE_ATTACH_TARGET=1 "$@" "$OUT/$name.gate" 120 ${THREADS:-} >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" &
 	job=$!
 	PIDS="$PIDS $job"
 	pid=""
@@ -240,13 +241,14 @@ done
 if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
 	prog=$(program_cmd Attach 10)
 	long=/tmp/clrtrace-attach-long-temporary-directory-name-for-a-socket # the runtime's socket path stays within 107 bytes, not /proc/PID/root's
-	# the build tree stays visible when it lives under /tmp itself (a
-	# clone there): bound back into the new /tmp from a view of the old one
+	# the source and build trees stay visible when they live under /tmp
+	# itself (a clone there): bound back into the new /tmp from a view of
+	# the old one
 	keep=$(mktemp -d /run/clrtrace-ns.XXXXXX) || die "no directory under /run"
 	start ns unshare -m --propagation private sh -c \
 		'mount --bind /tmp "$1" && mount -t tmpfs tmpfs /tmp && mkdir -p "$0" &&
-		case "$2" in /tmp/*) mkdir -p "$2" && mount --bind "$1${2#/tmp}" "$2" ;; esac &&
-		shift 2 && TMPDIR="$0" exec "$@"' "$long" "$keep" "$top_builddir" $prog
+		for d in "$2" "$3"; do case "$d" in /tmp/*) mkdir -p "$d" && mount --bind "$1${d#/tmp}" "$d" || exit 1 ;; esac; done &&
+		shift 3 && TMPDIR="$0" exec "$@"' "$long" "$keep" "$top_srcdir" "$top_builddir" $prog
 	p=$pid
 	[ ! -e "$long" ] && ls "/proc/$p/root$long"/dotnet-diagnostic-"$p"-*-socket >/dev/null 2>&1 &&
 		ok "namespace: the socket is visible only through /proc/$p/root" || fail "namespace: the setup is broken"
