@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "/dev/null") != 0)
 		unlink(argv[1]);
 	ct.cfg.categories = ~0u;
+	ct.events = ct_event_mask(ct.cfg.categories);
 	ct.pid = getpid();
 	snprintf(out, sizeof(out), "file:%s", argv[1]);
 	if (config_parse_outputs(out, &cfg, &why) < 0) {

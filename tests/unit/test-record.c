@@ -48,7 +48,8 @@ static void start(const char *path)
 
 	unlink(path);
 	config_done(&cfg);
-	ct.cfg.categories = ~0u; /* every event: what ct_emit asks */
+	ct.cfg.categories = ~0u;
+	ct.events = ct_event_mask(ct.cfg.categories); /* every event: what ct_emit asks */
 	snprintf(out, sizeof(out), "file:%s", path);
 	if (config_parse_outputs(out, &cfg, &why) < 0) {
 		printf("FAIL: cannot parse %s\n", out);

@@ -129,7 +129,7 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 
 	/* a family's callbacks may feed events of another category (the
 	 * exception passes, frame by frame): skip both ends of what is off */
-	if (!t || !ct_on(ct_events[ev].category)) {
+	if (!t || !ct_wants(ev)) {
 		json_decref(payload);
 		return t ? 0 : -ENOMEM;
 	}
