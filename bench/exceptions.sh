@@ -207,20 +207,7 @@ done
 # --- the report ----------------------------------------------------------------------
 if [ -n "$THREADS_MODE" ]; then
 	awk -F'\t' -v n="$N" -v rounds="$ROUNDS" -v tl="$THREADS_MODE" -v base_on="${BASE:+1}" '
-function median(cfg, col,   a, k, i, j, t) {
-	k = 0
-	for (i = 1; i <= nr; i++)
-		if (c[i] == cfg && rd[i] > 0)
-			a[++k] = v[i, col] + 0
-	for (i = 2; i <= k; i++) {
-		t = a[i]
-		for (j = i - 1; j >= 1 && a[j] > t; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-	if (k == 0) return 0
-	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}
+'"$AWK_MEDIAN"'
 { nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 10; i++) v[nr, i] = $i }
 END {
 	nt = split(tl, th, " ")
@@ -241,20 +228,7 @@ END {
 	exit 0
 fi
 awk -F'\t' -v base_on="${BASE:+1}" -v n="$N" -v total="$TOTAL" -v rounds="$ROUNDS" -v warmup="$WARMUP" '
-function median(cfg, col,   a, k, i, j, t) {
-	k = 0
-	for (i = 1; i <= nr; i++)
-		if (c[i] == cfg && rd[i] > 0)
-			a[++k] = v[i, col] + 0
-	for (i = 2; i <= k; i++) {          # insertion sort, k is small
-		t = a[i]
-		for (j = i - 1; j >= 1 && a[j] > t; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-	if (k == 0) return 0
-	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}
+'"$AWK_MEDIAN"'
 function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
 { nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 10; i++) v[nr, i] = $i
   if ($2 > 0) { last_bytes[$1] = $5; last_rec[$1] = $6; last_sum[$1] = $7; last_exc[$1] = $8 } }

@@ -40,3 +40,23 @@ build_throw() {
 	fi
 	DLL=$pbin/Throw.dll
 }
+
+# An awk function for the reports: median(cfg, col), the median of column
+# COL (v[i, col]) over the rows i whose configuration c[i] is CFG, leaving
+# out the unmeasured warm-up runs (rd[i] == "0").
+AWK_MEDIAN='
+function median(cfg, col,   a, k, i, j, t) {
+	k = 0
+	for (i = 1; i <= nr; i++)
+		if (c[i] == cfg && rd[i] != "0")
+			a[++k] = v[i, col] + 0
+	for (i = 2; i <= k; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (k == 0) return 0
+	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+'

@@ -89,20 +89,7 @@ for ((r = 0; r < RUNS; r++)); do
 done
 echo >&2
 awk -F'\t' -v runs="$RUNS" -v list="${CONFIGS[*]}" '
-function median(cfg, col,   a, k, i, j, t) {
-	k = 0
-	for (i = 1; i <= nr; i++)
-		if (c[i] == cfg)
-			a[++k] = v[i, col] + 0
-	for (i = 2; i <= k; i++) {
-		t = a[i]
-		for (j = i - 1; j >= 1 && a[j] > t; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-	if (k == 0) return 0
-	return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}
+'"$AWK_MEDIAN"'
 { nr++; c[nr] = $1; v[nr, 2] = $2; v[nr, 3] = $3 }
 END {
 	n = split(list, cf, " ")
