@@ -96,13 +96,13 @@ static uint64_t pid_ns_ino(void)
 }
 
 /* Fill in who writes the mirror. */
-static void header_identify(struct pending_header *h, int trace_fd, bool locked)
+static void header_identify(struct pending_header *h, int trace_fd, unsigned n_bufs, bool locked)
 {
 	struct stat st;
 
 	memcpy(h->magic, PENDING_MAGIC, 8);
 	h->pid = getpid();
-	h->n_bufs = 2;
+	h->n_bufs = n_bufs;
 	h->locked = locked;
 	h->start_ticks = proc_start_ticks(h->pid, NULL);
 	h->pid_ns = pid_ns_ino();
@@ -114,7 +114,7 @@ static void header_identify(struct pending_header *h, int trace_fd, bool locked)
 /* Give the finished file TMP its final name beside PATH: PATH.<pid>.pending,
  * else PATH.<pid>.<n>.pending.  link(2) never replaces an existing file;
  * where the file system has no hard links, rename without replacing. */
-static int link_unique(const char *tmp, const char *path, char **ret)
+static int link_unique(const char *tmp, const char *path, bool may_rename, char **ret)
 {
 	bool no_links = false;
 
@@ -128,8 +128,14 @@ static int link_unique(const char *tmp, const char *path, char **ret)
 			*ret = p;
 			return 0;
 		}
-		if (!no_links && errno != EEXIST && errno != EMLINK) /* EPERM, ENOTSUP ... */
+		if (!no_links && errno != EEXIST && errno != EMLINK) { /* EPERM, ENOTSUP ... */
+			if (!may_rename) {
+				int e = errno;
+				free(p);
+				return -e;
+			}
 			no_links = true;
+		}
 		if (no_links && renameat2(AT_FDCWD, tmp, AT_FDCWD, p, RENAME_NOREPLACE) == 0) {
 			*ret = p;
 			return 0;
@@ -142,18 +148,27 @@ static int link_unique(const char *tmp, const char *path, char **ret)
 	return -EEXIST;
 }
 
+/* Bytes of the mirror's mapping: the header and every buffer. */
+static size_t mirror_len(const struct pending_header *h)
+{
+	return PENDING_DATA_OFFSET + (size_t)h->n_bufs * h->buf_size;
+}
+
 /* Create and map the mirror of PATH (see pending.h). */
-int pending_create(const char *path, int trace_fd, size_t size, struct pending_header **ret, char **ret_path,
-		   int *ret_fd)
+int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs, struct pending_header **ret,
+		   char **ret_path, int *ret_fd)
 {
 	_cleanup_free_ char *tmp = NULL;
 	struct pending_header *h;
 	char *final = NULL;
+	size_t len;
 	bool locked;
 	int fd, r;
 
-	if (size == 0 || size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / 2)
+	if (size == 0 || n_bufs == 0 || n_bufs > PENDING_MAX_BUFS || n_bufs % 2 ||
+	    size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / n_bufs)
 		return -EINVAL;
+	len = PENDING_DATA_OFFSET + (size_t)n_bufs * size;
 	/* built under a temporary name: a merge never sees a half-made one */
 	if (asprintf(&tmp, "%s.%d.pending-new.XXXXXX", path, (int)getpid()) < 0)
 		return -ENOMEM;
@@ -162,23 +177,22 @@ int pending_create(const char *path, int trace_fd, size_t size, struct pending_h
 		return -errno;
 	(void)fchmod(fd, 0644 & ~process_umask()); /* as the trace file */
 	locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
-	/* allocate the blocks now: a store into a hole of a full disk would
-	 * be a SIGBUS in the traced program */
-	r = posix_fallocate(fd, 0, (off_t)(PENDING_DATA_OFFSET + 2 * size));
+	/* the header's page now; each buffer's blocks when a thread takes it */
+	r = posix_fallocate(fd, 0, PENDING_DATA_OFFSET);
 	if (r != 0) {
 		r = -r;
 		goto fail;
 	}
-	h = mmap(NULL, PENDING_DATA_OFFSET + 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
 		r = -errno;
 		goto fail;
 	}
-	header_identify(h, trace_fd, locked);
+	header_identify(h, trace_fd, n_bufs, locked);
 	h->buf_size = size;
-	r = link_unique(tmp, path, &final);
+	r = link_unique(tmp, path, true, &final);
 	if (r < 0) {
-		munmap(h, PENDING_DATA_OFFSET + 2 * size);
+		munmap(h, len);
 		goto fail;
 	}
 	unlink(tmp); /* ENOENT after a rename */
@@ -192,14 +206,38 @@ fail:
 	return r;
 }
 
-/* Delete, unmap and unlock the mirror: unlinked before the lock goes, so a
- * merge never finds it unlocked with a name. */
-void pending_remove(struct pending_header *h, const char *pending_path, int fd)
+/* A second name for the mirror (see pending.h). */
+int pending_link(struct pending_header *h, const char *pending_path, const char *path, int trace_fd,
+		 char **ret_path)
 {
-	size_t len = PENDING_DATA_OFFSET + 2 * h->buf_size;
+	struct stat st;
+	int r = link_unique(pending_path, path, false, ret_path);
 
-	unlink(pending_path);
-	munmap(h, len);
+	if (r == 0 && fstat(trace_fd, &st) == 0 && (uint64_t)st.st_size < h->trace_off)
+		h->trace_off = (uint64_t)st.st_size;
+	return r;
+}
+
+/* Allocate buffers FIRST..FIRST+N (see pending.h). */
+int pending_reserve(const struct pending_header *h, int fd, unsigned first, unsigned n)
+{
+	int r;
+
+	if (first + n > h->n_bufs)
+		return -EINVAL;
+	r = posix_fallocate(fd, (off_t)(PENDING_DATA_OFFSET + (size_t)first * h->buf_size),
+			    (off_t)((size_t)n * h->buf_size));
+	return -r;
+}
+
+/* Delete, unmap and unlock the mirror: unlinked (every name) before the
+ * lock goes, so a merge never finds it unlocked with a name. */
+void pending_remove(struct pending_header *h, char *const *paths, size_t n_paths, int fd)
+{
+	for (size_t i = 0; i < n_paths; i++)
+		if (paths[i])
+			unlink(paths[i]);
+	munmap(h, mirror_len(h));
 	if (fd >= 0)
 		close(fd);
 }
@@ -248,28 +286,29 @@ static bool writer_alive(const struct pending_header *h)
 /* Validate a header read from disk (LEN bytes of file, overflow-safe). */
 static bool header_valid(const struct say *s, const struct pending_header *h, uint64_t len)
 {
-	uint64_t room;
+	uint64_t room = len - PENDING_DATA_OFFSET; /* len >= PENDING_DATA_OFFSET: checked */
 
 	if (memcmp(h->magic, PENDING_MAGIC, 8) != 0) {
 		say(s, 1, "not a clrtrace %s file (or from another clrtrace version); left as it is", "pending");
 		return false;
 	}
-	if (h->n_bufs != 2) {
-		say(s, 1, "bad header: %" PRIu32 " buffers, not 2; left as it is", h->n_bufs);
+	if (h->n_bufs == 0 || h->n_bufs % 2 || h->n_bufs > PENDING_MAX_BUFS) {
+		say(s, 1, "bad header: %" PRIu32 " buffers, not an even number up to %d; left as it is", h->n_bufs,
+		    PENDING_MAX_BUFS);
 		return false;
 	}
-	room = (len - PENDING_DATA_OFFSET) / 2; /* len >= PENDING_DATA_OFFSET: checked */
-	if (h->buf_size == 0 || h->buf_size > room) {
+	if (h->buf_size == 0 || h->buf_size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / h->n_bufs) {
 		say(s, 1, "bad header: buffer size %" PRIu64 " does not fit the file (%" PRIu64 " bytes); left as it is",
 		    h->buf_size, len);
 		return false;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (uint32_t i = 0; i < h->n_bufs; i++) {
 		uint64_t used = atomic_load(&h->used[i]);
 
-		if (used > h->buf_size) {
-			say(s, 1, "bad header: buffer %d holds %" PRIu64 " bytes, more than its size %" PRIu64
-				  "; left as it is", i, used, h->buf_size);
+		/* i * buf_size + used <= n_bufs * buf_size: no overflow (checked above) */
+		if (used > h->buf_size || (used && i * h->buf_size + used > room)) {
+			say(s, 1, "bad header: buffer %" PRIu32 " holds %" PRIu64 " bytes, more than %s; left as it is", i,
+			    used, used > h->buf_size ? "its size" : "the file has");
 			return false;
 		}
 	}
@@ -292,31 +331,103 @@ static bool has_line(const char *t, size_t tn, bool at_start, const char *line, 
 	return false;
 }
 
+/* qsort_r order of record indices by their seq (ARG). */
+static int by_seq(const void *a, const void *b, void *arg)
+{
+	const uint64_t *seq = arg;
+	uint64_t x = seq[*(const size_t *)a], y = seq[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+#define SWAP(a, b)                      \
+	do {                            \
+		__typeof__(a) tmp_ = (a); \
+		(a) = (b);              \
+		(b) = tmp_;             \
+	} while (0)
+
 struct lines {
 	const char **v;
 	size_t *len; /* without the newline */
-	size_t n;
+	uint64_t *seq;
+	size_t n, cap;
 };
 
-/* Collect the whole lines of D[0..used). */
-static int lines_add(struct lines *l, const char *d, size_t used)
+/* Collect the records of buffer D[0..used): their lines and seqs.  A
+ * record is counted in used only once whole, so a bad frame is damage:
+ * the rest of the buffer is skipped and *BAD set. */
+static int lines_add(struct lines *l, const char *d, size_t used, bool *bad)
 {
-	for (const char *p = d, *e; p < d + used; p = e + 1) {
-		e = memchr(p, '\n', (size_t)(d + used - p));
-		if (!e)
-			break; /* a line is counted in used only once whole: not ours */
-		const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		size_t *len = realloc(l->len, (l->n + 1) * sizeof(*len));
-		if (!len)
-			return -ENOMEM;
-		l->len = len;
-		l->v[l->n] = p;
-		l->len[l->n++] = (size_t)(e - p);
+	for (size_t off = 0; off < used;) {
+		struct pending_rec r;
+		size_t size;
+
+		if (used - off < sizeof(r)) {
+			*bad = true;
+			break;
+		}
+		memcpy(&r, d + off, sizeof(r));
+		size = pending_rec_size(r.len);
+		if (r.magic != PENDING_REC_MAGIC || r.len < 2 || r.len > used - off - sizeof(r) ||
+		    d[off + sizeof(r) + r.len - 1] != '\n') {
+			*bad = true;
+			break;
+		}
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 256;
+			const char **v = reallocarray(l->v, cap, sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			l->v = v;
+			size_t *len = reallocarray(l->len, cap, sizeof(*len));
+			if (!len)
+				return -ENOMEM;
+			l->len = len;
+			uint64_t *seq = reallocarray(l->seq, cap, sizeof(*seq));
+			if (!seq)
+				return -ENOMEM;
+			l->seq = seq;
+			l->cap = cap;
+		}
+		l->v[l->n] = d + off + sizeof(r);
+		l->len[l->n] = r.len - 1;
+		l->seq[l->n++] = r.seq;
+		off += size <= used - off ? size : used - off;
 	}
 	return 0;
+}
+
+/* Put L in seq order (each buffer is in order; threads' buffers interleave). */
+static int lines_sort(struct lines *l)
+{
+	size_t *idx = calloc(l->n, sizeof(*idx));
+	const char **v = calloc(l->n, sizeof(*v));
+	size_t *len = calloc(l->n, sizeof(*len));
+	uint64_t *seq = calloc(l->n, sizeof(*seq));
+	int r = 0;
+
+	if (!idx || !v || !len || !seq) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		idx[i] = i;
+	qsort_r(idx, l->n, sizeof(*idx), by_seq, l->seq);
+	for (size_t i = 0; i < l->n; i++) {
+		v[i] = l->v[idx[i]];
+		len[i] = l->len[idx[i]];
+		seq[i] = l->seq[idx[i]];
+	}
+	SWAP(v, l->v);
+	SWAP(len, l->len);
+	SWAP(seq, l->seq);
+out:
+	free(idx);
+	free(v);
+	free(len);
+	free(seq);
+	return r;
 }
 
 /* Append to TRACE the lines of L from the first one it lacks.  The lines a
@@ -413,7 +524,7 @@ static int mirror_check(struct say *s, int fd, struct stat *st)
 }
 
 /* Read the header of the mirror FD (of SIZE bytes) into *H and, if its writer is gone, its
- * two buffers into *DATA.  Returns 0 or -errno (said). */
+ * buffers into *DATA.  Returns 0 or -errno (said). */
 static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_header **h, char **data)
 {
 	size_t total;
@@ -430,8 +541,11 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 		say(s, 0, "its process (pid %d) still runs; left alone", (*h)->pid);
 		return -EBUSY;
 	}
-	total = (size_t)(2 * (*h)->buf_size); /* fits: buf_size <= file size / 2 */
-	*data = malloc(total);
+	/* the buffers the file holds (checked: n_bufs * buf_size fits) */
+	total = (size_t)((*h)->n_bufs * (*h)->buf_size);
+	if (total > size - PENDING_DATA_OFFSET)
+		total = (size_t)(size - PENDING_DATA_OFFSET);
+	*data = malloc(total ? total : 1);
 	if (!*data || pread(fd, *data, total, PENDING_DATA_OFFSET) != (ssize_t)total) {
 		r = *data ? -EIO : -ENOMEM;
 		say(s, 1, "cannot read its buffers: %s", strerror(-r));
@@ -440,20 +554,20 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 	return 0;
 }
 
-/* Append to TRACE the lines of the buffers DATA of the mirror H that it lacks; *N counts them.
- * Returns 0 or -errno (said). */
+/* Append to TRACE the records of the buffers DATA of the mirror H that it lacks, in seq
+ * order; *N counts them.  Returns 0 or -errno (said). */
 static int mirror_append(struct say *s, const char *trace, const struct pending_header *h, const char *data, int *n)
 {
 	struct lines l = { 0 };
+	bool bad = false;
 	int tfd, r = 0;
 
-	/* the older buffer first: its records have the lower seqs */
-	int first = h->gen[0] <= h->gen[1] ? 0 : 1;
-	for (int k = 0; k < 2 && r == 0; k++) {
-		int i = k ? 1 - first : first;
-
-		r = lines_add(&l, data + (size_t)i * h->buf_size, (size_t)atomic_load(&h->used[i]));
-	}
+	for (uint32_t i = 0; i < h->n_bufs && r == 0; i++)
+		r = lines_add(&l, data + (size_t)i * h->buf_size, (size_t)atomic_load(&h->used[i]), &bad);
+	if (bad)
+		say(s, 1, "damaged records skipped; the others are merged");
+	if (r == 0)
+		r = lines_sort(&l);
 	if (r == 0 && l.n) {
 		tfd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 		if (tfd < 0)
@@ -467,6 +581,7 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 		say(s, 1, "cannot append to %s: %s", trace, strerror(-r));
 	free(l.v);
 	free(l.len);
+	free(l.seq);
 	return r;
 }
 

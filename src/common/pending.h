@@ -1,25 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/* FILE.<pid>.pending: the shared mapping that holds a trace file's
- * unwritten records (its two buffers), so that they survive a death without
- * a flush. */
+/* FILE.<pid>.pending: the shared mapping that holds a trace's staged
+ * records (each thread's two buffers, sinks/stage.c) until they are in the
+ * file, so that they survive a death without a flush. */
 #pragma once
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define PENDING_MAGIC "CLRTPND3"
+#define PENDING_MAGIC "CLRTPND4"
 #define PENDING_DATA_OFFSET 4096
+#define PENDING_MAX_BUFS 256 /* two halves for each of 128 staging slots */
+
+/* One staged record: this header, then the JSON line with its newline
+ * (LEN bytes), padded to 8 bytes.  The header carries what the sinks need
+ * besides the line, so that the writer never parses it. */
+struct pending_rec {
+	uint64_t seq;
+	uint32_t len;   /* of the line, newline included */
+	uint16_t event; /* enum ct_event */
+	int16_t depth;
+	int32_t tid;
+	uint32_t magic; /* PENDING_REC_MAGIC: recovery checks the framing */
+};
+#define PENDING_REC_MAGIC 0x43524543u /* "CREC" */
+/* Bytes a record of a LEN-byte line (newline included) takes in a buffer. */
+static inline size_t pending_rec_size(size_t len)
+{
+	return (sizeof(struct pending_rec) + len + 7) & ~(size_t)7;
+}
 
 struct pending_header {
 	char magic[8];
 	int32_t pid;
-	uint32_t n_bufs;
+	uint32_t n_bufs;   /* buffers laid out after the header (even) */
 	uint64_t buf_size;
-	/* per buffer: bytes of whole lines, and when it started filling (the
-	 * lower gen holds the older records) */
-	_Atomic uint64_t used[2];
-	uint64_t gen[2];
+	/* per buffer: bytes of whole records from its start; the file holds
+	 * only the buffers in use so far (0 beyond it) */
+	_Atomic uint64_t used[PENDING_MAX_BUFS];
 	/* Who writes it.  The writer holds an flock(2) on the file for its
 	 * whole life (locked = 1 when it could), so a merge can tell a live
 	 * writer from a dead one in any PID namespace; where the pid means
@@ -31,27 +49,37 @@ struct pending_header {
 	uint64_t start_ticks; /* /proc/PID/stat starttime */
 	uint64_t pid_ns;      /* inode of /proc/self/ns/pid */
 	char boot_id[40];     /* /proc/sys/kernel/random/boot_id */
-	/* the trace file's size when the writer opened it: its records lie
-	 * beyond */
+	/* the trace files' smallest size when the writer opened them: its
+	 * records lie beyond */
 	uint64_t trace_off;
 };
 
 /* Create and map a mirror of the trace file PATH (open as TRACE_FD) with
- * two buffers of SIZE bytes: PATH.<pid>.pending, or PATH.<pid>.<n>.pending
- * when that name is taken (another run's unrecovered file is never
- * touched).  *RET_FD keeps the writer's lock. */
-int pending_create(const char *path, int trace_fd, size_t size, struct pending_header **ret, char **ret_path,
-		   int *ret_fd);
-static inline char *pending_data(struct pending_header *h, int i)
+ * N_BUFS buffers of SIZE bytes, none allocated yet (pending_reserve):
+ * PATH.<pid>.pending, or PATH.<pid>.<n>.pending when that name is taken
+ * (another run's unrecovered file is never touched).  *RET_FD keeps the
+ * writer's lock. */
+int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs, struct pending_header **ret,
+		   char **ret_path, int *ret_fd);
+/* Give the mirror at PENDING_PATH a second name for the trace file PATH
+ * (another file sink with the same records), *RET_PATH; TRACE_FD lowers
+ * trace_off to that file's size.  -errno when no hard link can be made. */
+int pending_link(struct pending_header *h, const char *pending_path, const char *path, int trace_fd,
+		 char **ret_path);
+/* Allocate the blocks of buffers FIRST..FIRST+N of the mirror FD: a store
+ * into a hole of a full disk would be a SIGBUS in the traced program. */
+int pending_reserve(const struct pending_header *h, int fd, unsigned first, unsigned n);
+static inline char *pending_data(struct pending_header *h, unsigned i)
 {
 	return (char *)h + PENDING_DATA_OFFSET + (size_t)i * h->buf_size;
 }
-static inline void pending_set_used(struct pending_header *h, int i, size_t used)
+static inline void pending_set_used(struct pending_header *h, unsigned i, size_t used)
 {
 	atomic_store_explicit(&h->used[i], used, memory_order_release);
 }
-/* Delete, unmap and unlock the mirror (its records are in the trace). */
-void pending_remove(struct pending_header *h, const char *pending_path, int fd);
+/* Delete (every name in PATHS), unmap and unlock the mirror (its records
+ * are in the trace). */
+void pending_remove(struct pending_header *h, char *const *paths, size_t n_paths, int fd);
 
 /* Told about each mirror that was not merged (PENDING its path, WHY one
  * line; ERROR when it is an error rather than a file still in use). */

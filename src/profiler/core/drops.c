@@ -29,6 +29,7 @@ void ct_report_drops(bool all)
  * so that its totals count every loss of the records before it. */
 void ct_trace_totals(struct ct_totals *out)
 {
+	ct_flush_all(false); /* the losses of what is staged are known once it is out */
 	ct_report_drops(true);
 	ct_sinks_seal(out);
 }

@@ -2,7 +2,8 @@
 /*
  * Building records: the common fields, each record's place in its thread's
  * span nesting (spans.c keeps the stack), the hand-off to the sinks (which
- * number it and write it in seq order), the tracer's own errors.
+ * number it, stage it in the thread's own slot and write it in seq order),
+ * the tracer's own errors.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -42,7 +43,7 @@ static void thread_ids(struct ct_thread *t)
 }
 
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
- * is kept in front (ct_sinks_dispatch fills it in under the lock). */
+ * is kept in front (ct_sinks_dispatch fills it in as it numbers it). */
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
 			 const json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
@@ -144,7 +145,8 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 	json_decref(payload);
 	if (t->line.b.oom)
 		return -ENOMEM;
-	if (ct_sinks_dispatch(t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth) && ev != EV_TRACE_DROPPED)
+	if (ct_sinks_dispatch(&t->stage, t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth) &&
+	    ev != EV_TRACE_DROPPED)
 		ct_report_drops(false);
 	return (int64_t)pl.span;
 }

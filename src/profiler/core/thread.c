@@ -41,6 +41,7 @@ static void thread_free(void *p)
 	}
 	if (exm_free)
 		exm_free(t->exm);
+	ct_sinks_thread_exit(&t->stage);
 	free(t->spans);
 	jw_free(&t->line);
 	pthread_mutex_destroy(&t->lock);

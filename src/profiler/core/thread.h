@@ -13,6 +13,7 @@
 #include "common/vocabulary.h"
 #include "profiler/abi/corprof.h"
 #include "profiler/core/jsonw.h"
+#include "profiler/sinks/sinks.h"
 
 struct exm; /* exceptions/machine.h */
 
@@ -49,6 +50,7 @@ struct ct_thread {
 	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
 	unsigned n_pins;
 	struct jw line;       /* the record being written */
+	struct ct_stage_ref stage; /* where its records are staged (sinks) */
 	/* ,"pid":P,"tid":T,"thread":… as last written (emit.c), for the pid
 	 * and managed id it was made with: the same in every record */
 	char ids[96];

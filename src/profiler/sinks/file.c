@@ -1,54 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The JSON Lines file sink.  Records go into one of two buffers; when it
- * fills, the buffers swap and the full one is written with one write(2)
- * after the emit lock is released (drain), so other threads keep appending
- * meanwhile.  The flusher and the death paths write both.  Write errors and
- * a removed file are counted, never fatal: a buffer the disk takes only
- * part of keeps its whole lines, the torn last one is cut off the file (or
- * its rest written first next time), and the records that did not make it
- * are counted, each once.
+ * The JSON Lines file sink.  Only the writer calls it (stage.c: one thread
+ * at a time, records in seq order), so it keeps no lock: records go into
+ * one buffer, written with one write(2) when it fills and at the end of
+ * each round.  Write errors and a removed file are counted, never fatal: a
+ * buffer the disk takes only part of keeps its whole lines, the torn last
+ * one is cut off the file (or its rest written first next time), and the
+ * records that did not make it are counted, each once.
  *
- * The buffers are a shared mapping of FILE.<pid>.pending: a process that
- * dies with no chance to flush (Environment.FailFast, whose abort path
- * resets every signal handler; kill -9) leaves its last records there, and
- * `clrtrace run` or `clrtrace recover` appends them to FILE.
+ * Records that are staged but not yet in the file are in the staging
+ * area's mirror, FILE.<pid>.pending (stage.c): a process that dies with no
+ * chance to flush leaves them there for `clrtrace run` or `clrtrace
+ * recover`.
  */
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "common/pending.h"
 #include "profiler/sinks/sink.h"
 #include "common/util.h"
 
 #define FILE_BUFFER_SIZE (256 * 1024)
 
-struct file_buf {
-	char *data;
-	size_t used;
-	uint64_t n; /* records in it */
-};
-
 struct file_sink {
-	pthread_mutex_t lock;   /* the buffers, active, full */
-	pthread_cond_t written; /* the full buffer went out */
-	pthread_mutex_t io;     /* one writer at a time: buffers go out in order */
 	int fd;
 	char *path;
-	struct file_buf b[2];
-	int active;             /* the buffer records go into */
-	bool full;              /* the other one holds records not yet written */
-	uint64_t gen;
-	struct pending_header *pending; /* mapping of FILE.<pid>.pending, or NULL */
-	char *pending_path;
-	int pending_fd;         /* holds the writer's lock on it */
-	char *heap;             /* the buffers when there is no mapping */
+	char *buf;
+	size_t used;
+	uint64_t n;             /* records in buf */
 	uint64_t n_since_stat;  /* records in the file as opened (lost if it is removed) */
 	char *owed;             /* the rest of a torn last line, written first next time */
 	size_t owed_len;
@@ -83,27 +65,31 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 		return fd;
 	}
 	f = calloc(1, sizeof(*f));
-	if (f && pending_create(path, fd, FILE_BUFFER_SIZE, &f->pending, &f->pending_path, &f->pending_fd) == 0) {
-		f->b[0].data = pending_data(f->pending, 0);
-		f->b[1].data = pending_data(f->pending, 1);
-	} else if (f && (f->heap = malloc(2 * FILE_BUFFER_SIZE))) {
-		f->b[0].data = f->heap;
-		f->b[1].data = f->heap + FILE_BUFFER_SIZE;
-	}
-	if (!f || !f->b[0].data) {
+	if (f)
+		f->buf = malloc(FILE_BUFFER_SIZE);
+	if (!f || !f->buf) {
 		free(f);
 		close(fd);
 		free(path);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_mutex_init(&f->io, NULL);
-	pthread_cond_init(&f->written, NULL);
 	f->fd = fd;
 	f->path = path;
 	s->data = f;
 	s->where = strdup(path);
 	return 0;
+}
+
+/* The file's path and descriptor, for the staging area's mirror. */
+bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd)
+{
+	const struct file_sink *f = s->data;
+
+	if (s->ops->kind != OUT_FILE || !f)
+		return false;
+	*path = f->path;
+	*fd = f->fd;
+	return true;
 }
 
 /* Forget the rest of a torn line. */
@@ -190,7 +176,7 @@ static void file_failed(struct ct_sink *s, struct file_sink *f, int r, uint64_t 
 
 /* Put D[0..len), N whole lines, into the file; count those that do not
  * reach it.  Afterwards the file ends at a line boundary, or the rest of
- * its last line is owed.  Caller holds f->io. */
+ * its last line is owed. */
 static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size_t len, uint64_t n)
 {
 	const char *nl, *eol;
@@ -236,57 +222,26 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 	file_failed(s, f, r, lost);
 }
 
-/* Write buffer I out, then empty it.  Caller holds f->io, not f->lock:
- * appends to the other buffer go on meanwhile. */
-static void file_write_out(struct ct_sink *s, struct file_sink *f, int i)
+/* Write the buffer out, then empty it. */
+static void file_write_out(struct ct_sink *s, struct file_sink *f)
 {
-	struct file_buf *b = &f->b[i];
-
-	if (b->used)
-		file_put(s, f, b->data, b->used, b->n);
-	pthread_mutex_lock(&f->lock);
-	b->used = 0;
-	b->n = 0;
-	if (f->pending)
-		pending_set_used(f->pending, i, 0);
-	if (i != f->active)
-		f->full = false;
-	pthread_cond_broadcast(&f->written);
-	pthread_mutex_unlock(&f->lock);
+	if (f->used)
+		file_put(s, f, f->buf, f->used, f->n);
+	f->used = 0;
+	f->n = 0;
 }
 
-/* Make the active buffer the full one and start on the other.  Caller
- * holds f->lock and has checked that the other one is empty. */
-static void file_swap(struct file_sink *f)
-{
-	f->full = true;
-	f->active ^= 1;
-	if (f->pending)
-		f->pending->gen[f->active] = ++f->gen;
-}
-
-/* Append one record (under the emit lock: never writes, except to wait
- * for the previous full buffer when both are full). */
+/* Append one record; write the buffer out when it is full. */
 static void file_write(struct ct_sink *s, const struct ct_rec *r)
 {
 	struct file_sink *f = s->data;
-	struct file_buf *b;
 
-	pthread_mutex_lock(&f->lock);
-	if (f->b[f->active].used + r->len + 1 > FILE_BUFFER_SIZE && f->b[f->active].used) {
-		while (f->full) /* the disk is slower than the program: wait */
-			pthread_cond_wait(&f->written, &f->lock);
-		file_swap(f);
-		atomic_store(&s->drain_wanted, true);
-	}
-	b = &f->b[f->active];
+	if (f->used + r->len + 1 > FILE_BUFFER_SIZE)
+		file_write_out(s, f);
 	if (r->len + 1 > FILE_BUFFER_SIZE) {
-		/* a record bigger than a buffer goes out on its own, in order */
-		pthread_mutex_unlock(&f->lock);
-		pthread_mutex_lock(&f->io);
-		if (f->full)
-			file_write_out(s, f, f->active ^ 1);
+		/* a record bigger than the buffer goes out on its own, in order */
 		char *one = malloc(r->len + 1);
+
 		if (one) {
 			memcpy(one, r->line, r->len);
 			one[r->len] = '\n';
@@ -294,70 +249,18 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 			free(one);
 		} else
 			ct_sink_lost(s, 1, strerror(ENOMEM));
-		pthread_mutex_unlock(&f->io);
 		return;
 	}
-	memcpy(b->data + b->used, r->line, r->len);
-	b->used += r->len;
-	b->data[b->used++] = '\n';
-	b->n++;
-	if (f->pending)
-		pending_set_used(f->pending, f->active, b->used);
-	pthread_mutex_unlock(&f->lock);
+	memcpy(f->buf + f->used, r->line, r->len);
+	f->used += r->len;
+	f->buf[f->used++] = '\n';
+	f->n++;
 }
 
-/* Lock f->io; when DYING, give up after two seconds (a thread that died
- * holding it must not hang the exit). */
-static bool file_lock_io(struct file_sink *f, bool dying)
-{
-	struct timespec ts;
-
-	if (!dying)
-		return pthread_mutex_lock(&f->io) == 0;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 2;
-	return pthread_mutex_timedlock(&f->io, &ts) == 0;
-}
-
-/* After the emit lock: write the buffer that just filled. */
-static void file_drain(struct ct_sink *s)
-{
-	struct file_sink *f = s->data;
-	int full = -1;
-
-	pthread_mutex_lock(&f->io);
-	pthread_mutex_lock(&f->lock);
-	if (f->full)
-		full = f->active ^ 1;
-	pthread_mutex_unlock(&f->lock);
-	if (full >= 0)
-		file_write_out(s, f, full);
-	pthread_mutex_unlock(&f->io);
-}
-
-/* Push everything buffered to the file: the full buffer, then the active. */
+/* Push everything buffered to the file. */
 static void file_flush(struct ct_sink *s, bool dying)
 {
-	struct file_sink *f = s->data;
-	int first = -1, second = -1;
-
-	if (!file_lock_io(f, dying))
-		return;
-	pthread_mutex_lock(&f->lock);
-	if (f->full)
-		first = f->active ^ 1;
-	pthread_mutex_unlock(&f->lock);
-	if (first >= 0)
-		file_write_out(s, f, first);
-	pthread_mutex_lock(&f->lock);
-	if (f->b[f->active].used && !f->full) {
-		file_swap(f);
-		second = f->active ^ 1;
-	}
-	pthread_mutex_unlock(&f->lock);
-	if (second >= 0)
-		file_write_out(s, f, second);
-	pthread_mutex_unlock(&f->io);
+	file_write_out(s, s->data);
 }
 
 /* Flush and close. */
@@ -366,7 +269,6 @@ static void file_close(struct ct_sink *s)
 	struct file_sink *f = s->data;
 
 	file_flush(s, false);
-	pthread_mutex_lock(&f->io);
 	file_check_removed(s, f, false); /* the last records went into a removed file? */
 	if (f->owed_len) {
 		/* the disk never took the rest of the torn line: cut it if we can */
@@ -378,17 +280,8 @@ static void file_close(struct ct_sink *s)
 		ct_sink_lost(s, 1, s->reason[0] ? s->reason : "write error");
 		file_forget_owed(f);
 	}
-	pthread_mutex_unlock(&f->io);
 	close(f->fd);
-	pthread_mutex_destroy(&f->lock);
-	pthread_mutex_destroy(&f->io);
-	pthread_cond_destroy(&f->written);
-	if (f->pending) {
-		/* everything is in FILE now: the mirror has nothing to tell */
-		pending_remove(f->pending, f->pending_path, f->pending_fd);
-		free(f->pending_path);
-	}
-	free(f->heap);
+	free(f->buf);
 	free(f->path);
 	free(f);
 	s->data = NULL;
@@ -398,7 +291,6 @@ const struct ct_sink_ops ct_sink_file_ops = {
 	.kind = OUT_FILE,
 	.open = file_open,
 	.write = file_write,
-	.drain = file_drain,
 	.flush = file_flush,
 	.close = file_close,
 };

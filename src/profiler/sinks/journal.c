@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The systemd journal sink.  The calling thread only copies the record line
- * into a bounded single-producer queue (write() runs under the emit lock, so
- * there is one producer at a time); a writer thread turns each line into an
- * entry (journal-fields.c) and sends it with sd_journal_sendv().
+ * The systemd journal sink.  write() runs on the stage writer (stage.c: one
+ * producer at a time, never a program thread) and only copies the record
+ * line into a bounded queue; a sender thread turns each line into an entry
+ * (journal-fields.c) and sends it with sd_journal_sendv().
  *
  * Nothing waits on journald except the writer and a bounded drain:
  *  - a full queue, a record over the client-side rate limit, or journald
@@ -76,7 +76,7 @@ struct journal_sink {
 	bool orphaned;             /* under loss_lock: the sink is closed, the writer left behind */
 	char down_reason[96];
 	char *ident;
-	/* rate limit (producer side, under the emit lock) */
+	/* rate limit (producer side, on the stage writer) */
 	unsigned rl_burst;
 	uint64_t rl_interval_ns;
 	struct rl_pool pools[POOLS];

@@ -31,13 +31,13 @@ struct ct_sink_ops {
 	/* Open O; SPEC tells who the process is (valid during the call only).
 	 * 0 or -errno, *why set to a sentence for stderr on failure. */
 	int (*open)(struct ct_sink *s, const struct ct_output *o, const struct ct_sink_spec *spec, char **why);
-	/* Take one record.  Called with the emit lock held, in seq order: must
-	 * not block for long (no waiting on a peer; buffer or queue). */
+	/* Take one record.  Called by the writer (one thread at a time, never
+	 * a program thread's record path), in seq order; a thread that stages
+	 * waits for it only when its own buffers are both full. */
 	void (*write)(struct ct_sink *s, const struct ct_rec *r);
-	/* Optional: called after the emit lock is released when write() set
-	 * drain_wanted, to do the slow part (a write(2)) off that lock. */
-	void (*drain)(struct ct_sink *s);
-	/* Push what is buffered out.  DYING: the process is about to die. */
+	/* Push what is buffered out (the writer, after each round: the staged
+	 * records are let go once this returns).  DYING: the process is about
+	 * to die. */
 	void (*flush)(struct ct_sink *s, bool dying);
 	void (*close)(struct ct_sink *s);
 };
@@ -51,8 +51,7 @@ struct ct_sink {
 	atomic_uint_fast64_t dropped;
 	atomic_uint_fast64_t unreported;
 	atomic_bool report_ready; /* set by the sink when it works again */
-	atomic_bool drain_wanted; /* see ops->drain */
-	atomic_bool announce;     /* a new loss to say on stderr (off the emit lock) */
+	atomic_bool announce;     /* a new loss to say on stderr (by the writer) */
 	pthread_mutex_t reason_lock; /* the two below (losses come from several threads) */
 	char reason[128];         /* why the last records were lost */
 	char reasons[256];        /* every reason so far, "; " between, for the exit */
@@ -62,9 +61,13 @@ extern const struct ct_sink_ops ct_sink_file_ops;
 extern const struct ct_sink_ops ct_sink_journal_ops;
 extern const struct ct_sink_ops ct_sink_stderr_ops;
 
+/* A file sink's path and descriptor (the staging area mirrors its records
+ * beside it); false for other kinds. */
+bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd);
+
 /* For sinks: count N records lost for REASON (short text: "disk full").
- * The first loss for each reason is said on stderr soon after, off the
- * emit lock; every loss is in the exit line and `clrtrace run`'s summary. */
+ * The first loss for each reason is said on stderr soon after, by the
+ * writer; every loss is in the exit line and `clrtrace run`'s summary. */
 void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
 /* For sinks: writes work again; report what was lost at the next chance. */
 void ct_sink_recovered(struct ct_sink *s);

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sink set: one lock orders records (seq) and hands each to every
- * sink; a flusher thread pushes buffers out a few times a second; drops are
+ * The sink set: threads stage their records (stage.c, no lock shared
+ * between them); the writer thread takes them to every sink in seq order
+ * when a thread hands it a full buffer and a few times a second; drops are
  * counted per sink and reason, handed to the record core (which reports
  * them as trace.dropped records once a sink works again), said on stderr
  * at the time and at exit, and sent to `clrtrace run` (CLRTRACE_STATUS).
  * Everything the sinks know of the process comes in the spec at open.
  *
- * runtime.shutdown ends the trace: ct_sinks_seal() seals it, so that the
- * shutdown record is the last one numbered and its totals are final;
- * threads still running afterwards (Environment.Exit) get no seq at all.
+ * runtime.shutdown ends the trace: ct_sinks_seal() seals the numbering, so
+ * that the shutdown record is the last one numbered and its totals are
+ * final; threads still running afterwards (Environment.Exit) get no seq.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -25,6 +26,7 @@
 #include "common/strbuf.h"
 #include "profiler/sinks/sink.h"
 #include "profiler/sinks/sinks.h"
+#include "profiler/sinks/stage.h"
 #include "common/util.h"
 
 
@@ -36,22 +38,11 @@ static const struct ct_sink_ops *const sink_kinds[_OUT_MAX] = {
 
 static struct ct_sink *sinks;
 static size_t n_sinks;
-static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Held for reading by everything that uses a sink (dispatch, drains,
- * flushes) and for writing by close: a thread still emitting while the
- * runtime shuts down never touches a closed sink.  glibc's default rwlock
- * prefers readers, so a flusher can still get in while close waits. */
+/* Held for reading by everything that uses a sink (the writer's rounds,
+ * loss reports) and for writing by close (records are staged without
+ * it).  glibc's default rwlock prefers readers, so a round can still get
+ * in while close waits. */
 static pthread_rwlock_t sinks_rw = PTHREAD_RWLOCK_INITIALIZER;
-static uint64_t seq; /* under emit_lock */
-/* under emit_lock: OPEN; SEALED, only runtime.shutdown may come; ENDED */
-enum { TRACE_OPEN, TRACE_SEALED, TRACE_ENDED };
-static _Atomic int trace_state;
-
-/* The records that end a trace (the only ones after the seal). */
-static inline bool last_record(enum ct_event ev)
-{
-	return ev == EV_RUNTIME_SHUTDOWN || ev == EV_RUNTIME_DETACH;
-}
 static atomic_bool reports_pending;
 static atomic_bool announce_pending;
 static char *status_socket; /* CLRTRACE_STATUS: where `clrtrace run` listens */
@@ -61,10 +52,11 @@ static void sinks_atexit(void);
 static struct ct_sink_spec spec; /* say and flush_ms; outputs only while opening */
 
 static pthread_t flusher;
-static bool flusher_running;
+static atomic_bool flusher_running;
 static pthread_mutex_t flusher_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t flusher_cond = PTHREAD_COND_INITIALIZER;
 static bool flusher_stop;
+static atomic_bool kicked; /* a thread handed the writer a full buffer */
 
 /* For sinks: count N records lost for REASON. */
 void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
@@ -112,7 +104,7 @@ const char *ct_sink_errno_reason(int e)
 	}
 }
 
-/* Say each new loss on stderr once, off the emit lock (a sink counts its
+/* Say each new loss on stderr once, by the writer (a sink counts its
  * losses where it must not block). */
 static void announce_losses(void)
 {
@@ -186,7 +178,7 @@ static void say_exit_losses(uint64_t records)
  * comes back through ct_sinks_dispatch (reads of sinks_rw nest). */
 void ct_sinks_each_drop(bool all, void (*fn)(const struct ct_drop *d, void *ud), void *ud)
 {
-	if (atomic_load(&trace_state) != TRACE_OPEN || (!atomic_exchange(&reports_pending, false) && !all))
+	if (!stage_is_open() || (!atomic_exchange(&reports_pending, false) && !all))
 		return;
 	pthread_rwlock_rdlock(&sinks_rw);
 	for (size_t i = 0; i < n_sinks; i++) {
@@ -210,54 +202,50 @@ void ct_sinks_each_drop(bool all, void (*fn)(const struct ct_drop *d, void *ud),
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Give the record its seq and hand it to every sink, in seq order.  Only
- * this short section is serialised between threads. */
-bool ct_sinks_dispatch(char *line, size_t len, int tid, enum ct_event ev, int depth)
+/* Count one record that could not be staged (R: -errno) as lost by every sink. */
+static void lost_unstaged(int r)
 {
-	static const char prefix[] = "{\"v\":1,\"seq\":";
-	struct ct_rec r = { .event = ev, .depth = depth, .tid = tid };
-	char digits[24], *start, *d;
-	size_t nd;
-
 	pthread_rwlock_rdlock(&sinks_rw);
-	if (n_sinks == 0) { /* closed: the record has nowhere to go */
-		pthread_rwlock_unlock(&sinks_rw);
-		return false;
-	}
-	pthread_mutex_lock(&emit_lock);
-	if (trace_state != TRACE_OPEN && (trace_state == TRACE_ENDED || !last_record(ev))) {
-		/* after runtime.shutdown: not part of the trace */
-		pthread_mutex_unlock(&emit_lock);
-		pthread_rwlock_unlock(&sinks_rw);
-		return false;
-	}
-	if (last_record(ev))
-		trace_state = TRACE_ENDED;
-	r.seq = ++seq;
-	d = digits + sizeof(digits);
-	for (uint64_t v = r.seq; v; v /= 10)
-		*--d = (char)('0' + v % 10);
-	nd = (size_t)(digits + sizeof(digits) - d);
-	start = line + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
-	memcpy(start, prefix, sizeof(prefix) - 1);
-	memcpy(start + sizeof(prefix) - 1, d, nd);
-	r.line = start;
-	r.len = len - (size_t)(start - line);
 	for (size_t i = 0; i < n_sinks; i++)
-		sinks[i].ops->write(&sinks[i], &r);
-	pthread_mutex_unlock(&emit_lock);
-	for (size_t i = 0; i < n_sinks; i++)
-		if (atomic_load_explicit(&sinks[i].drain_wanted, memory_order_relaxed) &&
-		    atomic_exchange(&sinks[i].drain_wanted, false))
-			sinks[i].ops->drain(&sinks[i]);
-	if (atomic_load_explicit(&announce_pending, memory_order_relaxed))
-		announce_losses();
+		ct_sink_lost(&sinks[i], 1, ct_sink_errno_reason(r));
 	pthread_rwlock_unlock(&sinks_rw);
-	return atomic_load(&reports_pending);
+	atomic_store(&reports_pending, true);
 }
 
-/* Flush every sink (a caller that is about to die waits at most 2 s, and
- * says the losses as the exit line: from a thread, never a signal handler). */
+/* Stage the record in the calling thread's slot (see sinks.h). */
+bool ct_sinks_dispatch(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct_event ev, int depth)
+{
+	int r = stage_put(ref, line, len, tid, ev, depth);
+
+	if (r < 0)
+		lost_unstaged(r);
+	return r > 0 && atomic_load_explicit(&reports_pending, memory_order_relaxed);
+}
+
+/* The thread of REF ends (see sinks.h). */
+void ct_sinks_thread_exit(struct ct_stage_ref *ref)
+{
+	stage_thread_exit(ref);
+}
+
+/* The writer's hand: one record to every sink. */
+static void deliver(const struct ct_rec *r)
+{
+	for (size_t i = 0; i < n_sinks; i++)
+		sinks[i].ops->write(&sinks[i], r);
+}
+
+/* The end of the writer's round: every sink pushes out what it holds. */
+static void flush_each(bool dying)
+{
+	for (size_t i = 0; i < n_sinks; i++)
+		if (sinks[i].ops->flush)
+			sinks[i].ops->flush(&sinks[i], dying);
+}
+
+/* Take every staged record to the sinks and flush them (a caller that is
+ * about to die waits at most 2 s, and says the losses as the exit line:
+ * from a thread, never a signal handler). */
 void ct_flush_all(bool dying)
 {
 	PROTECT_ERRNO;
@@ -271,33 +259,59 @@ void ct_flush_all(bool dying)
 			return;
 	} else
 		pthread_rwlock_rdlock(&sinks_rw);
-	for (size_t i = 0; i < n_sinks; i++)
-		if (sinks[i].ops->flush)
-			sinks[i].ops->flush(&sinks[i], dying);
+	if (n_sinks)
+		stage_round(dying, deliver, flush_each);
 	if (!dying)
 		announce_losses();
 	else /* no Shutdown and no atexit come after an unhandled exception */
-		say_exit_losses(__atomic_load_n(&seq, __ATOMIC_RELAXED));
+		say_exit_losses(stage_numbered());
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* The flusher thread: push buffers out every CLRTRACE_FLUSH_MS. */
+/* Do the writer's round here (see stage.h). */
+void ct_sinks_help(void)
+{
+	ct_flush_all(false);
+}
+
+/* Wake the writer (see stage.h); without one, do its round here. */
+void ct_sinks_kick(void)
+{
+	if (!atomic_load(&flusher_running)) {
+		ct_flush_all(false);
+		return;
+	}
+	if (atomic_exchange(&kicked, true))
+		return;
+	pthread_mutex_lock(&flusher_lock);
+	pthread_cond_signal(&flusher_cond);
+	pthread_mutex_unlock(&flusher_lock);
+}
+
+/* The writer thread: take the staged records to the sinks when a thread
+ * hands over a full buffer, and every CLRTRACE_FLUSH_MS. */
 static void *flusher_main(void *arg)
 {
 	struct timespec ts;
 
 	pthread_mutex_lock(&flusher_lock);
 	while (!flusher_stop) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += spec.flush_ms / 1000;
-		ts.tv_nsec += (long)(spec.flush_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		if (!atomic_load(&kicked)) {
+			if (spec.flush_ms) {
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_sec += spec.flush_ms / 1000;
+				ts.tv_nsec += (long)(spec.flush_ms % 1000) * 1000000L;
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&flusher_cond, &flusher_lock, &ts);
+			} else
+				pthread_cond_wait(&flusher_cond, &flusher_lock);
 		}
-		pthread_cond_timedwait(&flusher_cond, &flusher_lock, &ts);
 		if (flusher_stop)
 			break;
+		atomic_store(&kicked, false);
 		pthread_mutex_unlock(&flusher_lock);
 		ct_flush_all(false);
 		pthread_mutex_lock(&flusher_lock);
@@ -365,15 +379,34 @@ static void trace_start(void)
 		atexit_done = true;
 	}
 	spec.status = NULL;
-	atomic_store(&trace_state, TRACE_OPEN);
-	seq = 0; /* a trace after a detach starts anew */
 	exit_said = false;
+	flusher_stop = false;
 	sigfillset(&all);
-	/* the flusher must never take a signal meant for the program */
+	/* the writer must never take a signal meant for the program */
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	flusher_running = spec.flush_ms > 0 && pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
+	atomic_store(&flusher_running, pthread_create(&flusher, NULL, flusher_main, NULL) == 0);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
+
+/* Open the staging area, mirrored beside every trace file. */
+static int stage_open_for_files(void)
+{
+	_cleanup_free_ char **paths = calloc(n_sinks, sizeof(char *));
+	_cleanup_free_ int *fds = calloc(n_sinks, sizeof(int));
+	size_t n = 0;
+
+	if (!paths || !fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_sinks; i++) {
+		const char *p;
+
+		if (ct_file_sink_target(&sinks[i], &p, &fds[n]))
+			paths[n++] = (char *)p;
+	}
+	return stage_open(paths, fds, n);
+}
+
+static void close_each(void);
 
 /* Open every configured sink; those that fail are said once (one line
  * each) and left out.  When nothing opens and a trace file was asked for,
@@ -416,25 +449,27 @@ int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back)
 	say_open_failures(whys, n, last_file, *fell_back, def_why, def_where);
 	if (n_sinks == 0)
 		return -EIO;
+	if (stage_open_for_files() < 0) {
+		spec.say("stage", "cannot make the staging area: %s; not tracing", strerror(ENOMEM));
+		close_each();
+		return -ENOMEM;
+	}
 	trace_start();
 	return (int)n_sinks;
 }
 
-/* Seal the trace for runtime.shutdown and give its totals: buffers are
- * flushed first, so that the totals count every loss of the records
- * before it; after this, only runtime.shutdown gets a seq. */
+/* Seal the trace for runtime.shutdown and give its totals: the numbering
+ * is sealed first, then every record numbered before it goes out, so that
+ * the totals count every loss of the records before it; after this, only
+ * runtime.shutdown gets a seq. */
 void ct_sinks_seal(struct ct_totals *out)
 {
+	out->records = stage_seal();
 	ct_flush_all(false);
 	pthread_rwlock_rdlock(&sinks_rw);
-	pthread_mutex_lock(&emit_lock);
-	if (atomic_load(&trace_state) == TRACE_OPEN)
-		atomic_store(&trace_state, TRACE_SEALED);
-	out->records = seq;
 	out->dropped = 0;
 	for (size_t i = 0; i < n_sinks; i++)
 		out->dropped += atomic_load(&sinks[i].dropped);
-	pthread_mutex_unlock(&emit_lock);
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
@@ -442,46 +477,53 @@ void ct_sinks_seal(struct ct_totals *out)
  * atexit flush, which was registered later and so runs first). */
 static void sinks_atexit(void)
 {
-	uint64_t records;
-
 	if (pthread_rwlock_tryrdlock(&sinks_rw) != 0)
 		return; /* closing right now: close says it */
-	pthread_mutex_lock(&emit_lock);
-	records = seq;
-	pthread_mutex_unlock(&emit_lock);
 	if (n_sinks)
-		say_exit_losses(records);
+		say_exit_losses(stage_numbered());
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Stop the flusher thread (closing: the core reports the last drops
- * between this and ct_sinks_close). */
+/* Stop the writer thread (closing: the core reports the last drops
+ * between this and ct_sinks_close; the kicks do the rounds meanwhile). */
 void ct_sinks_stop_flusher(void)
 {
-	if (!flusher_running)
+	if (!atomic_load(&flusher_running))
 		return;
 	pthread_mutex_lock(&flusher_lock);
 	flusher_stop = true;
 	pthread_cond_signal(&flusher_cond);
 	pthread_mutex_unlock(&flusher_lock);
 	pthread_join(flusher, NULL);
-	flusher_running = false;
+	atomic_store(&flusher_running, false);
 }
 
-/* Stop the flusher, flush, close every sink; say what was lost. */
-void ct_sinks_close(void)
+/* Close every sink, freeing their names.  Caller holds sinks_rw for writing
+ * (or nothing has the set yet). */
+static void close_each(void)
 {
-	ct_sinks_stop_flusher();
-	ct_flush_all(false);
-	pthread_rwlock_wrlock(&sinks_rw);
-	pthread_mutex_lock(&emit_lock);
-	atomic_store(&trace_state, TRACE_ENDED);
 	for (size_t i = 0; i < n_sinks; i++)
 		if (sinks[i].ops->close)
 			sinks[i].ops->close(&sinks[i]);
+}
+
+/* Stop the writer, take the last records out, close every sink and the
+ * staging area; say what was lost. */
+void ct_sinks_close(void)
+{
+	uint64_t records;
+
+	ct_sinks_stop_flusher();
+	records = stage_seal(); /* nothing numbered after this but a last record */
+	ct_flush_all(false);
+	pthread_rwlock_wrlock(&sinks_rw);
+	stage_close();
+	if (stage_numbered() > records)
+		records = stage_numbered();
+	close_each();
 	/* close may count the last losses (a buffer the disk refused): the
 	 * exit line says them, with the rest */
-	say_exit_losses(seq);
+	say_exit_losses(records);
 	for (size_t i = 0; i < n_sinks; i++) {
 		free(sinks[i].where);
 		pthread_mutex_destroy(&sinks[i].reason_lock);
@@ -489,6 +531,5 @@ void ct_sinks_close(void)
 	n_sinks = 0;
 	free(sinks);
 	sinks = NULL;
-	pthread_mutex_unlock(&emit_lock);
 	pthread_rwlock_unlock(&sinks_rw);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sink set, as the record core sees it: opened from a spec (the sinks
- * read no process-wide state), records handed over in seq order, flushes,
+ * read no process-wide state), records staged per thread and handed over
+ * in seq order by the writer, flushes,
  * the seal for runtime.shutdown, close; and the loss counts, which the core
  * turns into trace.dropped records.
  */
@@ -37,10 +38,20 @@ struct ct_sink_spec {
  * files opened and the default file (CT_DEFAULT_OUTPUT) took their place. */
 int ct_sinks_open(const struct ct_sink_spec *spec, bool *fell_back);
 
+/* A thread's slot in the staging area (stage.c), kept in its TLS struct. */
+struct ct_stage_ref {
+	void *slot;
+	uint64_t gen;
+};
+
 /* Give the record LINE[CT_SEQ_ROOM..len) its seq (written into the room in
- * front) and hand it to every sink, in seq order.  True when it went out
- * and some sink has losses to report (the core emits trace.dropped). */
-bool ct_sinks_dispatch(char *line, size_t len, int tid, enum ct_event ev, int depth);
+ * front) and stage it in REF's slot; the writer hands it to every sink, in
+ * seq order.  No lock shared between threads is taken.  True when it was
+ * staged and some sink has losses to report (the core emits
+ * trace.dropped). */
+bool ct_sinks_dispatch(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct_event ev, int depth);
+/* The thread of REF ends: its slot may serve another one. */
+void ct_sinks_thread_exit(struct ct_stage_ref *ref);
 
 /* Records one sink lost and not yet reported. */
 struct ct_drop {

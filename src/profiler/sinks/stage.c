@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The staging area: no lock shared between threads on a record's way from
+ * a callback to its buffer.  Each thread stages into a slot of its own (two
+ * halves).  A record is numbered (one atomic counter, which also holds the
+ * trace's state) and copied into the active half under the slot's lock,
+ * which only the writer ever contends for.  When a half fills, the thread
+ * hands it to the writer and goes on in the other one.
+ *
+ * The writer (the flusher thread, or a thread flushing on its way out)
+ * reads the counter, S, then takes each slot's lock once: numbering and
+ * copying happen under that lock, so every record up to S is in a slot by
+ * then.  A merge by seq hands the sinks the records up to S in seq order
+ * (the file stays in seq order), and what is past S waits for the next
+ * round.
+ *
+ * The halves are a shared mapping of FILE.<pid>.pending: what the writer
+ * has not yet put into the file survives a death without a flush
+ * (Environment.FailFast, kill -9) for `clrtrace run` and `clrtrace
+ * recover`.  A half is emptied only after its records are in the file.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "common/pending.h"
+#include "common/util.h"
+#include "profiler/sinks/stage.h"
+
+#define HALF_SIZE (64 * 1024)
+#define MAX_SLOTS (PENDING_MAX_BUFS / 2)
+
+/* The numbering: the last seq given, with the trace's state on top. */
+#define SEQ_MASK ((UINT64_C(1) << 62) - 1)
+#define ST_SEALED (UINT64_C(1) << 62) /* only a last record may come */
+#define ST_ENDED (UINT64_C(1) << 63)  /* nothing more */
+static _Atomic uint64_t numbering = ST_ENDED;
+
+/* A record larger than a half, staged on the heap (not in the mirror). */
+struct big {
+	struct pending_rec h;
+	char line[];
+};
+
+/* One thread's (or, past MAX_SLOTS threads, a few threads') staging. */
+struct slot {
+	atomic_bool lock;
+	unsigned users;     /* threads staging here (slots_mutex) */
+	uint64_t gen;       /* the area it serves; 0: none (slots_mutex and lock) */
+	bool reserved;      /* its mirror blocks are allocated */
+	char *priv;         /* its halves when the mirror had no room for them */
+	int active;         /* the half records go into */
+	bool handed[2];     /* the thread moved on from this half: the writer empties it */
+	size_t used[2];     /* bytes staged */
+	size_t rd[2];       /* bytes the writer has taken */
+	struct big *big;
+} __attribute__((aligned(64)));
+
+static struct slot slots[MAX_SLOTS];
+static _Atomic unsigned n_slots;     /* slots handed out so far */
+static pthread_mutex_t slots_mutex = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t area_gen;    /* the open area's generation; 0: none */
+static uint64_t gen_counter;
+
+static char *area;                   /* slot i half h at area + (2i + h) * HALF_SIZE */
+static struct pending_header *mirror;
+static int mirror_fd = -1;
+static char **mirror_paths;
+static size_t n_mirror_paths;
+
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The records that end a trace (the only ones after the seal). */
+static inline bool last_record(enum ct_event ev)
+{
+	return ev == EV_RUNTIME_SHUTDOWN || ev == EV_RUNTIME_DETACH;
+}
+
+/* Take slot S's lock. */
+static inline void slot_lock(struct slot *s)
+{
+	while (atomic_exchange_explicit(&s->lock, true, memory_order_acquire))
+		while (atomic_load_explicit(&s->lock, memory_order_relaxed))
+			sched_yield();
+}
+
+/* Take it within about 100 ms (a dying writer must not hang). */
+static bool slot_lock_dying(struct slot *s)
+{
+	for (int i = 0; i < 100000; i++) {
+		if (!atomic_exchange_explicit(&s->lock, true, memory_order_acquire))
+			return true;
+		if (i > 100) {
+			struct timespec ts = { 0, 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return false;
+}
+
+static inline void slot_unlock(struct slot *s)
+{
+	atomic_store_explicit(&s->lock, false, memory_order_release);
+}
+
+static inline unsigned slot_index(const struct slot *s)
+{
+	return (unsigned)(s - slots);
+}
+
+static inline char *half_of(const struct slot *s, int h)
+{
+	if (s->priv)
+		return s->priv + (size_t)h * HALF_SIZE;
+	return area + ((size_t)slot_index(s) * 2 + (size_t)h) * HALF_SIZE;
+}
+
+/* Record that half H of S holds USED bytes (in the mirror too). */
+static inline void set_used(struct slot *s, int h, size_t used)
+{
+	s->used[h] = used;
+	if (mirror && !s->priv)
+		pending_set_used(mirror, slot_index(s) * 2 + (unsigned)h, used);
+}
+
+/* Empty slot S for the area GEN.  Caller holds its lock. */
+static void slot_reset(struct slot *s, uint64_t g)
+{
+	free(s->big);
+	s->big = NULL;
+	s->active = 0;
+	for (int h = 0; h < 2; h++) {
+		s->handed[h] = false;
+		s->rd[h] = 0;
+		s->used[h] = 0;
+	}
+	s->gen = g;
+}
+
+/* Give REF a slot: an unused one, a new one, or (past MAX_SLOTS) the least
+ * shared.  NULL when no area is open; *ERR: -errno when the mirror has no
+ * room for it. */
+static struct slot *slot_take(struct ct_stage_ref *ref, int *err)
+{
+	struct slot *s = NULL;
+	uint64_t g;
+	unsigned n, i;
+
+	pthread_mutex_lock(&slots_mutex);
+	g = atomic_load(&area_gen);
+	n = atomic_load(&n_slots);
+	if (!g)
+		goto out;
+	for (i = 0; i < n && !s; i++)
+		if (slots[i].users == 0)
+			s = &slots[i];
+	if (!s && n < MAX_SLOTS) {
+		s = &slots[n];
+		slot_lock(s);
+		slot_reset(s, g);
+		s->reserved = false;
+		slot_unlock(s);
+		atomic_store(&n_slots, n + 1);
+	}
+	if (!s) { /* every slot in use: share the least shared */
+		s = &slots[0];
+		for (i = 1; i < n; i++)
+			if (slots[i].users < s->users)
+				s = &slots[i];
+	}
+	if (!s->reserved && !s->priv && mirror &&
+	    pending_reserve(mirror, mirror_fd, slot_index(s) * 2, 2) < 0) {
+		/* a full disk: this slot's records are not mirrored (a death
+		 * without a flush loses them; the file's own losses are counted) */
+		s->priv = malloc(2 * HALF_SIZE);
+		if (!s->priv) {
+			*err = -ENOMEM;
+			s = NULL;
+			goto out;
+		}
+	} else
+		s->reserved = true;
+	s->users++;
+	ref->slot = s;
+	ref->gen = g;
+out:
+	pthread_mutex_unlock(&slots_mutex);
+	return s;
+}
+
+/* Lock REF's slot, taking one first if it has none for the open area.
+ * NULL when no area is open (or *ERR: none could be had). */
+static struct slot *slot_mine(struct ct_stage_ref *ref, int *err)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		struct slot *s = ref->slot;
+
+		if (!s || ref->gen != atomic_load_explicit(&area_gen, memory_order_relaxed))
+			s = slot_take(ref, err);
+		if (!s)
+			return NULL;
+		slot_lock(s);
+		if (s->gen && s->gen == ref->gen)
+			return s;
+		slot_unlock(s); /* closed meanwhile: the next area, if any */
+		ref->slot = NULL;
+	}
+	return NULL;
+}
+
+/* Both halves wait for the writer (the disk, or the writer's share of the
+ * CPU, is slower than the program): do its round on this thread. */
+static void wait_room(void)
+{
+	ct_sinks_help();
+}
+
+/* Number a record: its seq, or 0 when the trace takes no more (LAST:
+ * a record that ends it). */
+static uint64_t claim(bool last)
+{
+	uint64_t v = atomic_load_explicit(&numbering, memory_order_relaxed), nv;
+
+	do {
+		if ((v & ST_ENDED) || ((v & ST_SEALED) && !last))
+			return 0;
+		nv = (((v & SEQ_MASK) + 1) & SEQ_MASK) | (v & ST_SEALED) | (last ? ST_ENDED : 0);
+	} while (!atomic_compare_exchange_weak_explicit(&numbering, &v, nv, memory_order_relaxed,
+						       memory_order_relaxed));
+	return nv & SEQ_MASK;
+}
+
+/* Write {"v":1,"seq":SEQ in front of LINE's record (in its room); the
+ * line's start. */
+static char *fill_seq(char *line, uint64_t seq)
+{
+	static const char prefix[] = "{\"v\":1,\"seq\":";
+	char digits[24], *d = digits + sizeof(digits), *start;
+	size_t nd;
+
+	do
+		*--d = (char)('0' + seq % 10);
+	while (seq /= 10);
+	nd = (size_t)(digits + sizeof(digits) - d);
+	start = line + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
+	memcpy(start, prefix, sizeof(prefix) - 1);
+	memcpy(start + sizeof(prefix) - 1, d, nd);
+	return start;
+}
+
+/* Frame the record (header, line, newline) at D. */
+static void frame(char *d, const struct pending_rec *h, const char *start)
+{
+	memcpy(d, h, sizeof(*h));
+	memcpy(d + sizeof(*h), start, h->len - 1);
+	d[sizeof(*h) + h->len - 1] = '\n';
+}
+
+/* Stage a record too large for a half on the heap.  Caller holds S's lock;
+ * released here. */
+static int put_big(struct slot *s, struct ct_stage_ref *ref, char *line, size_t len, struct pending_rec *h,
+		   struct big *b)
+{
+	while (s->big) {
+		slot_unlock(s);
+		wait_room();
+		slot_lock(s);
+		if (s->gen != ref->gen) {
+			slot_unlock(s);
+			free(b);
+			return 0;
+		}
+	}
+	h->seq = claim(last_record(h->event));
+	if (!h->seq) {
+		slot_unlock(s);
+		free(b);
+		return 0;
+	}
+	char *start = fill_seq(line, h->seq);
+	h->len = (uint32_t)(len - (size_t)(start - line) + 1);
+	frame((char *)b, h, start);
+	s->big = b;
+	slot_unlock(s);
+	ct_sinks_kick();
+	return 1;
+}
+
+/* Stage one record (see stage.h). */
+int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct_event ev, int depth)
+{
+	struct pending_rec h = { .event = (uint16_t)ev, .depth = (int16_t)depth, .tid = tid, .magic = PENDING_REC_MAGIC };
+	size_t need = pending_rec_size(len + 1); /* at most: the room is not all prefix */
+	struct big *b = NULL;
+	bool kick = false;
+	struct slot *s;
+	int err = 0;
+	char *start;
+
+	if (len > UINT32_MAX / 2)
+		return -E2BIG;
+	if (need > HALF_SIZE && !(b = malloc(sizeof(*b) + len + 1)))
+		return -ENOMEM;
+	s = slot_mine(ref, &err);
+	if (!s) {
+		free(b);
+		return err;
+	}
+	if (b)
+		return put_big(s, ref, line, len, &h, b);
+	while (s->used[s->active] + need > HALF_SIZE) {
+		int o = s->active ^ 1;
+
+		if (!s->handed[o] && s->used[o] == 0) {
+			s->handed[s->active] = true;
+			s->active = o;
+			kick = true;
+			break;
+		}
+		/* both halves wait for the writer: the disk is slower than the program */
+		slot_unlock(s);
+		wait_room();
+		slot_lock(s);
+		if (s->gen != ref->gen) {
+			slot_unlock(s);
+			return 0;
+		}
+	}
+	h.seq = claim(last_record(ev));
+	if (!h.seq) {
+		slot_unlock(s);
+		return 0;
+	}
+	start = fill_seq(line, h.seq);
+	h.len = (uint32_t)(len - (size_t)(start - line) + 1);
+	frame(half_of(s, s->active) + s->used[s->active], &h, start);
+	set_used(s, s->active, s->used[s->active] + pending_rec_size(h.len));
+	slot_unlock(s);
+	if (kick)
+		ct_sinks_kick();
+	return 1;
+}
+
+/* ---- the writer ---- */
+
+/* One run of records the writer takes from a slot. */
+struct source {
+	struct slot *s;
+	int h;           /* the half, or -1: the slot's big record */
+	const char *d;   /* the half's (or big record's) bytes */
+	size_t pos, end;
+	uint64_t head;   /* seq of the record at pos */
+};
+static struct source sources[3 * MAX_SLOTS]; /* under round_lock */
+
+/* Read the seq of the record at SRC's position (0 when it is empty). */
+static void source_peek(struct source *src)
+{
+	struct pending_rec h;
+
+	src->head = 0;
+	if (src->pos < src->end) {
+		memcpy(&h, src->d + src->pos, sizeof(h));
+		src->head = h.seq;
+	}
+}
+
+/* Note a run of slot S: half H's bytes [from, to). */
+static void source_add(size_t *n, struct slot *s, int h, const char *d, size_t from, size_t to)
+{
+	if (from >= to)
+		return;
+	sources[*n] = (struct source){ .s = s, .h = h, .d = d, .pos = from, .end = to };
+	source_peek(&sources[(*n)++]);
+}
+
+/* Collect what each slot holds (DYING: skip a slot that stays locked). */
+static size_t collect(bool dying)
+{
+	unsigned n = atomic_load(&n_slots);
+	uint64_t g = atomic_load(&area_gen);
+	size_t k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct slot *s = &slots[i];
+
+		if (dying ? !slot_lock_dying(s) : (slot_lock(s), false))
+			continue;
+		if (s->gen && s->gen == g) {
+			int a = s->active, o = a ^ 1;
+
+			/* the half the thread moved on from holds the older records */
+			if (s->handed[o])
+				source_add(&k, s, o, half_of(s, o), s->rd[o], s->used[o]);
+			source_add(&k, s, a, half_of(s, a), s->rd[a], s->used[a]);
+			if (s->big)
+				source_add(&k, s, -1, (const char *)s->big, 0, pending_rec_size(s->big->h.len));
+		}
+		slot_unlock(s);
+	}
+	return k;
+}
+
+/* Hand the records of SOURCES[0..n) up to seq UPTO to DELIVER, in seq order. */
+static void merge(size_t n, uint64_t upto, void (*deliver)(const struct ct_rec *r))
+{
+	for (;;) {
+		struct source *best = NULL;
+		struct pending_rec h;
+
+		for (size_t i = 0; i < n; i++) {
+			struct source *src = &sources[i];
+
+			if (src->pos < src->end && src->head <= upto && (!best || src->head < best->head))
+				best = src;
+		}
+		if (!best)
+			return;
+		memcpy(&h, best->d + best->pos, sizeof(h));
+		const struct ct_rec r = {
+			.line = best->d + best->pos + sizeof(h),
+			.len = h.len - 1,
+			.seq = h.seq,
+			.event = (enum ct_event)h.event,
+			.depth = h.depth,
+			.tid = h.tid,
+		};
+		deliver(&r);
+		best->pos += pending_rec_size(h.len);
+		source_peek(best);
+	}
+}
+
+/* Give the slots back the room of what was delivered. */
+static void release(size_t n, bool dying)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct source *src = &sources[i];
+		struct slot *s = src->s;
+
+		if (dying ? !slot_lock_dying(s) : (slot_lock(s), false))
+			continue;
+		if (src->h < 0) {
+			if (src->pos >= src->end) {
+				free(s->big);
+				s->big = NULL;
+			}
+		} else {
+			int h = src->h;
+
+			s->rd[h] = src->pos;
+			/* emptied: the thread starts it again (or has it back) */
+			if (s->rd[h] == s->used[h] && (s->handed[h] || h == s->active)) {
+				s->handed[h] = false;
+				s->rd[h] = 0;
+				set_used(s, h, 0);
+			}
+		}
+		slot_unlock(s);
+	}
+}
+
+/* Take everything numbered to the sinks (see stage.h). */
+bool stage_round(bool dying, void (*deliver)(const struct ct_rec *r), void (*done)(bool dying))
+{
+	uint64_t upto;
+	size_t n;
+
+	if (dying) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		if (pthread_mutex_timedlock(&round_lock, &ts) != 0)
+			return false;
+	} else
+		pthread_mutex_lock(&round_lock);
+	upto = atomic_load(&numbering) & SEQ_MASK;
+	n = area ? collect(dying) : 0;
+	merge(n, upto, deliver);
+	done(dying); /* in the file before their room is given back */
+	release(n, dying);
+	pthread_mutex_unlock(&round_lock);
+	return true;
+}
+
+/* Records numbered so far. */
+uint64_t stage_numbered(void)
+{
+	return atomic_load(&numbering) & SEQ_MASK;
+}
+
+/* Seal the numbering (see stage.h). */
+uint64_t stage_seal(void)
+{
+	return atomic_fetch_or(&numbering, ST_SEALED) & SEQ_MASK;
+}
+
+/* Is the trace open? */
+bool stage_is_open(void)
+{
+	return !(atomic_load(&numbering) & (ST_SEALED | ST_ENDED));
+}
+
+/* Open the area (see stage.h). */
+int stage_open(char *const *paths, const int *fds, size_t n)
+{
+	size_t len = (size_t)MAX_SLOTS * 2 * HALF_SIZE;
+	char *mp = NULL;
+
+	pthread_mutex_lock(&round_lock);
+	pthread_mutex_lock(&slots_mutex);
+	mirror_paths = n ? calloc(n, sizeof(*mirror_paths)) : NULL;
+	if (mirror_paths &&
+	    pending_create(paths[0], fds[0], HALF_SIZE, PENDING_MAX_BUFS, &mirror, &mp, &mirror_fd) == 0) {
+		mirror_paths[0] = mp;
+		n_mirror_paths = 1;
+		/* the other files' merges find the same records under their names */
+		for (size_t i = 1; i < n; i++)
+			if (pending_link(mirror, mp, paths[i], fds[i], &mirror_paths[n_mirror_paths]) == 0)
+				n_mirror_paths++;
+		area = pending_data(mirror, 0);
+	} else {
+		/* no mirror (no file, or it cannot be made): private memory */
+		free(mirror_paths);
+		mirror_paths = NULL;
+		mirror = NULL;
+		area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (area == MAP_FAILED)
+			area = NULL;
+	}
+	if (area) {
+		atomic_store(&n_slots, 0);
+		atomic_store(&area_gen, ++gen_counter);
+		atomic_store(&numbering, 0);
+	}
+	pthread_mutex_unlock(&slots_mutex);
+	pthread_mutex_unlock(&round_lock);
+	return area ? 0 : -ENOMEM;
+}
+
+/* End the numbering and free the area (see stage.h). */
+void stage_close(void)
+{
+	unsigned n;
+
+	atomic_fetch_or(&numbering, ST_ENDED);
+	pthread_mutex_lock(&round_lock);
+	pthread_mutex_lock(&slots_mutex);
+	n = atomic_load(&n_slots);
+	atomic_store(&area_gen, 0);
+	for (unsigned i = 0; i < n; i++) {
+		slot_lock(&slots[i]);
+		slot_reset(&slots[i], 0);
+		slots[i].users = 0;
+		free(slots[i].priv);
+		slots[i].priv = NULL;
+		slot_unlock(&slots[i]);
+	}
+	atomic_store(&n_slots, 0);
+	if (mirror) {
+		/* everything is in the files now: the mirror has nothing to tell */
+		pending_remove(mirror, mirror_paths, n_mirror_paths, mirror_fd);
+		for (size_t i = 0; i < n_mirror_paths; i++)
+			free(mirror_paths[i]);
+		free(mirror_paths);
+		mirror_paths = NULL;
+		n_mirror_paths = 0;
+		mirror = NULL;
+		mirror_fd = -1;
+	} else if (area)
+		munmap(area, (size_t)MAX_SLOTS * 2 * HALF_SIZE);
+	area = NULL;
+	pthread_mutex_unlock(&slots_mutex);
+	pthread_mutex_unlock(&round_lock);
+}
+
+/* A thread ends (see stage.h). */
+void stage_thread_exit(struct ct_stage_ref *ref)
+{
+	pthread_mutex_lock(&slots_mutex);
+	if (ref->slot && ref->gen == atomic_load(&area_gen)) {
+		struct slot *s = ref->slot;
+
+		if (s->users)
+			s->users--;
+	}
+	ref->slot = NULL;
+	pthread_mutex_unlock(&slots_mutex);
+}

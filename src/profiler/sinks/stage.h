@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The staging area (stage.c): each thread numbers its records and copies
+ * them into its own slot; the writer takes them in seq order to the sinks. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profiler/sinks/sink.h"
+
+/* Open the area for a trace: its buffers are a mirror of the trace files
+ * PATHS[0..n) (open as FDS), FILE.<pid>.pending, or private memory when
+ * there is none.  0 or -errno. */
+int stage_open(char *const *paths, const int *fds, size_t n);
+/* Number the record LINE[CT_SEQ_ROOM..len) (its {"v":1,"seq":N written
+ * into the room in front) and stage it for the writer.  1 when staged, 0
+ * when it is not part of the trace (sealed, ended, closed), -errno when it
+ * could not be staged. */
+int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct_event ev, int depth);
+/* Take every record numbered so far to DELIVER, in seq order, then call
+ * DONE; release their room.  DYING: wait for nothing that may never come.
+ * False when a dying caller gave up. */
+bool stage_round(bool dying, void (*deliver)(const struct ct_rec *r), void (*done)(bool dying));
+/* Records numbered so far. */
+uint64_t stage_numbered(void);
+/* Seal the numbering: only a last record (runtime.shutdown) gets a seq
+ * after this.  Returns the records numbered before it. */
+uint64_t stage_seal(void);
+/* Is the trace open (not sealed, not ended)? */
+bool stage_is_open(void);
+/* Wake the writer: a thread handed it a full buffer (sinks.c). */
+void ct_sinks_kick(void);
+/* Do the writer's round on the calling thread: its buffers are full. */
+void ct_sinks_help(void);
+/* End the numbering and free the area (the writer has taken everything). */
+void stage_close(void);
+/* A thread ends: its slot may serve another. */
+void stage_thread_exit(struct ct_stage_ref *ref);
