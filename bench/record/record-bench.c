@@ -154,8 +154,11 @@ static void one_story(struct ct_thread *t, uint64_t id)
 		unwound = json_pack("[sss]", frames[0], frames[1], frames[2]);
 		nested = json_array();
 	}
+	/* the machine writes the exception object once for its records */
+	size_t exc_len = 0;
+	char *exc_text = jw_dump(exc, &exc_len);
 	struct jw_field th[] = {
-		{ .key = "exception", .kind = JW_JSON, .j = exc },
+		{ .key = "exception", .kind = JW_JSON, .j = exc, .s = exc_text, .len = exc_len },
 		{ .key = "rethrow", .kind = JW_BOOL, .b = false },
 		{ .key = "rethrow_of", .kind = JW_NULL },
 		{ .key = "nested_in", .kind = JW_NULL },
@@ -178,7 +181,7 @@ static void one_story(struct ct_thread *t, uint64_t id)
 		ct_emit_fields(t, mid[i].ev, mid[i].ph, id, f, 2);
 	}
 	struct jw_field su[] = {
-		{ .key = "exception", .kind = JW_JSON, .j = exc },
+		{ .key = "exception", .kind = JW_JSON, .j = exc, .s = exc_text, .len = exc_len },
 		{ .key = "outcome", .kind = JW_STR, .s = "caught" },
 		{ .key = "thrown_in", .kind = JW_STR, .s = frames[0] },
 		{ .key = "caught_in", .kind = JW_STR, .s = frames[3] },
@@ -194,6 +197,7 @@ static void one_story(struct ct_thread *t, uint64_t id)
 		{ .key = "dur_ns", .kind = JW_INT, .i = 18234 },
 	};
 	ct_emit_fields(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, id, su, 14);
+	free(exc_text);
 	json_decref(exc);
 }
 

@@ -394,6 +394,88 @@ static void test_partial(bool cannot_cut)
 	unlink(path);
 }
 
+/* The escaping rules, one byte at a time: what jw_str (which looks at
+ * eight bytes at a time) must write. */
+static void escape_ref(struct strbuf *b, const unsigned char *p)
+{
+	strbuf_add(b, "\"", 1);
+	while (*p) {
+		size_t n = (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+		bool good = n > 0 && !(*p == 0xC0 || *p == 0xC1 || *p > 0xF4);
+
+		if (*p == '"' || *p == '\\') {
+			strbuf_printf(b, "\\%c", *p++);
+			continue;
+		}
+		if (*p < 0x20) {
+			const char *e = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+
+			if (e)
+				strbuf_puts(b, e);
+			else
+				strbuf_printf(b, "\\u%04x", *p);
+			p++;
+			continue;
+		}
+		if (*p < 0x80) {
+			strbuf_add(b, (const char *)p++, 1);
+			continue;
+		}
+		for (size_t i = 1; good && i < n; i++)
+			good = (p[i] & 0xC0) == 0x80;
+		if (good) {
+			strbuf_add(b, (const char *)p, n);
+			p += n;
+		} else {
+			strbuf_add(b, "\xEF\xBF\xBD", 3);
+			p++;
+		}
+	}
+	strbuf_add(b, "\"", 1);
+}
+
+/* jw_str against the byte-at-a-time rules: every special byte at every
+ * place in and around an eight-byte word, and random strings. */
+static void test_jsonw_strings(void)
+{
+	static const unsigned char special[] = { '"', '\\', '\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xe2, 0xf0, 0xff, ' ', '~' };
+	unsigned char s[40];
+	unsigned bad = 0, cases = 0, seed = 12345;
+
+	for (size_t len = 1; len < 20; len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof(special); k++, cases++) {
+				struct jw w = { 0 };
+				struct strbuf ref = { 0 };
+
+				memset(s, 'a', len);
+				s[len] = 0;
+				s[at] = special[k];
+				jw_str(&w, (const char *)s);
+				escape_ref(&ref, s);
+				bad += w.b.len != ref.len || memcmp(w.b.s, ref.s, ref.len) != 0;
+				jw_free(&w);
+				strbuf_free(&ref);
+			}
+	for (int i = 0; i < 20000; i++, cases++) {
+		struct jw w = { 0 };
+		struct strbuf ref = { 0 };
+		size_t len = (seed = seed * 1103515245u + 12345u) % 39;
+
+		for (size_t j = 0; j < len; j++) {
+			seed = seed * 1103515245u + 12345u;
+			s[j] = (unsigned char)((seed >> 16) % 255 + 1);
+		}
+		s[len] = 0;
+		jw_str(&w, (const char *)s);
+		escape_ref(&ref, s);
+		bad += w.b.len != ref.len || memcmp(w.b.s, ref.s, ref.len) != 0;
+		jw_free(&w);
+		strbuf_free(&ref);
+	}
+	CHECK(bad == 0, "jw_str writes what the byte-at-a-time rules write (%u of %u strings differ)", bad, cases);
+}
+
 static void test_jsonw(void)
 {
 	struct jw w = { 0 };
@@ -420,6 +502,7 @@ static void test_jsonw(void)
 	json_decref(v);
 	json_decref(obj);
 	jw_free(&w);
+	test_jsonw_strings();
 }
 
 /* A typed payload is written byte for byte as the same members built as

@@ -14,17 +14,39 @@ static const bool plain[256] = {
 	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
 };
 
+/* Length of the run of plain bytes at P (N bytes to look at), eight at a
+ * time: a word holds a byte to stop at when one is below 0x20 or above
+ * 0x7f, or is the quote or the backslash (the bytes after it go one by
+ * one). */
+static size_t plain_run(const unsigned char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, stop;
+
+		memcpy(&x, p + i, 8);
+		stop = ((x - ones * 0x20) & ~x) | x | /* < 0x20, >= 0x80 */
+		       (((x ^ (ones * '"')) - ones) & ~(x ^ (ones * '"'))) |
+		       (((x ^ (ones * '\\')) - ones) & ~(x ^ (ones * '\\')));
+		if (stop & high)
+			break;
+	}
+	while (i < n && plain[p[i]])
+		i++;
+	return i;
+}
+
 void jw_str(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
 	struct strbuf *b = &w->b;
-	size_t len = 0;
+	size_t slen = strlen(s), len = plain_run(p, slen);
 
 	/* the common case, nothing to escape: one copy between the quotes */
-	while (plain[p[len]])
-		len++;
-	if (!p[len]) {
+	if (len == slen) {
 		char *q;
 
 		if (b->len + len + 2 >= b->cap && !strbuf_grow(b, len + 2))
@@ -201,6 +223,20 @@ void jw_value(struct jw *w, const json_t *v)
 	}
 }
 
+/* V written once, for records that repeat it (see jsonw.h). */
+char *jw_dump(const json_t *v, size_t *len)
+{
+	struct jw w = { 0 };
+
+	jw_value(&w, v);
+	if (w.b.oom) {
+		jw_free(&w);
+		return NULL;
+	}
+	*len = w.b.len;
+	return strbuf_steal(&w.b);
+}
+
 /* The members of a typed payload, each as ,"k":v (see jsonw.h). */
 void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 {
@@ -233,6 +269,10 @@ void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 			jw_raw(w, "}", 1);
 			break;
 		case JW_JSON:
+			if (f[i].s) {
+				jw_raw(w, f[i].s, f[i].len);
+				break;
+			}
 			if (f[i].j) {
 				jw_value(w, f[i].j);
 				break;

@@ -62,6 +62,9 @@ static inline void jw_key(struct jw *w, const char *key)
 }
 /* A jansson value, compact, keys in insertion order. */
 void jw_value(struct jw *w, const json_t *v);
+/* V as jw_value writes it, malloc'd (*LEN bytes), for a value that many
+ * records repeat; NULL when out of memory. */
+char *jw_dump(const json_t *v, size_t *len);
 /* The members of an object, each as ,"k":v (no braces). */
 void jw_members(struct jw *w, const json_t *obj);
 
@@ -77,7 +80,8 @@ enum jw_kind {
 	JW_BOOL,  /* b */
 	JW_NULL,
 	JW_IDREF, /* i: {"id":i} */
-	JW_JSON,  /* j: a jansson value, borrowed (written as jw_value does) */
+	JW_JSON,  /* j: a jansson value, borrowed (written as jw_value does);
+		   * s, len: when s is set, that value already written (jw_dump) */
 	JW_MEMBERS, /* j: a jansson object whose members are written here (key unused) */
 };
 struct jw_field {
@@ -87,8 +91,9 @@ struct jw_field {
 		const char *s;
 		int64_t i;
 		bool b;
-		const json_t *j;
 	};
+	const json_t *j;
+	size_t len; /* of s, for JW_JSON */
 };
 /* The members of FIELDS[0..n), each as ,"k":v (no braces). */
 void jw_fields(struct jw *w, const struct jw_field *fields, size_t n);

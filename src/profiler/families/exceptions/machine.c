@@ -84,6 +84,8 @@ struct exr {
 	const char *context;      /* static; NULL when not nested */
 	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
 	json_t *exc;              /* {id,type,message,hresult} */
+	char *exc_text;           /* exc as written, once (jw_dump): throw and summary repeat it */
+	size_t exc_len;
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	json_t *searched, *filters, *finally, *unwound, *nested;
 	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
@@ -206,6 +208,14 @@ static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph
 	if (payload && !json_object_get(payload, "exception"))
 		json_object_set_new(payload, "exception", exc_ref(r));
 	c->e->record(c->e->userdata, ev, ph, r->id, payload);
+}
+
+/* R's "exception" member, written once for all its records. */
+static struct jw_field exc_field(const struct exr *r)
+{
+	return (struct jw_field){
+		.key = "exception", .kind = JW_JSON, .j = r->exc, .s = r->exc_text, .len = r->exc_len,
+	};
 }
 
 /* The jansson value of a typed field (copies: the payload is stolen). */
@@ -406,6 +416,7 @@ static void exr_free(struct exr *r)
 	free(r->thrown_in);
 	free(r->caught_in);
 	json_decref(r->exc);
+	free(r->exc_text);
 	json_decref(r->story_fields);
 	json_decref(r->searched);
 	json_decref(r->filters);
@@ -428,7 +439,7 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		return;
 	/* the lists are borrowed: written (or copied) before out_fields returns */
 	struct jw_field f[21] = {
-		{ .key = "exception", .kind = JW_JSON, .j = r->exc },
+		exc_field(r),
 		{ .key = "outcome", .kind = JW_STR, .s = ct_outcome_to_string(o) },
 		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
 		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
@@ -786,6 +797,7 @@ static json_t *exception_json(const struct exr *r, const struct exm_input *in)
 static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	r->exc = exception_json(r, in);
+	r->exc_text = r->exc ? jw_dump(r->exc, &r->exc_len) : NULL;
 	r->searched = json_array();
 	r->filters = json_array();
 	r->finally = json_array();
@@ -793,7 +805,7 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 	r->nested = json_array();
 	if (!r->muted && wanted(c, EV_EXCEPTION_THROW)) {
 		struct jw_field f[8] = {
-			{ .key = "exception", .kind = JW_JSON, .j = r->exc },
+			exc_field(r),
 			{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
 			{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
 			{ .key = "nested_in", .kind = JW_NULL },
