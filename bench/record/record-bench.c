@@ -121,30 +121,10 @@ static json_t *fn_exc(uint64_t id, const char *fn)
 	return json_pack("{s:s,s:{s:I}}", "function", fn, "exception", "id", (json_int_t)id);
 } /* the default 7-record story; typed: ct_emit_fields */
 
-/* The default categories' story of one exception of Throw's shape (frames
- * off): throw, catcher_found, finally span, catch span, summary; as the
- * machine built it before typed payloads (jansson) or as it builds it now. */
-static void one_story(struct ct_thread *t, uint64_t id)
+/* The story as the machine writes it now: typed payloads, the exception
+ * object written once (see one_story). */
+static void one_story_typed(struct ct_thread *t, uint64_t id)
 {
-	json_t *exc = json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)id, "type",
-				"System.InvalidOperationException", "message", "boom", "hresult", "0x80131509");
-
-	if (!typed) {
-		ct_emit(t, EV_EXCEPTION_THROW, PH_INSTANT, id,
-			json_pack("{s:O,s:b,s:n,s:n}", "exception", exc, "rethrow", 0, "rethrow_of", "nested_in"));
-		ct_emit(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, id, fn_exc(id, frames[3]));
-		ct_emit(t, EV_EXCEPTION_FINALLY, PH_BEGIN, id, fn_exc(id, frames[1]));
-		ct_emit(t, EV_EXCEPTION_FINALLY, PH_END, id, fn_exc(id, frames[1]));
-		ct_emit(t, EV_EXCEPTION_CATCH, PH_BEGIN, id, fn_exc(id, frames[3]));
-		ct_emit(t, EV_EXCEPTION_CATCH, PH_END, id, fn_exc(id, frames[3]));
-		ct_emit(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, id,
-			json_pack("{s:o,s:s,s:s,s:s,s:[ssss],s:[],s:[s],s:[sss],s:b,s:n,s:n,s:[],s:n,s:I}",
-				  "exception", exc, "outcome", "caught", "thrown_in", frames[0], "caught_in", frames[3],
-				  "searched", frames[0], frames[1], frames[2], frames[3], "filters", "finally",
-				  frames[1], "unwound", frames[0], frames[1], frames[2], "rethrow", 0, "rethrow_of",
-				  "nested_in", "nested", "superseded_by", "dur_ns", (json_int_t)18234));
-		return;
-	}
 	/* the machine keeps these lists per exception; built once here */
 	static __thread json_t *searched, *filters, *finally, *unwound, *nested;
 	if (!searched) {
@@ -155,10 +135,20 @@ static void one_story(struct ct_thread *t, uint64_t id)
 		nested = json_array();
 	}
 	/* the machine writes the exception object once for its records */
-	size_t exc_len = 0;
-	char *exc_text = jw_dump(exc, &exc_len);
+	struct jw x = { 0 };
+	jw_raw(&x, "{\"id\":", 6);
+	jw_u64(&x, id);
+	jw_key(&x, "type");
+	jw_str(&x, "System.InvalidOperationException");
+	jw_key(&x, "message");
+	jw_str(&x, "boom");
+	jw_key(&x, "hresult");
+	jw_str(&x, "0x80131509");
+	jw_raw(&x, "}", 1);
+	const char *exc_text = x.b.s;
+	size_t exc_len = x.b.len;
 	struct jw_field th[] = {
-		{ .key = "exception", .kind = JW_JSON, .j = exc, .s = exc_text, .len = exc_len },
+		{ .key = "exception", .kind = JW_JSON, .s = exc_text, .len = exc_len },
 		{ .key = "rethrow", .kind = JW_BOOL, .b = false },
 		{ .key = "rethrow_of", .kind = JW_NULL },
 		{ .key = "nested_in", .kind = JW_NULL },
@@ -181,7 +171,7 @@ static void one_story(struct ct_thread *t, uint64_t id)
 		ct_emit_fields(t, mid[i].ev, mid[i].ph, id, f, 2);
 	}
 	struct jw_field su[] = {
-		{ .key = "exception", .kind = JW_JSON, .j = exc, .s = exc_text, .len = exc_len },
+		{ .key = "exception", .kind = JW_JSON, .s = exc_text, .len = exc_len },
 		{ .key = "outcome", .kind = JW_STR, .s = "caught" },
 		{ .key = "thrown_in", .kind = JW_STR, .s = frames[0] },
 		{ .key = "caught_in", .kind = JW_STR, .s = frames[3] },
@@ -197,8 +187,34 @@ static void one_story(struct ct_thread *t, uint64_t id)
 		{ .key = "dur_ns", .kind = JW_INT, .i = 18234 },
 	};
 	ct_emit_fields(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, id, su, 14);
-	free(exc_text);
-	json_decref(exc);
+	jw_free(&x);
+}
+
+/* The default categories' story of one exception of Throw's shape (frames
+ * off): throw, catcher_found, finally span, catch span, summary; as the
+ * machine built it before typed payloads (jansson) or as it builds it now. */
+static void one_story(struct ct_thread *t, uint64_t id)
+{
+	if (typed) {
+		one_story_typed(t, id);
+		return;
+	}
+	json_t *exc = json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)id, "type",
+			"System.InvalidOperationException", "message", "boom", "hresult", "0x80131509");
+
+	ct_emit(t, EV_EXCEPTION_THROW, PH_INSTANT, id,
+		json_pack("{s:O,s:b,s:n,s:n}", "exception", exc, "rethrow", 0, "rethrow_of", "nested_in"));
+	ct_emit(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, id, fn_exc(id, frames[3]));
+	ct_emit(t, EV_EXCEPTION_FINALLY, PH_BEGIN, id, fn_exc(id, frames[1]));
+	ct_emit(t, EV_EXCEPTION_FINALLY, PH_END, id, fn_exc(id, frames[1]));
+	ct_emit(t, EV_EXCEPTION_CATCH, PH_BEGIN, id, fn_exc(id, frames[3]));
+	ct_emit(t, EV_EXCEPTION_CATCH, PH_END, id, fn_exc(id, frames[3]));
+	ct_emit(t, EV_EXCEPTION_SUMMARY, PH_INSTANT, id,
+		json_pack("{s:o,s:s,s:s,s:s,s:[ssss],s:[],s:[s],s:[sss],s:b,s:n,s:n,s:[],s:n,s:I}",
+			  "exception", exc, "outcome", "caught", "thrown_in", frames[0], "caught_in", frames[3],
+			  "searched", frames[0], frames[1], frames[2], frames[3], "filters", "finally",
+			  frames[1], "unwound", frames[0], frames[1], frames[2], "rethrow", 0, "rethrow_of",
+			  "nested_in", "nested", "superseded_by", "dur_ns", (json_int_t)18234));
 }
 
 static long per_thread;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the shared helpers of src/common: the id map, the UTF-16
  * name buffer and the string tables.  No runtime needed. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/digits.h"
 #include "common/strtable.h"
 #include "common/u64map.h"
 #include "common/utf16.h"
@@ -114,8 +116,37 @@ static void test_strtable(void)
 	      "the vocabulary's names round-trip through its tables");
 }
 
+/* digits_u64 against printf, at every power of ten and its neighbours and
+ * at random values. */
+static void test_digits(void)
+{
+	uint64_t seed = 88172645463325252u;
+	unsigned bad = 0, n = 0;
+
+	for (int k = 0; k < 20000; k++, n++) {
+		uint64_t v, p = 1;
+		char want[32], buf[24];
+
+		if (k < 60) { /* 10^i - 1, 10^i, 10^i + 1 */
+			for (int i = 0; i < k / 3; i++)
+				p *= 10;
+			v = p + (uint64_t)(k % 3) - 1;
+		} else {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			v = seed >> (seed % 60);
+		}
+		if (k == 59)
+			v = UINT64_MAX;
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		size_t len = digits_u64(buf + sizeof(buf), v);
+		bad += len != strlen(want) || memcmp(buf + sizeof(buf) - len, want, len) != 0;
+	}
+	CHECK(bad == 0, "digits_u64 writes what printf writes (%u of %u differ)", bad, n);
+}
+
 int main(void)
 {
+	test_digits();
 	test_u64map();
 	test_utf16_name();
 	test_strtable();

@@ -6,6 +6,7 @@
  * the tracer's own errors.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,19 @@ static void thread_ids(struct ct_thread *t)
 	t->ids_managed = t->managed_id;
 }
 
+/* The length of event EV's name, measured once. */
+static size_t event_name_len(enum ct_event ev)
+{
+	static _Atomic size_t len[_EV_MAX];
+	size_t n = atomic_load_explicit(&len[ev], memory_order_relaxed);
+
+	if (!n) {
+		n = strlen(ct_events[ev].name);
+		atomic_store_explicit(&len[ev], n, memory_order_relaxed);
+	}
+	return n;
+}
+
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
  * is kept in front (ct_sinks_dispatch fills it in as it numbers it). */
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
@@ -51,6 +65,11 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 		[PH_INSTANT] = "\",\"phase\":\"instant\"",
 		[PH_BEGIN] = "\",\"phase\":\"begin\"",
 		[PH_END] = "\",\"phase\":\"end\"",
+	};
+	static const size_t phase_len[_PH_MAX] = {
+		[PH_INSTANT] = sizeof("\",\"phase\":\"instant\"") - 1,
+		[PH_BEGIN] = sizeof("\",\"phase\":\"begin\"") - 1,
+		[PH_END] = sizeof("\",\"phase\":\"end\"") - 1,
 	};
 	struct jw *w = &t->line;
 
@@ -63,8 +82,8 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_raw(w, t->ids, t->ids_len);
 	/* event names are the vocabulary's identifiers: nothing to escape */
 	jw_raw(w, ",\"event\":\"", 10);
-	jw_raw(w, ct_events[ev].name, strlen(ct_events[ev].name));
-	jw_raw(w, phase_text[ph], strlen(phase_text[ph]));
+	jw_raw(w, ct_events[ev].name, event_name_len(ev));
+	jw_raw(w, phase_text[ph], phase_len[ph]);
 	jw_key(w, "span");
 	if (pl->span)
 		jw_u64(w, pl->span);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/digits.h"
 #include "profiler/core/jsonw.h"
 
 /* Append a JSON string: quotes, escapes; bytes that are not valid UTF-8
@@ -106,29 +107,13 @@ void jw_str(struct jw *w, const char *s)
 	jw_raw(w, "\"", 1);
 }
 
-/* Two digits at a time: a timestamp is 19 digits, written in every record. */
-static const char digits2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				 "8081828384858687888990919293949596979899";
-
+/* A timestamp is 19 digits, written in every record (digits.h). */
 void jw_u64(struct jw *w, uint64_t v)
 {
 	char buf[24];
-	char *e = buf + sizeof(buf), *q = e;
+	size_t n = digits_u64(buf + sizeof(buf), v);
 
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		*--q = digits2[d + 1];
-		*--q = digits2[d];
-	}
-	if (v >= 10) {
-		*--q = digits2[v * 2 + 1];
-		*--q = digits2[v * 2];
-	} else
-		*--q = (char)('0' + v);
-	jw_raw(w, q, (size_t)(e - q));
+	jw_raw(w, buf + sizeof(buf) - n, n);
 }
 
 void jw_i64(struct jw *w, int64_t v)

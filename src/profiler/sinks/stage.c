@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "common/digits.h"
 #include "common/pending.h"
 #include "common/util.h"
 #include "profiler/sinks/stage.h"
@@ -240,16 +241,10 @@ static uint64_t claim(bool last)
 static char *fill_seq(char *line, uint64_t seq)
 {
 	static const char prefix[] = "{\"v\":1,\"seq\":";
-	char digits[24], *d = digits + sizeof(digits), *start;
-	size_t nd;
+	size_t nd = digits_u64(line + CT_SEQ_ROOM, seq); /* the room ends where the record goes on */
+	char *start = line + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
 
-	do
-		*--d = (char)('0' + seq % 10);
-	while (seq /= 10);
-	nd = (size_t)(digits + sizeof(digits) - d);
-	start = line + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
 	memcpy(start, prefix, sizeof(prefix) - 1);
-	memcpy(start + sizeof(prefix) - 1, d, nd);
 	return start;
 }
 

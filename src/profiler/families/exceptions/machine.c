@@ -83,8 +83,8 @@ struct exr {
 	uint64_t parent_id, parent_handler_fn, rethrow_of, superseded_by;
 	const char *context;      /* static; NULL when not nested */
 	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
-	json_t *exc;              /* {id,type,message,hresult} */
-	char *exc_text;           /* exc as written, once (jw_dump): throw and summary repeat it */
+	char *exc_type;           /* its type, once the story started */
+	char *exc_text;           /* {id,type,message,hresult} as written, once: its records repeat it */
 	size_t exc_len;
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	json_t *searched, *filters, *finally, *unwound, *nested;
@@ -214,7 +214,7 @@ static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph
 static struct jw_field exc_field(const struct exr *r)
 {
 	return (struct jw_field){
-		.key = "exception", .kind = JW_JSON, .j = r->exc, .s = r->exc_text, .len = r->exc_len,
+		.key = "exception", .kind = JW_JSON, .s = r->exc_text, .len = r->exc_len,
 	};
 }
 
@@ -231,6 +231,10 @@ static json_t *field_value(const struct jw_field *f)
 	case JW_IDREF:
 		return json_pack("{s:I}", "id", (json_int_t)f->i);
 	case JW_JSON:
+		if (f->s) {
+			json_t *v = json_loadb(f->s, f->len, JSON_DECODE_ANY, NULL);
+			return v ? v : json_null();
+		}
 		return f->j ? json_deep_copy(f->j) : json_null();
 	case JW_NULL:
 	default:
@@ -415,7 +419,7 @@ static void exr_free(struct exr *r)
 	free(r->handler_name);
 	free(r->thrown_in);
 	free(r->caught_in);
-	json_decref(r->exc);
+	free(r->exc_type);
 	free(r->exc_text);
 	json_decref(r->story_fields);
 	json_decref(r->searched);
@@ -596,9 +600,9 @@ static void unhandled(struct ctx *c, struct exr *r)
 	struct exm *m = c->m;
 
 	if (!r->muted) {
-		json_t *p = json_pack("{s:O,s:s?}", "exception", r->exc, "thrown_in", r->thrown_in);
+		struct jw_field f[3] = { exc_field(r), { .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in } };
 
-		out(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, p);
+		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, f, 2);
 	}
 	r->reported_unhandled = true;
 	if (r->legacy || !r->frames_entered)
@@ -742,8 +746,8 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc && in->type &&
-	    strcmp(json_string_value(json_object_get(b->exc, "type")), in->type) == 0) {
+	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc_type && in->type &&
+	    strcmp(b->exc_type, in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = OUTCOME_RETHROWN;
 	}
@@ -777,27 +781,44 @@ static void find_rethrow(struct exm *m, struct exr *r, const struct exm_input *i
 		r->rethrow_of = recent_find(in, &r->origin);
 }
 
-/* The "exception" object of R's records: id, type, message and HRESULT. */
-static json_t *exception_json(const struct exr *r, const struct exm_input *in)
+/* R's exception object, {"id","type","message","hresult"}, written once
+ * (no message member when the runtime gave none). */
+static char *exception_text(const struct exr *r, const struct exm_input *in, size_t *len)
 {
-	json_t *exc = json_pack("{s:I,s:s}", "id", (json_int_t)r->id, "type", in->type ? in->type : "?");
+	struct jw w = { 0 };
+	char hr[11];
 
-	if (exc && !in->no_message)
-		json_object_set_new(exc, "message", in->message ? json_string(in->message) : json_null());
-	if (exc) {
-		char hr[11];
-
-		snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
-		json_object_set_new(exc, "hresult", in->has_hresult ? json_string(hr) : json_null());
+	jw_raw(&w, "{\"id\":", 6);
+	jw_u64(&w, r->id);
+	jw_key(&w, "type");
+	jw_str(&w, in->type ? in->type : "?");
+	if (!in->no_message) {
+		jw_key(&w, "message");
+		if (in->message)
+			jw_str(&w, in->message);
+		else
+			jw_raw(&w, "null", 4);
 	}
-	return exc;
+	jw_key(&w, "hresult");
+	snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
+	if (in->has_hresult)
+		jw_str(&w, hr);
+	else
+		jw_raw(&w, "null", 4);
+	jw_raw(&w, "}", 1);
+	if (w.b.oom) {
+		jw_free(&w);
+		return NULL;
+	}
+	*len = w.b.len;
+	return strbuf_steal(&w.b);
 }
 
 /* Open R's story: exception.throw, then the search begins. */
 static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	r->exc = exception_json(r, in);
-	r->exc_text = r->exc ? jw_dump(r->exc, &r->exc_len) : NULL;
+	r->exc_type = strdup(in->type ? in->type : "?");
+	r->exc_text = exception_text(r, in, &r->exc_len);
 	r->searched = json_array();
 	r->filters = json_array();
 	r->finally = json_array();
@@ -1003,9 +1024,8 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 		r->object = in->object; /* a GC may have moved it */
 	/* caught: another thread may throw it again before this catch ends
 	 * (an await's continuation) */
-	if (r->exc)
-		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner,
-			   hash_str(json_string_value(json_object_get(r->exc, "type"))));
+	if (r->exc_type)
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, hash_str(r->exc_type));
 	if (!r->muted)
 		set_str(&r->caught_in, in->function);
 	enter_handler(c, r, S_CATCH, in);
