@@ -12,6 +12,7 @@
 #include "profiler/abi/info.h"
 #include "profiler/core/names.h"
 #include "profiler/core/state.h"
+#include "profiler/core/thread.h"
 #include "common/u64map.h"
 #include "common/utf16.h"
 #include "common/util.h"
@@ -187,27 +188,51 @@ static char *(*const resolvers[_NAME_MAX])(uint64_t) = {
 	[NAME_ASSEMBLY] = resolve_assembly,
 };
 
-/* Cached lookup; failures are not cached (the id may not be ready yet). */
+static const char *name_lookup(enum name_kind k, uint64_t id);
+
+/* Cached lookup; failures are not cached (the id may not be ready yet).
+ * The thread's own cache first: the names are never freed, so a pointer
+ * it kept stays good. */
 static const char *name_of(enum name_kind k, uint64_t id)
 {
+	struct ct_thread *t = ct_thread_get();
+	struct ct_name_hit *hit = NULL;
 	const char *n;
 	char *fresh;
 
 	if (!id)
 		return "?";
+	if (t) {
+		hit = &t->names[(size_t)((id >> 3) ^ (id >> 13) ^ (uint64_t)k) & (CT_NAME_CACHE - 1)];
+		if (hit->id == id && hit->kind == (int)k && hit->name)
+			return hit->name;
+	}
+	n = name_lookup(k, id);
+	if (!n) {
+		/* resolve outside the lock: it calls into the runtime */
+		fresh = resolvers[k](id);
+		if (!fresh)
+			return "?";
+		pthread_mutex_lock(&names_lock);
+		n = map_put(&maps[k], id, fresh);
+		pthread_mutex_unlock(&names_lock);
+		if (!n)
+			return "?";
+	}
+	if (hit)
+		*hit = (struct ct_name_hit){ .id = id, .name = n, .kind = (int)k };
+	return n;
+}
+
+/* The shared cache's name for ID, or NULL. */
+static const char *name_lookup(enum name_kind k, uint64_t id)
+{
+	const char *n;
+
 	pthread_mutex_lock(&names_lock);
 	n = u64map_get(&maps[k], id);
 	pthread_mutex_unlock(&names_lock);
-	if (n)
-		return n;
-	/* resolve outside the lock: it calls into the runtime */
-	fresh = resolvers[k](id);
-	if (!fresh)
-		return "?";
-	pthread_mutex_lock(&names_lock);
-	n = map_put(&maps[k], id, fresh);
-	pthread_mutex_unlock(&names_lock);
-	return n ? n : "?";
+	return n;
 }
 
 const char *ct_function_name(FunctionID f)

@@ -26,6 +26,7 @@ struct ct_deferred {
 };
 #define CT_DEFERRED_MAX 4
 #define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */
+#define CT_NAME_CACHE 64 /* entries of a thread's name cache (a power of two) */
 
 /* One open span on a thread's stack. */
 struct ct_span {
@@ -51,6 +52,13 @@ struct ct_thread {
 	unsigned n_pins;
 	struct jw line;       /* the record being written */
 	struct ct_stage_ref stage; /* where its records are staged (sinks) */
+	/* names this thread looked up last (names.c): most lookups are
+	 * answered here, without the names lock other threads take too */
+	struct ct_name_hit {
+		uint64_t id;
+		const char *name;
+		int kind;
+	} names[CT_NAME_CACHE];
 	/* ,"pid":P,"tid":T,"thread":… as last written (emit.c), for the pid
 	 * and managed id it was made with: the same in every record */
 	char ids[96];
