@@ -41,6 +41,16 @@ stats_sites() {
 		sed -n -E 's|^ *[0-9]+  .* in (.*/)?([^/]*):line ([0-9]+) \(.*$|\2:\3|p' | sort
 }
 
+# export_sites TRACE: the same from `export --format chrome`: the first
+# frame with a line of each throw's args.stack, and its args.site
+export_sites() {
+	"$CLRTRACE" export --format chrome "$1" | jq -r '.traceEvents[]
+		| select(.name == "exception.throw" and .args.exception.type != "System.AggregateException")
+		| (.args.stack | map(select(.line)) | first) as $f | select($f)
+		| ($f.file | sub(".*/"; "")) + ":\($f.line)"
+		  + (if (.args.site | endswith(" in \($f.file):line \($f.line)")) then "" else " (args.site: \(.args.site))" end)' | sort
+}
+
 # first_frames TRACE: "token il" of the first frame of every throw but
 # AggregateException's, as the runtime printed them ("0x%08x il")
 first_frames() {
@@ -57,6 +67,7 @@ check_sites() {
 	check_trace "$f"
 	expect "$what: view puts every throw at its MARK line" "$(view_sites "$f")" "$expected"
 	expect "$what: stats groups the throws by their MARK lines" "$(stats_sites "$f")" "$expected"
+	expect "$what: export puts every throw at its MARK line (args.stack, args.site)" "$(export_sites "$f")" "$expected"
 	expect "$what: each throw's method token and IL offset are the runtime's" "$(first_frames "$f")" \
 		"$(awk '{ print $2, $3 }' "$f.stdout" | grep '^0x' | sort)"
 }
@@ -148,6 +159,7 @@ check_sites "embedded PDB" "$f"
 f="$OUT/lines-10.jsonl"
 jq -c 'if .modules then .modules |= map(.mvid = "00000000-1111-2222-3333-444444444444") else . end' "$f" >"$OUT/stale.jsonl"
 expect "another build's MVID: no lines" "$(view_sites "$OUT/stale.jsonl")" ""
+expect "another build's MVID: no lines in export" "$(export_sites "$OUT/stale.jsonl")" ""
 want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
 expect "another build's MVID: the method and IL offset" \
 	"$("$CLRTRACE" view "$OUT/stale.jsonl" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
@@ -161,7 +173,11 @@ f="$OUT/deleted.jsonl"
 trace "$f" -e +stacks dotnet "$OUT/deleted/Lines.dll" || fail "PDB deleted: run failed"
 check_trace "$f"
 expect "PDB deleted: no lines in view" "$(view_sites "$f")" ""
+expect "PDB deleted: no lines in export" "$(export_sites "$f")" ""
 want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
+expect "PDB deleted: export's args.site says the method and its IL offset" \
+	"$("$CLRTRACE" export --format chrome "$f" | jq -r '.traceEvents[] | select(.name == "exception.throw"
+		and .args.exception.type == "System.InvalidOperationException") | .args.site')" "$want"
 expect "PDB deleted: view says the method and its IL offset" \
 	"$("$CLRTRACE" view "$f" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
 err=$("$CLRTRACE" stats "$f" 2>&1 >/dev/null; "$CLRTRACE" view "$f" 2>&1 >/dev/null)

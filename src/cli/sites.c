@@ -16,6 +16,7 @@
 #include "cli/sites.h"
 #include "common/dotnet-names.h"
 #include "common/pdb.h"
+#include "common/util.h"
 
 struct sites {
 	struct pdb_cache *pdbs;
@@ -177,11 +178,11 @@ bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf 
 	return true;
 }
 
-/* The throw site key (see sites.h). */
-char *sites_key(struct sites *s, json_t *rec)
+/* The throw site in words (see sites.h). */
+char *sites_site(struct sites *s, json_t *rec)
 {
 	json_t *stack = json_object_get(rec, "stack"), *frame;
-	struct strbuf b = { 0 }, k = { 0 };
+	struct strbuf b = { 0 };
 	size_t i;
 
 	if (!json_is_array(stack) || !json_array_size(stack))
@@ -195,7 +196,36 @@ char *sites_key(struct sites *s, json_t *rec)
 		strbuf_reset(&b);
 		frame_text(s, rec, json_array_get(stack, 0), 0, &b);
 	}
-	strbuf_printf(&k, "%s %s", jstr2(rec, "exception", "type") ?: "?", b.s ? b.s : "at ?");
-	strbuf_free(&b);
+	return strbuf_steal(&b);
+}
+
+/* The throw site key (see sites.h). */
+char *sites_key(struct sites *s, json_t *rec)
+{
+	_cleanup_free_ char *site = sites_site(s, rec);
+	struct strbuf k = { 0 };
+
+	if (!site)
+		return NULL;
+	strbuf_printf(&k, "%s %s", jstr2(rec, "exception", "type") ?: "?", site);
 	return strbuf_steal(&k);
+}
+
+/* File and line into each frame that has them (see sites.h). */
+size_t sites_add_lines(struct sites *s, json_t *rec)
+{
+	json_t *frame;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(rec, "stack"), i, frame) {
+		const char *file;
+		uint32_t line;
+
+		if (!frame_line(s, rec, frame, &file, &line))
+			continue;
+		json_object_set_new(frame, "file", json_string(file));
+		json_object_set_new(frame, "line", json_integer(line));
+		n++;
+	}
+	return n;
 }
