@@ -163,6 +163,16 @@ expect "another build's MVID: no lines in export" "$(export_sites "$OUT/stale.js
 want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
 expect "another build's MVID: the method and IL offset" \
 	"$("$CLRTRACE" view "$OUT/stale.jsonl" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
+# the assembly's own build with a PDB that has its id but other content (a
+# document's name changed): the PDB checksum refuses it; no lines, said once
+mkdir -p "$OUT/tampered" && cp "$portable" "$OUT/tampered/"
+perl -0777 -pe 's/Program\.cs/Pragram.cs/' "${portable%.dll}.pdb" >"$OUT/tampered/Lines.pdb"
+jq -c --arg dll "$portable" --arg to "$OUT/tampered/Lines.dll" \
+	'if .modules then .modules |= map(if .path == $dll then .path = $to else . end) else . end' "$f" >"$OUT/tampered.jsonl"
+expect "a tampered PDB (its id, other content): no lines in view" "$(view_sites "$OUT/tampered.jsonl")" ""
+expect "a tampered PDB: no lines in export" "$(export_sites "$OUT/tampered.jsonl")" ""
+expect "a tampered PDB: view says why, once" "$("$CLRTRACE" view "$OUT/tampered.jsonl" 2>&1 >/dev/null)" \
+	"clrtrace: note: $OUT/tampered/Lines.dll: its PDB is not the one it was built with (the PDB checksum differs); no source lines from it"
 # stats --json: the sites, most frequent first, with their outcomes
 expect "stats --json: exceptions.by_site" \
 	"$("$CLRTRACE" stats --json "$f" | jq -r '.exceptions.by_site | map(select(.site | test("InvalidOperationException at Lines.Program.Direct\\(\\) in .*Program.cs:line [0-9]+$"))) | .[0].outcomes.caught')" 1

@@ -7,11 +7,13 @@
  * ran.  No PDB, another build, a bad PDB: the frame is said by method and
  * IL offset, and nothing else changes.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/reader.h"
 #include "cli/sites.h"
 #include "common/dotnet-names.h"
@@ -20,6 +22,7 @@
 
 struct sites {
 	struct pdb_cache *pdbs;
+	json_t *said; /* assemblies whose PDB was rejected, said once */
 };
 
 /* A new resolver (see sites.h). */
@@ -27,8 +30,8 @@ struct sites *sites_new(void)
 {
 	struct sites *s = calloc(1, sizeof(*s));
 
-	if (s && !(s->pdbs = pdb_cache_new())) {
-		free(s);
+	if (s && (!(s->pdbs = pdb_cache_new()) || !(s->said = json_object()))) {
+		sites_free(s);
 		s = NULL;
 	}
 	return s;
@@ -39,6 +42,7 @@ void sites_free(struct sites *s)
 	if (!s)
 		return;
 	pdb_cache_free(s->pdbs);
+	json_decref(s->said);
 	free(s);
 }
 
@@ -73,6 +77,21 @@ static bool parse_mvid(const char *t, uint8_t out[16])
 	return true;
 }
 
+/* Once per assembly PATH, on stderr: its PDB was there but refused (K) —
+ * not the one it was built with, or unreadable.  No PDB, or another
+ * build's assembly: no lines, and nothing to say. */
+static void say_rejected(struct sites *s, const char *path, int k)
+{
+	if ((k != -EBADE && k != -EBADMSG) || json_object_get(s->said, path))
+		return;
+	json_object_set_new(s->said, path, json_true());
+	if (k == -EBADE)
+		cli_error("note: %s: its PDB is not the one it was built with (the PDB checksum differs); no source lines from it",
+			  path);
+	else
+		cli_error("note: %s: its PDB is malformed; no source lines from it", path);
+}
+
 /* The source file and line of FRAME of REC, or false. */
 static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char **file, uint32_t *line)
 {
@@ -81,6 +100,7 @@ static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char *
 	uint8_t mvid[16];
 	bool have_mvid;
 	struct pdb *p;
+	int k;
 
 	if (!json_is_integer(tok) || !json_is_integer(il) || !json_is_integer(idx) || json_integer_value(idx) < 0)
 		return false;
@@ -91,8 +111,11 @@ static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char *
 	if (!jstr(mod, "path") || !*jstr(mod, "path"))
 		return false;
 	have_mvid = parse_mvid(jstr(mod, "mvid"), mvid);
-	if (pdb_cache_get(s->pdbs, jstr(mod, "path"), have_mvid ? mvid : NULL, &p) < 0)
+	k = pdb_cache_get(s->pdbs, jstr(mod, "path"), have_mvid ? mvid : NULL, &p);
+	if (k < 0) {
+		say_rejected(s, jstr(mod, "path"), k);
 		return false;
+	}
 	return pdb_lookup(p, (uint32_t)json_integer_value(tok), (uint32_t)json_integer_value(il), file, line) == 0;
 }
 
