@@ -4,8 +4,10 @@
  * its method token, IL offset and module (an index into the record's
  * modules, with path and MVID); the line comes from that module's PDB,
  * read once per module (common/pdb.c) and only for the very build that
- * ran.  No PDB, another build, a bad PDB: the frame is said by method and
- * IL offset, and nothing else changes.
+ * ran and the PDB it was built with.  No PDB, another build, a bad PDB:
+ * the frame is said by method and IL offset, and nothing else changes,
+ * but that a PDB there and refused (malformed, or not the one the
+ * assembly was built with) is said once on stderr.
  */
 #include <errno.h>
 #include <inttypes.h>
