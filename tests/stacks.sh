@@ -1,8 +1,9 @@
 #!/bin/bash
 # The stacks category (-e +stacks) on tests/programs/Lines: the managed
-# stack at each throw, resolved to file and line by `view` and `stats` from
-# the PDBs (beside the assembly on 8, 9 and 10; embedded on 10; deleted: the
-# method and IL offset, no error).  The throw site of every "MARK:name"
+# stack at each throw, resolved to file and line by `view`, `stats` and
+# `export` from the PDBs (beside the assembly on 8, 9 and 10; embedded on
+# 10; deleted: the method and IL offset, no error; another build's, or one
+# with the right id but other content: no lines, the latter said).  The throw site of every "MARK:name"
 # comment must come out at that comment's line, and each frame's IL offset
 # must be the one the runtime itself reports.  With `Lines more`: a deep
 # recursion keeps CLRTRACE_STACK_DEPTH frames and counts the rest, a throw
