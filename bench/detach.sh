@@ -19,7 +19,9 @@ find_build clrtrace
 OUT=$BUILD/bench/out/detach
 mkdir -p "$OUT"
 for v in 8 9 10; do
-	case $v in 10) cmd="dotnet $BUILD/tests/out/bin/Attach/Attach.dll" ;; *) cmd="$BUILD/tests/out/bin/Attach-net$v/Attach" ;; esac
+	# .NET 8 and 9: the newest of tests/lib.sh's builds (one directory per pack and sources)
+	case $v in 10) cmd="dotnet $BUILD/tests/out/bin/Attach/Attach.dll" ;;
+	*) cmd="$(ls -dt "$BUILD/tests/out/bin/Attach-net$v-"*/ 2>/dev/null | head -1)Attach" ;; esac
 	[ -e "${cmd##* }" ] || { echo ".NET $v: no Attach program in $BUILD/tests/out/bin (run tests/attach.sh)"; continue; }
 	bad=0
 	for i in $(seq "$RUNS"); do

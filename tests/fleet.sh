@@ -202,8 +202,9 @@ ls "$OUT/remote" >"$OUT/remote.files"
 echo "collector files: $(tr '\n' ' ' <"$OUT/remote.files")"
 
 rj() { journalctl -q --no-pager -D "$OUT/remote" "$@"; }
-vocab=$top_srcdir/src/common/vocabulary.def
-mid() { sed -n "s/^EV([A-Z_]*, \"$1\", [A-Z_]*, [A-Z_]*, [0-9], \"\([0-9a-f]*\)\".*/\1/p" "$vocab"; }
+# the MESSAGE_ID of event $1, as the event table has it (test-vocabulary journal)
+"$top_builddir/tests/unit/test-vocabulary" journal >"$OUT/journal-table.txt" || fail "test-vocabulary journal: exit status $?"
+mid() { awk -v ev="$1" '$1 == ev { print $3 }' "$OUT/journal-table.txt"; }
 for i in $HOSTS; do
 	h=clrtrace-fleet-h$i
 	d=$OUT/h$i
@@ -230,16 +231,17 @@ for i in $HOSTS; do
 		"$(rj -o cat _HOSTNAME="$h" MESSAGE_ID="$(mid exception.throw)" | wc -l)" \
 		"$(jq -c 'select(.event=="exception.throw")' "$d/all.jsonl" | wc -l)"
 	# every record: CLRTRACE_JSON is the file's line; PRIORITY and MESSAGE_ID
-	# those of the vocabulary; _HOSTNAME the host's
-	python3 - "$d/all.jsonl" "$d/collected.json" "$vocab" "$h" <<'EOF' >"$d/compare.txt" 2>&1
-import json, re, sys
+	# those of the event table (test-vocabulary journal); _HOSTNAME the host's
+	python3 - "$d/all.jsonl" "$d/collected.json" "$OUT/journal-table.txt" "$h" <<'EOF' >"$d/compare.txt" 2>&1
+import json, sys
 recs = [l.rstrip('\n') for l in open(sys.argv[1])]
 ents = [json.loads(l) for l in open(sys.argv[2])]
 table = {}
 for l in open(sys.argv[3]):
-    m = re.match(r'EV\(\w+, "([^"]+)", \w+, \w+, (\d), "([0-9a-f]{32})"', l)
-    if m:
-        table[m.group(1)] = (m.group(2), m.group(3))
+    ev, prio, mid = l.split()
+    table[ev] = (prio, mid)
+if not table:
+    sys.exit("no event table from test-vocabulary")
 by_key = {}
 for e in ents:
     by_key[(int(e['CLRTRACE_PID']), int(e['CLRTRACE_SEQ']))] = e

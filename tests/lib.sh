@@ -237,26 +237,35 @@ pack_version() { cut -d' ' -f1 "$RT_DIR/net$1.version" 2>/dev/null; }
 
 # program_cmd NAME V: build tests/programs/NAME for .NET V once and print the
 # words that run it (use them unquoted): "dotnet /abs/NAME.dll" for 10, the
-# self-contained "/abs/NAME" for 8 and 9.
+# self-contained "/abs/NAME" for 8 and 9.  Fails (after printing them, and
+# noting why) when the build failed: `cmd=$(program_cmd ...) || die ...`.
+# A .NET 8 or 9 build has a directory of its own per pack and sources (a
+# hash of them), put in place whole once built: a test that builds changed
+# sources never removes or rewrites the build another test is running (a
+# program gone under `clrtrace run` says only "no trace file was written"),
+# nor the build files another program's build reads.
 program_cmd() {
-	local name=$1 v=$2 dll pack bin="$top_builddir/tests/out/bin/$1-net$2" src="$top_builddir/tests/out/src/net$2"
+	local name=$1 v=$2 dll pack hash bin src
 	if [ "$v" = 10 ]; then
-		dll=$(build_program "$name") || { _rt_fail "could not build $name"; dll="$top_builddir/tests/out/bin/$name/$name.dll"; }
+		dll=$(build_program "$name") || { _rt_fail "could not build $name"; echo "dotnet $top_builddir/tests/out/bin/$name/$name.dll"; return 1; }
 		echo "dotnet $dll"
 		return
 	fi
 	pack=$(pack_version "$v")
 	if [ -z "$pack" ]; then
 		_rt_fail "program_cmd $name $v: no .NET $v runtime pack (call test_runtimes first)"
-		echo "$bin/$name"; return
+		echo "$top_builddir/tests/out/bin/$name-net$v/$name"; return 1
 	fi
-	mkdir -p "$src"
+	hash=$(cd "$top_srcdir/tests/programs" && find "$name" Directory.Build.props Directory.Build.targets -type f -print0 |
+		sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+	bin="$top_builddir/tests/out/bin/$name-net$v-$pack-$hash"
+	src="$top_builddir/tests/out/src/$name-net$v-$pack-$hash"
+	mkdir -p "$top_builddir/tests/out/bin"
 	(
 		flock 9
-		# $bin/.pack (the pack version) is written last: the build's stamp
-		if [ ! -x "$bin/$name" ] || [ "$(cat "$bin/.pack" 2>/dev/null)" != "$pack" ] ||
-			[ -n "$(find "$top_srcdir/tests/programs/$name" "$top_srcdir/tests/programs"/Directory.Build.* -newer "$bin/.pack" 2>/dev/null)" ]; then
-			rm -rf "$src/$name" "$bin"
+		if [ ! -x "$bin/$name" ]; then
+			rm -rf "$src" "$bin.tmp"
+			mkdir -p "$src"
 			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
 			cp "$top_srcdir/tests/programs"/Directory.Build.* "$src/"
 			chmod -R u+w "$src"
@@ -264,12 +273,18 @@ program_cmd() {
 			# (already restored by test_runtimes); a failed request is retried once
 			for try in 1 2; do
 				dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework="net$v.0" -p:TestPackVersion="$pack" \
-					-o "$bin" "$src/$name/$name.csproj" >"$src/$name.build.log" 2>&1 && break
-				[ "$try" = 2 ] && { cat "$src/$name.build.log" >&2; exit 1; }
+					-o "$bin.tmp" "$src/$name/$name.csproj" >"$src/build.log" 2>&1 && break
+				[ "$try" = 2 ] && { cat "$src/build.log" >&2; exit 1; }
 				sleep 2
 			done
-			echo "$pack" >"$bin/.pack"
+			echo "$pack" >"$bin.tmp/.pack"
+			mv "$bin.tmp" "$bin" || exit 1
 		fi
-	) 9>"$top_builddir/tests/out/.build-$name-net$v.lock" || _rt_fail "could not build $name for .NET $v ($pack)"
+		# its builds for other sources or packs that no test took for two hours
+		touch "$bin"
+		find "$top_builddir/tests/out/bin" "$top_builddir/tests/out/src" -mindepth 1 -maxdepth 1 -name "$name-net$v-*" \
+			! -name "$name-net$v-$pack-$hash" ! -name '*.tmp' -mmin +120 -exec rm -rf {} + 2>/dev/null
+		exit 0
+	) 9>"$top_builddir/tests/out/.build-$name-net$v.lock" || { _rt_fail "could not build $name for .NET $v ($pack)"; echo "$bin/$name"; return 1; }
 	echo "$bin/$name"
 }

@@ -4,7 +4,8 @@
 # sites, the method token and IL offset of the throwing frame as the runtime
 # reports them; the reader must map each to the file and line of the site's
 # "MARK:name" comment.  With the PDB beside the assembly (on each runtime)
-# and embedded in it; a deleted or stale PDB gives no lines, cleanly; a
+# and embedded in it; a deleted or stale PDB gives no lines, cleanly, and
+# so does one with the right id but other content (the PDB checksum); a
 # truncated or garbled one an error line, never a crash.
 . "$(dirname "$0")/lib.sh"
 
@@ -91,6 +92,18 @@ expect "PDB deleted: the runtime has no lines either (the premise)" "$(echo "$si
 sample=$(build_program Sample) || die "could not build Sample"
 mkdir -p "$OUT/stale" && cp "$portable" "$OUT/stale/" && cp "${sample%.dll}.pdb" "$OUT/stale/Lines.pdb"
 expect "a stale PDB: no lines" "$(lookup "$OUT/stale")" "Lines.dll: no lines (stale: another build's)
+status 0"
+
+# tampered: the right PDB id, other content (a document's name changed, a
+# byte the reader would take as it is): the PDB Checksum entry of the
+# assembly (SHA-256 of the PDB with its id zeroed) refuses it: no lines
+mkdir -p "$OUT/tampered" && cp "$portable" "$OUT/tampered/"
+perl -0777 -pe 's/Program\.cs/Pragram.cs/' "${portable%.dll}.pdb" >"$OUT/tampered/Lines.pdb"
+cmp -s "${portable%.dll}.pdb" "$OUT/tampered/Lines.pdb" && fail "tampered: the PDB did not change"
+expect "tampered: the premise: the PDB id is still the assembly's" \
+	"$("$PDB" id "$OUT/tampered/Lines.pdb")" "$("$PDB" id "${portable%.dll}.pdb")"
+expect "a tampered PDB with the right id: no lines (its checksum differs)" "$(lookup "$OUT/tampered")" \
+	"Lines.dll: no lines (not the PDB it was built with: the checksum differs)
 status 0"
 
 # truncated: one error line

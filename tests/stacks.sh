@@ -1,12 +1,14 @@
 #!/bin/bash
 # The stacks category (-e +stacks) on tests/programs/Lines: the managed
-# stack at each throw, resolved to file and line by `view` and `stats` from
-# the PDBs (beside the assembly on 8, 9 and 10; embedded on 10; deleted: the
-# method and IL offset, no error).  The throw site of every "MARK:name"
+# stack at each throw, resolved to file and line by `view`, `stats` and
+# `export` from the PDBs (beside the assembly on 8, 9 and 10; embedded on
+# 10; deleted: the method and IL offset, no error; another build's, or one
+# with the right id but other content: no lines, the latter said).  The throw site of every "MARK:name"
 # comment must come out at that comment's line, and each frame's IL offset
 # must be the one the runtime itself reports.  With `Lines more`: a deep
 # recursion keeps CLRTRACE_STACK_DEPTH frames and counts the rest, a throw
-# in a dynamic method leaves a valid record with its caller's line, a null
+# in a dynamic method has a stack that begins at its caller (the runtime's
+# walk skips methods without metadata), at the calling line, a null
 # dereference (the frame's IP is the faulting instruction) is at its line, the
 # inner chains of TargetInvocationException, AggregateException and a
 # 10-deep chain are in exception.throw (cut at 8, the cut said).
@@ -41,6 +43,16 @@ stats_sites() {
 		sed -n -E 's|^ *[0-9]+  .* in (.*/)?([^/]*):line ([0-9]+) \(.*$|\2:\3|p' | sort
 }
 
+# export_sites TRACE: the same from `export --format chrome`: the first
+# frame with a line of each throw's args.stack, and its args.site
+export_sites() {
+	"$CLRTRACE" export --format chrome "$1" | jq -r '.traceEvents[]
+		| select(.name == "exception.throw" and .args.exception.type != "System.AggregateException")
+		| (.args.stack | map(select(.line)) | first) as $f | select($f)
+		| ($f.file | sub(".*/"; "")) + ":\($f.line)"
+		  + (if (.args.site | endswith(" in \($f.file):line \($f.line)")) then "" else " (args.site: \(.args.site))" end)' | sort
+}
+
 # first_frames TRACE: "token il" of the first frame of every throw but
 # AggregateException's, as the runtime printed them ("0x%08x il")
 first_frames() {
@@ -57,6 +69,7 @@ check_sites() {
 	check_trace "$f"
 	expect "$what: view puts every throw at its MARK line" "$(view_sites "$f")" "$expected"
 	expect "$what: stats groups the throws by their MARK lines" "$(stats_sites "$f")" "$expected"
+	expect "$what: export puts every throw at its MARK line (args.stack, args.site)" "$(export_sites "$f")" "$expected"
 	expect "$what: each throw's method token and IL offset are the runtime's" "$(first_frames "$f")" \
 		"$(awk '{ print $2, $3 }' "$f.stdout" | grep '^0x' | sort)"
 }
@@ -105,8 +118,16 @@ for v in $(test_runtimes); do
 	check_trace "$f"
 	expect ".NET $v: deep recursion: 64 frames kept, the rest counted" \
 		"$(throw_of "$f" System.ApplicationException '[(.stack | length), (.stack_cut >= 140)]')" "[64,true]"
-	expect ".NET $v: a throw in a dynamic method: its caller's line" \
-		"$(view_sites "$f" | grep -x "$(stack_mark dynamic)")" "$(stack_mark dynamic)"
+	# a throw inside an Expression.Compile delegate: the runtime's walk
+	# skips methods without metadata (no callback, not even a native run),
+	# so the stack begins at the caller, at the line that called it
+	expect ".NET $v: a throw in a dynamic method: the first frame is its caller's, at the calling line" \
+		"$("$CLRTRACE" export --format chrome "$f" | jq -r '.traceEvents[] | select(.name == "exception.throw"
+			and .args.exception.type == "System.InvalidTimeZoneException") | .args.stack[0]
+			| "\(.function | test("^Lines\\.Program\\+<>c__DisplayClass[0-9_]*\\.<More>b__")) \(.token > 0) \(.file | sub(".*/"; "")):\(.line)"')" \
+		"true true $(stack_mark dynamic)"
+	expect ".NET $v: a throw in a dynamic method: no frame without a token but the trailing [native]" \
+		"$(throw_of "$f" System.InvalidTimeZoneException '[.stack[] | select(.token == null) | .function]')" '["[native]"]'
 	expect ".NET $v: TargetInvocationException says what it wraps" \
 		"$(throw_of "$f" System.Reflection.TargetInvocationException '.inner')" \
 		'[{"type":"System.DivideByZeroException","message":"by reflection"}]'
@@ -148,9 +169,20 @@ check_sites "embedded PDB" "$f"
 f="$OUT/lines-10.jsonl"
 jq -c 'if .modules then .modules |= map(.mvid = "00000000-1111-2222-3333-444444444444") else . end' "$f" >"$OUT/stale.jsonl"
 expect "another build's MVID: no lines" "$(view_sites "$OUT/stale.jsonl")" ""
+expect "another build's MVID: no lines in export" "$(export_sites "$OUT/stale.jsonl")" ""
 want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
 expect "another build's MVID: the method and IL offset" \
 	"$("$CLRTRACE" view "$OUT/stale.jsonl" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
+# the assembly's own build with a PDB that has its id but other content (a
+# document's name changed): the PDB checksum refuses it; no lines, said once
+mkdir -p "$OUT/tampered" && cp "$portable" "$OUT/tampered/"
+perl -0777 -pe 's/Program\.cs/Pragram.cs/' "${portable%.dll}.pdb" >"$OUT/tampered/Lines.pdb"
+jq -c --arg dll "$portable" --arg to "$OUT/tampered/Lines.dll" \
+	'if .modules then .modules |= map(if .path == $dll then .path = $to else . end) else . end' "$f" >"$OUT/tampered.jsonl"
+expect "a tampered PDB (its id, other content): no lines in view" "$(view_sites "$OUT/tampered.jsonl")" ""
+expect "a tampered PDB: no lines in export" "$(export_sites "$OUT/tampered.jsonl")" ""
+expect "a tampered PDB: view says why, once" "$("$CLRTRACE" view "$OUT/tampered.jsonl" 2>&1 >/dev/null)" \
+	"clrtrace: note: $OUT/tampered/Lines.dll: its PDB is not the one it was built with (the PDB checksum differs); no source lines from it"
 # stats --json: the sites, most frequent first, with their outcomes
 expect "stats --json: exceptions.by_site" \
 	"$("$CLRTRACE" stats --json "$f" | jq -r '.exceptions.by_site | map(select(.site | test("InvalidOperationException at Lines.Program.Direct\\(\\) in .*Program.cs:line [0-9]+$"))) | .[0].outcomes.caught')" 1
@@ -161,7 +193,11 @@ f="$OUT/deleted.jsonl"
 trace "$f" -e +stacks dotnet "$OUT/deleted/Lines.dll" || fail "PDB deleted: run failed"
 check_trace "$f"
 expect "PDB deleted: no lines in view" "$(view_sites "$f")" ""
+expect "PDB deleted: no lines in export" "$(export_sites "$f")" ""
 want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
+expect "PDB deleted: export's args.site says the method and its IL offset" \
+	"$("$CLRTRACE" export --format chrome "$f" | jq -r '.traceEvents[] | select(.name == "exception.throw"
+		and .args.exception.type == "System.InvalidOperationException") | .args.site')" "$want"
 expect "PDB deleted: view says the method and its IL offset" \
 	"$("$CLRTRACE" view "$f" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
 err=$("$CLRTRACE" stats "$f" 2>&1 >/dev/null; "$CLRTRACE" view "$f" 2>&1 >/dev/null)

@@ -13,7 +13,8 @@
  * another was being handled one named exception.nested.  Every thread gets
  * thread_name metadata and every process process_name.  pid/tid are the
  * OS ids; ts is microseconds since the first record, whose absolute time
- * is otherData.start_time.
+ * is otherData.start_time.  A stack (category stacks) gets its source
+ * lines as view's (src/cli/sites.c): file and line per frame, args.site.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +29,7 @@
 #include "cli/describe.h"
 #include "cli/journal-source.h"
 #include "cli/reader.h"
+#include "cli/sites.h"
 
 struct xspan {
 	int64_t span, ts;
@@ -57,6 +59,7 @@ struct exporter {
 	struct u64map throws;  /* pid<<32|exception id -> its first xthrow */
 	json_t *names;         /* managed id -> name */
 	json_t *programs;      /* pid -> program */
+	struct sites *sites;   /* source lines of stacks (made at the first) */
 	struct strbuf sb;
 };
 
@@ -64,13 +67,31 @@ static const char *const common_fields[] = {
 	"v", "ts", "pid", "tid", "thread", "event", "phase", "span", "parent", "depth", "dur_ns",
 };
 
-/* A record's payload (and seq) as Chrome args. */
-static json_t *args_of(const struct rec *r)
+/* A stack in args A (category stacks): each frame with its source file
+ * and line, and the throw site as view says it (args.site), resolved here
+ * from the PDBs as view and stats do. */
+static void add_lines(struct exporter *x, json_t *a)
+{
+	char *site;
+
+	if (!json_is_array(json_object_get(a, "stack")) || (!x->sites && !(x->sites = sites_new())))
+		return;
+	sites_add_lines(x->sites, a);
+	site = sites_site(x->sites, a);
+	if (site)
+		json_object_set_new(a, "site", json_string(site));
+	free(site);
+}
+
+/* A record's payload (and seq) as Chrome args, a stack with its lines. */
+static json_t *args_of(struct exporter *x, const struct rec *r)
 {
 	json_t *a = json_deep_copy(r->j);
 
 	for (size_t i = 0; a && i < sizeof(common_fields) / sizeof(common_fields[0]); i++)
 		json_object_del(a, common_fields[i]);
+	if (a)
+		add_lines(x, a);
 	return a ? a : json_object();
 }
 
@@ -91,7 +112,7 @@ static json_t *detail_of(struct exporter *x, const struct rec *r, const char *be
 /* R's payload and its detail (view's text for it) as Chrome args. */
 static json_t *args_with_detail(struct exporter *x, const struct rec *r, const char *begin)
 {
-	json_t *a = args_of(r), *d = detail_of(x, r, begin);
+	json_t *a = args_of(x, r), *d = detail_of(x, r, begin);
 
 	if (d)
 		json_object_set_new(a, "detail", d);
@@ -239,7 +260,7 @@ static void span_begin(struct exporter *x, struct xthread *t, const struct rec *
 	strbuf_reset(&x->sb);
 	describe(&x->sb, r);
 	t->v[t->n++] = (struct xspan){ .span = r->span, .ts = r->ts, .cat = r->cat, .name = strdup(r->event),
-				       .detail = x->sb.len ? strdup(x->sb.s) : NULL, .args = args_of(r) };
+				       .detail = x->sb.len ? strdup(x->sb.s) : NULL, .args = args_of(x, r) };
 	if (t->v[t->n - 1].detail) /* an unfinished span keeps its begin's */
 		json_object_set_new(t->v[t->n - 1].args, "detail", json_string(t->v[t->n - 1].detail));
 }
@@ -343,7 +364,9 @@ static const char export_help[] =
 	"Events are named by their record's event (exception.throw, assembly.load...),\n"
 	"the details in args; flows link a rethrow to its original throw\n"
 	"(exception.rethrow) and a nested exception to its outer one\n"
-	"(exception.nested); otherData.start_time is the first record's time (UTC).\n\n"
+	"(exception.nested); otherData.start_time is the first record's time (UTC).\n"
+	"A stack (-e +stacks) gets its source lines from the PDBs: each frame its\n"
+	"file and line, args.site the throw site as view prints it.\n\n"
 	"  -F, --format FORMAT  chrome (the only one so far)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           this text\n" JOURNAL_HELP;
@@ -452,6 +475,7 @@ out:
 	u64map_done(&x.throws, free);
 	json_decref(x.names);
 	json_decref(x.programs);
+	sites_free(x.sites);
 	strbuf_free(&x.sb);
 	return status;
 }

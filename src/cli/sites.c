@@ -4,21 +4,27 @@
  * its method token, IL offset and module (an index into the record's
  * modules, with path and MVID); the line comes from that module's PDB,
  * read once per module (common/pdb.c) and only for the very build that
- * ran.  No PDB, another build, a bad PDB: the frame is said by method and
- * IL offset, and nothing else changes.
+ * ran and the PDB it was built with.  No PDB, another build, a bad PDB:
+ * the frame is said by method and IL offset, and nothing else changes,
+ * but that a PDB there and refused (malformed, or not the one the
+ * assembly was built with) is said once on stderr.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/reader.h"
 #include "cli/sites.h"
 #include "common/dotnet-names.h"
 #include "common/pdb.h"
+#include "common/util.h"
 
 struct sites {
 	struct pdb_cache *pdbs;
+	json_t *said; /* assemblies whose PDB was rejected, said once */
 };
 
 /* A new resolver (see sites.h). */
@@ -26,8 +32,8 @@ struct sites *sites_new(void)
 {
 	struct sites *s = calloc(1, sizeof(*s));
 
-	if (s && !(s->pdbs = pdb_cache_new())) {
-		free(s);
+	if (s && (!(s->pdbs = pdb_cache_new()) || !(s->said = json_object()))) {
+		sites_free(s);
 		s = NULL;
 	}
 	return s;
@@ -38,6 +44,7 @@ void sites_free(struct sites *s)
 	if (!s)
 		return;
 	pdb_cache_free(s->pdbs);
+	json_decref(s->said);
 	free(s);
 }
 
@@ -72,6 +79,21 @@ static bool parse_mvid(const char *t, uint8_t out[16])
 	return true;
 }
 
+/* Once per assembly PATH, on stderr: its PDB was there but refused (K) —
+ * not the one it was built with, or unreadable.  No PDB, or another
+ * build's assembly: no lines, and nothing to say. */
+static void say_rejected(struct sites *s, const char *path, int k)
+{
+	if ((k != -EBADE && k != -EBADMSG) || json_object_get(s->said, path))
+		return;
+	json_object_set_new(s->said, path, json_true());
+	if (k == -EBADE)
+		cli_error("note: %s: its PDB is not the one it was built with (the PDB checksum differs); no source lines from it",
+			  path);
+	else
+		cli_error("note: %s: its PDB is malformed; no source lines from it", path);
+}
+
 /* The source file and line of FRAME of REC, or false. */
 static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char **file, uint32_t *line)
 {
@@ -80,6 +102,7 @@ static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char *
 	uint8_t mvid[16];
 	bool have_mvid;
 	struct pdb *p;
+	int k;
 
 	if (!json_is_integer(tok) || !json_is_integer(il) || !json_is_integer(idx) || json_integer_value(idx) < 0)
 		return false;
@@ -90,8 +113,11 @@ static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char *
 	if (!jstr(mod, "path") || !*jstr(mod, "path"))
 		return false;
 	have_mvid = parse_mvid(jstr(mod, "mvid"), mvid);
-	if (pdb_cache_get(s->pdbs, jstr(mod, "path"), have_mvid ? mvid : NULL, &p) < 0)
+	k = pdb_cache_get(s->pdbs, jstr(mod, "path"), have_mvid ? mvid : NULL, &p);
+	if (k < 0) {
+		say_rejected(s, jstr(mod, "path"), k);
 		return false;
+	}
 	return pdb_lookup(p, (uint32_t)json_integer_value(tok), (uint32_t)json_integer_value(il), file, line) == 0;
 }
 
@@ -177,11 +203,11 @@ bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf 
 	return true;
 }
 
-/* The throw site key (see sites.h). */
-char *sites_key(struct sites *s, json_t *rec)
+/* The throw site in words (see sites.h). */
+char *sites_site(struct sites *s, json_t *rec)
 {
 	json_t *stack = json_object_get(rec, "stack"), *frame;
-	struct strbuf b = { 0 }, k = { 0 };
+	struct strbuf b = { 0 };
 	size_t i;
 
 	if (!json_is_array(stack) || !json_array_size(stack))
@@ -195,7 +221,36 @@ char *sites_key(struct sites *s, json_t *rec)
 		strbuf_reset(&b);
 		frame_text(s, rec, json_array_get(stack, 0), 0, &b);
 	}
-	strbuf_printf(&k, "%s %s", jstr2(rec, "exception", "type") ?: "?", b.s ? b.s : "at ?");
-	strbuf_free(&b);
+	return strbuf_steal(&b);
+}
+
+/* The throw site key (see sites.h). */
+char *sites_key(struct sites *s, json_t *rec)
+{
+	_cleanup_free_ char *site = sites_site(s, rec);
+	struct strbuf k = { 0 };
+
+	if (!site)
+		return NULL;
+	strbuf_printf(&k, "%s %s", jstr2(rec, "exception", "type") ?: "?", site);
 	return strbuf_steal(&k);
+}
+
+/* File and line into each frame that has them (see sites.h). */
+size_t sites_add_lines(struct sites *s, json_t *rec)
+{
+	json_t *frame;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(rec, "stack"), i, frame) {
+		const char *file;
+		uint32_t line;
+
+		if (!frame_line(s, rec, frame, &file, &line))
+			continue;
+		json_object_set_new(frame, "file", json_string(file));
+		json_object_set_new(frame, "line", json_integer(line));
+		n++;
+	}
+	return n;
 }

@@ -21,10 +21,18 @@ void sites_free(struct sites *s);
  * INDENT and ending in a newline.  False: the record has no stack. */
 bool sites_view(struct sites *s, json_t *rec, const char *indent, struct strbuf *b);
 
-/* The throw site of REC for grouping: "TYPE at F() in FILE:line N" (the
- * first frame with a source line, else the first frame), malloc'd; NULL:
+/* The throw site of REC in words: "at F() in FILE:line N" (the first
+ * frame with a source line, else the first frame), malloc'd; NULL: the
+ * record has no stack (or no memory). */
+char *sites_site(struct sites *s, json_t *rec);
+
+/* The throw site of REC for grouping: "TYPE " and its site, malloc'd; NULL:
  * the record has no stack. */
 char *sites_key(struct sites *s, json_t *rec);
+
+/* Each frame of REC's stack with a source line gains "file" and "line"
+ * (REC is changed: give it a copy); how many did. */
+size_t sites_add_lines(struct sites *s, json_t *rec);
 
 /* The raw name of the frame that called the frame named FN in REC's
  * stack (for telling an async method from an iterator), or NULL. */

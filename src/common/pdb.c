@@ -4,7 +4,8 @@
  * headers, the #~ table stream, the #Blob and #GUID heaps), the Portable PDB
  * v1.0 #Pdb stream and its Document and MethodDebugInformation tables with
  * the sequence-point blobs; and of the PE parts that find the PDB (the
- * debug directory: CodeView entry 2, embedded PDB entry 17).  Every offset
+ * debug directory: CodeView entry 2, embedded PDB entry 17, PDB Checksum
+ * entry 19).  Every offset
  * and size read from the file is checked against what holds it before use.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <zlib.h>
 
 #include "common/pdb.h"
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 
@@ -28,12 +30,15 @@
 #define HEAP_EXTRA_DATA 0x40  /* one more u32 after the row counts */
 #define DEBUG_CODEVIEW 2
 #define DEBUG_EMBEDDED_PDB 17
+#define DEBUG_PDB_CHECKSUM 19
+#define MAX_CHECKSUMS 4  /* SHA-256 PDB Checksum entries kept (one per PDB built) */
 #define PORTABLE_CODEVIEW_MINOR 0x504d  /* "PM": the CodeView entry of a portable PDB */
 
 struct pdb {
 	uint8_t *image;
 	size_t size;
 	uint8_t id[20];
+	size_t id_offset;  /* where the id lies in IMAGE (the #Pdb stream) */
 	const uint8_t *blob, *guid;
 	uint32_t blob_size, guid_size;
 	bool blob_big, guid_big;
@@ -274,6 +279,7 @@ static int parse_pdb(struct pdb *p)
 	if (md.pdb_size < 20)
 		return -EBADMSG;
 	memcpy(p->id, md.pdb, 20);
+	p->id_offset = (size_t)(md.pdb - p->image);
 	tables = md.tables, tables_size = md.tables_size;
 	p->blob = md.blob, p->blob_size = md.blob_size;
 	p->guid = md.guid, p->guid_size = md.guid_size;
@@ -580,6 +586,8 @@ struct pe_debug {
 	char *pdb_name;  /* the file name in the CodeView entry, malloc'd */
 	const uint8_t *embedded;  /* "MPDB" + size + deflate */
 	uint32_t embedded_size;
+	uint8_t sums[MAX_CHECKSUMS][SHA256_SIZE];  /* the SHA256 PDB Checksum entries */
+	unsigned n_sums;
 };
 
 /* The headers of a PE image, checked. */
@@ -671,7 +679,7 @@ static int pe_debug_find(const uint8_t *img, size_t size, struct pe_debug *d)
 		uint32_t stamp = le32(ent + 4), type = le32(ent + 12);
 		uint32_t dlen = le32(ent + 16), dptr = le32(ent + 24);
 
-		if (type != DEBUG_CODEVIEW && type != DEBUG_EMBEDDED_PDB)
+		if (type != DEBUG_CODEVIEW && type != DEBUG_EMBEDDED_PDB && type != DEBUG_PDB_CHECKSUM)
 			continue;
 		if (!inside(size, dptr, dlen))
 			return -EBADMSG;
@@ -700,6 +708,10 @@ static int pe_debug_find(const uint8_t *img, size_t size, struct pe_debug *d)
 			d->pdb_name = strdup(slash ? slash + 1 : name);
 			if (!d->pdb_name)
 				return -ENOMEM;
+		} else if (type == DEBUG_PDB_CHECKSUM) {
+			/* "SHA256\0" and 32 bytes; other algorithms cannot be checked here */
+			if (dlen == 7 + SHA256_SIZE && memcmp(img + dptr, "SHA256", 7) == 0 && d->n_sums < MAX_CHECKSUMS)
+				memcpy(d->sums[d->n_sums++], img + dptr + 7, SHA256_SIZE);
 		} else if (type == DEBUG_EMBEDDED_PDB && !d->embedded) {
 			if (dlen < 8 || memcmp(img + dptr, "MPDB", 4) != 0)
 				return -EBADMSG;
@@ -759,20 +771,52 @@ static char *sibling(const char *path, const char *name, bool replace_extension)
 	return strbuf_steal(&b);
 }
 
+/* Whether P is the very PDB D's assembly was built with: its SHA-256 with
+ * the PDB id zeroed is one of D's PDB Checksum entries (the Portable PDB
+ * Checksum of the PE/COFF addendum).  No SHA256 entry: nothing to check. */
+static bool checksum_matches(const struct pdb *p, const struct pe_debug *d)
+{
+	static const uint8_t zero_id[20];
+	uint8_t sum[SHA256_SIZE];
+	struct sha256 c;
+
+	if (!d->n_sums)
+		return true;
+	sha256_init(&c);
+	sha256_update(&c, p->image, p->id_offset);
+	sha256_update(&c, zero_id, sizeof(zero_id));
+	sha256_update(&c, p->image + p->id_offset + 20, p->size - p->id_offset - 20);
+	sha256_final(&c, sum);
+	for (unsigned i = 0; i < d->n_sums; i++)
+		if (memcmp(sum, d->sums[i], sizeof(sum)) == 0)
+			return true;
+	return false;
+}
+
+/* Check that P (taken) is the PDB of D: its id, then its checksum. */
+static int pdb_belongs(struct pdb *p, const struct pe_debug *d, struct pdb **ret)
+{
+	int k = 0;
+
+	if (d->codeview && memcmp(pdb_id(p), d->id, sizeof(d->id)) != 0)
+		k = -ESTALE;
+	else if (!checksum_matches(p, d))
+		k = -EBADE;
+	if (k < 0) {
+		pdb_free(p);
+		return k;
+	}
+	*ret = p;
+	return 0;
+}
+
 /* Open the PDB file CANDIDATE and check that it is the one of D. */
 static int open_beside(const char *candidate, const struct pe_debug *d, struct pdb **ret)
 {
 	struct pdb *p = NULL;
 	int k = pdb_open_file(candidate, &p);
 
-	if (k < 0)
-		return k;
-	if (memcmp(pdb_id(p), d->id, sizeof(d->id)) != 0) {
-		pdb_free(p);
-		return -ESTALE;
-	}
-	*ret = p;
-	return 0;
+	return k < 0 ? k : pdb_belongs(p, d, ret);
 }
 
 /* The embedded PDB of the assembly image IMG, else (PATH not NULL) the
@@ -797,12 +841,9 @@ int pdb_open_for_image(const void *image, size_t size, const char *path, struct 
 		k = pdb_from_image(pimg, psize, &p);
 		if (k < 0)
 			goto out;
-		if (d.codeview && memcmp(pdb_id(p), d.id, sizeof(d.id)) != 0) {
-			pdb_free(p);
+		k = pdb_belongs(p, &d, ret);
+		if (k == -ESTALE)
 			k = -EBADMSG;  /* an assembly that contradicts itself */
-			goto out;
-		}
-		*ret = p;
 		goto out;
 	}
 	if (!d.codeview || !path) {

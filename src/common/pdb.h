@@ -4,7 +4,9 @@
  * v1.0 tables): a method token and an IL offset → file and line.  The PDB
  * is the one embedded in the assembly (debug directory entry 17) or the
  * `.pdb` beside it, whose id must match the assembly's CodeView entry (a
- * stale PDB gives no lines, never wrong ones).  Everything read from disk is
+ * stale PDB gives no lines, never wrong ones) and, when the assembly has a
+ * PDB Checksum entry (the compilers write one), whose SHA-256 with the id
+ * zeroed must be that entry's (a PDB changed since gives no lines either).  Everything read from disk is
  * bounds-checked: a malformed file is an error, never a crash.
  *
  * Where lines are resolved: in the CLI, when it reads a trace.  The
@@ -35,7 +37,9 @@ struct pdb;
  * matching `.pdb` beside it.  MVID (16 bytes, or NULL: any build): the
  * build the trace saw; an assembly rebuilt since gives -ESTALE.  0 and
  * *RET, or -ENOENT (no PDB: no lines), -ESTALE (another build, or a PDB
- * whose id is not the assembly's), -EBADMSG (a malformed assembly or PDB),
+ * whose id is not the assembly's), -EBADE (a PDB with the assembly's id
+ * but not the content it was built with: the SHA-256 of its PDB Checksum
+ * debug directory entry disagrees), -EBADMSG (a malformed assembly or PDB),
  * -EOPNOTSUPP (not a portable PDB, or no CLI assembly), -EFBIG, -ENOMEM or
  * the -errno of opening or reading. */
 int pdb_open_for_assembly(const char *path, const uint8_t *mvid, struct pdb **ret);

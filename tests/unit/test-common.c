@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the shared helpers of src/common: the id map, the UTF-16
- * name buffer and the string tables.  No runtime needed. */
+ * name buffer, the string tables, SHA-256 and the digit writer.  No
+ * runtime needed. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/digits.h"
+#include "common/sha256.h"
 #include "common/strtable.h"
 #include "common/u64map.h"
 #include "common/utf16.h"
@@ -116,6 +118,7 @@ static void test_strtable(void)
 	      "the vocabulary's names round-trip through its tables");
 }
 
+<<<<<<< HEAD
 /* digits_u64 against printf, at every power of ten and its neighbours and
  * at random values. */
 static void test_digits(void)
@@ -142,6 +145,59 @@ static void test_digits(void)
 		bad += len != strlen(want) || memcmp(buf + sizeof(buf) - len, want, len) != 0;
 	}
 	CHECK(bad == 0, "digits_u64 writes what printf writes (%u of %u differ)", bad, n);
+=======
+/* The hex of HASH. */
+static const char *hex(const uint8_t hash[SHA256_SIZE])
+{
+	static char s[2 * SHA256_SIZE + 1];
+
+	for (int i = 0; i < SHA256_SIZE; i++)
+		snprintf(s + 2 * i, 3, "%02x", hash[i]);
+	return s;
+}
+
+/* The test vectors of FIPS 180-4's examples (and NIST's long message), in
+ * one call and fed in uneven pieces across block boundaries. */
+static void test_sha256(void)
+{
+	static const struct {
+		const char *in, *want;
+	} v[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+		{ "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
+	};
+	struct sha256 c;
+	uint8_t h[SHA256_SIZE];
+	char *million;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = strlen(v[i].in), at = 0, step = 1;
+
+		sha256(v[i].in, n, h);
+		CHECK(strcmp(hex(h), v[i].want) == 0, "SHA-256 of %zu bytes: %s", n, hex(h));
+		sha256_init(&c);
+		while (at < n) {
+			size_t take = step < n - at ? step : n - at;
+
+			sha256_update(&c, v[i].in + at, take);
+			at += take, step = step * 3 + 1;
+		}
+		sha256_final(&c, h);
+		CHECK(strcmp(hex(h), v[i].want) == 0, "SHA-256 of %zu bytes in pieces", n);
+	}
+	million = malloc(1000000);
+	if (!million)
+		abort();
+	memset(million, 'a', 1000000);
+	sha256(million, 1000000, h);
+	CHECK(strcmp(hex(h), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0,
+	      "SHA-256 of a million 'a': %s", hex(h));
+	free(million);
+>>>>>>> wip/stacks
 }
 
 int main(void)
@@ -150,5 +206,6 @@ int main(void)
 	test_u64map();
 	test_utf16_name();
 	test_strtable();
+	test_sha256();
 	return failures ? 1 : 0;
 }

@@ -8,10 +8,11 @@
  *                                 of the assembly ASM (of the build GUID),
  *                                 as the CLI would
  *   test-pdb mvid ASM             the MVID of ASM, as .NET prints it
+ *   test-pdb id PDB               the PDB id of PDB (hex), unchecked
  *   test-pdb mangle FILE          every truncation and many corruptions of a
  *                                 PDB or an assembly: errors, never a crash
  *
- * tests/pdb.sh drives the last two with tests/programs/Lines.
+ * tests/pdb.sh drives the helpers with tests/programs/Lines.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -309,6 +310,7 @@ static const char *why(int k)
 	switch (k) {
 	case -ENOENT: return "no PDB";
 	case -ESTALE: return "stale: another build's";
+	case -EBADE: return "not the PDB it was built with: the checksum differs";
 	case -EBADMSG: return "malformed";
 	case -EOPNOTSUPP: return "not a portable PDB";
 	default: return strerror(-k);
@@ -365,7 +367,7 @@ static int cmd_lookup(int argc, char **argv)
 		printf("%s: the cache gave another answer\n", argv[0]);
 		return 2;
 	}
-	if (k == -ENOENT || k == -ESTALE) {
+	if (k == -ENOENT || k == -ESTALE || k == -EBADE) {
 		printf("%s: no lines (%s)\n", argv[0], why(k));
 		return 0;
 	}
@@ -384,6 +386,21 @@ static int cmd_lookup(int argc, char **argv)
 		else
 			printf("0x%08lx %lu no line (%s)\n", token, il, why(k));
 	}
+	return 0;
+}
+
+/* id PDB: the PDB id (20 bytes) in hex, read with no check */
+static int cmd_id(const char *path)
+{
+	struct pdb *p = NULL;
+	int k = pdb_open_file(path, &p);
+
+	if (k < 0)
+		return printf("%s: error: %s\n", path, why(k)), 1;
+	for (int i = 0; i < 20; i++)
+		printf("%02x", pdb_id(p)[i]);
+	putchar('\n');
+	pdb_free(p);
 	return 0;
 }
 
@@ -453,8 +470,10 @@ int main(int argc, char **argv)
 		return cmd_mangle(argv[2]);
 	if (argc == 3 && streq(argv[1], "mvid"))
 		return cmd_mvid(argv[2]);
+	if (argc == 3 && streq(argv[1], "id"))
+		return cmd_id(argv[2]);
 	if (argc > 1) {
-		fprintf(stderr, "usage: test-pdb [lookup [--mvid GUID] ASSEMBLY TOKEN IL… | mvid ASSEMBLY | mangle FILE]\n");
+		fprintf(stderr, "usage: test-pdb [lookup [--mvid GUID] ASSEMBLY TOKEN IL… | mvid ASSEMBLY | id PDB | mangle FILE]\n");
 		return 2;
 	}
 	test_handmade(false);

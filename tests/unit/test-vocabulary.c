@@ -4,6 +4,8 @@
  * (event enum, one payload definition per event, its kind), the generated
  * message catalog, and the table's own rules (unique names and
  * MESSAGE_IDs, a describer and a journal template for every event).
+ * With "journal": the table's priority and MESSAGE_ID of every event, for
+ * tests/journal.sh and tests/fleet.sh.
  */
 #include <ctype.h>
 #include <jansson.h>
@@ -275,8 +277,23 @@ static void test_catalog(void)
 	}
 }
 
-int main(void)
+/* test-vocabulary journal: "EVENT PRIORITY MESSAGE_ID" for every event,
+ * the journal columns of the table, for the shell tests to ask. */
+static int print_journal(void)
 {
+	for (int i = 0; i < _EV_MAX; i++)
+		printf("%s %d %s\n", ct_events[i].name, ct_events[i].priority, ct_events[i].message_id);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "journal") == 0)
+		return print_journal();
+	if (argc > 1) {
+		fprintf(stderr, "usage: test-vocabulary [journal]\n");
+		return 2;
+	}
 	test_table();
 	test_event_mask();
 	test_schema();

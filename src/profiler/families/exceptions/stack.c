@@ -357,7 +357,6 @@ json_t *exc_stack_fields(unsigned depth)
 			    "exception.throw has no stack then");
 		return NULL;
 	}
-	if (getenv("XX_WALKONLY")) { free(s.v); return NULL; }
 	h = walk_hash(&s);
 	out = kept_get(&s, h);
 	if (out) {
