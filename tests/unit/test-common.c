@@ -118,7 +118,6 @@ static void test_strtable(void)
 	      "the vocabulary's names round-trip through its tables");
 }
 
-<<<<<<< HEAD
 /* digits_u64 against printf, at every power of ten and its neighbours and
  * at random values. */
 static void test_digits(void)
@@ -145,7 +144,8 @@ static void test_digits(void)
 		bad += len != strlen(want) || memcmp(buf + sizeof(buf) - len, want, len) != 0;
 	}
 	CHECK(bad == 0, "digits_u64 writes what printf writes (%u of %u differ)", bad, n);
-=======
+}
+
 /* The hex of HASH. */
 static const char *hex(const uint8_t hash[SHA256_SIZE])
 {
@@ -197,7 +197,6 @@ static void test_sha256(void)
 	CHECK(strcmp(hex(h), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0,
 	      "SHA-256 of a million 'a': %s", hex(h));
 	free(million);
->>>>>>> wip/stacks
 }
 
 int main(void)
