@@ -115,7 +115,7 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 	pl->parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
 	pl->depth = t->n_spans;
 	if (ph == PH_BEGIN) {
-		struct ct_span s = { .id = ct_span_next_id(), .key = key, .ts = pl->ts, .event = ev };
+		struct ct_span s = { .id = ct_span_next_id(t), .key = key, .ts = pl->ts, .event = ev };
 		int r = ct_span_push(t, &s);
 
 		if (r < 0) {

@@ -11,7 +11,7 @@ struct ct_thread;
 struct ct_span;
 
 /* A new span id, unique in the process. */
-uint64_t ct_span_next_id(void);
+uint64_t ct_span_next_id(struct ct_thread *t);
 /* Push S on T's stack; 0 or -ENOMEM/-E2BIG. */
 int ct_span_push(struct ct_thread *t, const struct ct_span *s);
 /* The innermost open span (EV, KEY) on T's stack; -1 if none. */

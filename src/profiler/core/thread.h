@@ -43,6 +43,7 @@ struct ct_thread {
 	ThreadID managed_id;  /* 0 until known */
 	struct ct_span *spans;
 	size_t n_spans, cap_spans;
+	uint64_t span_next, span_end; /* the block of span ids it has taken */
 	struct exm *exm;      /* exception state machine, created on demand */
 	struct ct_deferred deferred[CT_DEFERRED_MAX];
 	atomic_uint n_deferred; /* atomic: the exit path may replay it (deferred.c) */
