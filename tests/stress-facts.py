@@ -15,7 +15,8 @@ Usage: stress-facts.py TRACE
   outcomes {outcome: n}}}; storm {K: {tids, throws, summaries, thrown
   (1 + highest I thrown), gaps (I below it thrown with no record),
   unsummarised (Is thrown without a summary)}} for exceptions whose
-  message is "K:I" (tests/programs/Storm).
+  message is "K:I" (tests/programs/Storm); others: [event, outcome, tid,
+  message] of the first 20 other exception.throw, summary and unhandled.
 """
 import json
 import sys
@@ -28,6 +29,7 @@ def main(path):
     prev_seq = None
     tids = {}
     storm = {}
+    others = []
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
             f["lines"] = n
@@ -60,16 +62,21 @@ def main(path):
                 if ts < t["last_ts"]:
                     t["ts_back"] += 1
                 t["last_ts"] = ts
-            if ev not in ("exception.throw", "exception.summary"):
+            if ev not in ("exception.throw", "exception.summary", "exception.unhandled"):
                 continue
             msg = (r.get("exception") or {}).get("message") or ""
+            k, sep, i = msg.partition(":")
+            if not (sep and k.isdigit() and i.isdigit()) or ev == "exception.unhandled":
+                if len(others) < 20:
+                    others.append([ev, r.get("outcome"), r.get("tid"), msg])
+            if ev == "exception.unhandled":
+                continue
             if ev == "exception.throw":
                 t["throws"] += 1
             else:
                 t["summaries"] += 1
                 o = r.get("outcome")
                 t["outcomes"][o] = t["outcomes"].get(o, 0) + 1
-            k, sep, i = msg.partition(":")
             if not (sep and k.isdigit() and i.isdigit()):
                 continue
             s = storm.setdefault(k, {"tids": set(), "thrown": set(), "summarised": set(), "throws": 0,
@@ -96,6 +103,7 @@ def main(path):
                   "gaps": top - len(s["thrown"]), "unsummarised": sorted(s["thrown"] - s["summarised"])[:10],
                   "summary_without_throw": len(s["summarised"] - s["thrown"])}
     f["storm"] = out
+    f["others"] = others
     json.dump(f, sys.stdout, sort_keys=True)
     print()
 

@@ -117,9 +117,11 @@ namespace Storm
                 return 0;
             }
             case "forever":
-                // THREADS threads throw until the process is killed
+                // THREADS threads throw until the process is killed; what
+                // they had caught once each had 200
                 Start(threads, -1);
                 AtLeast(200);
+                Say("completed");
                 Console.WriteLine("throwing");
                 Console.Out.Flush();
                 Thread.Sleep(Timeout.Infinite);
