@@ -46,7 +46,7 @@ for v in $(test_runtimes); do
 		start=$(date +%s)
 		rm -f "$f" "$f".*.pending
 		env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$GUID" CORECLR_PROFILER_PATH="$CLRTRACE_LIBRARY" \
-			DOTNET_ENABLE_PROFILING=1 CLRTRACE_OUTPUT="file:$f" $prog forever 4 >"$f.stdout" 2>"$f.stderr" &
+			CLRTRACE_OUTPUT="file:$f" $prog forever 4 >"$f.stdout" 2>"$f.stderr" &
 		pid=$!
 		started "$f" || fail "$n: the program did not start throwing: $(head -c 300 "$f.stderr")"
 		kill -9 $pid
