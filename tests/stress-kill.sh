@@ -50,7 +50,7 @@ for v in $(test_runtimes); do
 		pid=$!
 		started "$f" || fail "$n: the program did not start throwing: $(head -c 300 "$f.stderr")"
 		kill -9 $pid
-		wait $pid
+		wait $pid 2>/dev/null
 		expect "$n: the program died of SIGKILL" "$?" 137
 		[ -s "$f.$pid.pending" ] && ok "$n: FILE.<pid>.pending holds the unwritten records" || fail "$n: no FILE.$pid.pending"
 		before=$(wc -l <"$f")
@@ -77,7 +77,7 @@ for v in $(test_runtimes); do
 		# timeout's child is clrtrace, whose child is the program
 		pid=$(pgrep -P "$(pgrep -P $rp)")
 		[ -n "$pid" ] && kill -9 "$pid" || fail "$n: no program to kill"
-		wait $rp
+		wait $rp 2>/dev/null
 		expect "$n: run exits as its child died (128 + SIGKILL)" "$?" 137
 		! ls "$f".*.pending >/dev/null 2>&1 && ok "$n: run merged FILE.<pid>.pending" || fail "$n: FILE.<pid>.pending left"
 		grep -q "records, .* trace in $f" "$f.stderr" && ok "$n: run printed its summary" || fail "$n: no summary: $(tail -3 "$f.stderr")"
