@@ -1,0 +1,65 @@
+# Helpers for the tests of tests/programs/Storm (tests/stress-*.sh): what a
+# trace of threads throwing at once must hold.  Source it after lib.sh.
+
+# facts FILE: tests/stress-facts.py's facts of FILE into FILE.facts, with
+# `clrtrace check` of FILE alongside (the two longest reads, on two cores;
+# whole waits for check)
+facts() {
+	{ "$CLRTRACE" check -q -m 3 "$1" >"$1.check" 2>&1; echo $? >"$1.check-status"; } &
+	CHECK_PID=$!
+	/usr/bin/python3 "$top_srcdir/tests/stress-facts.py" "$1" >"$1.facts" || die "$(basename "$1"): cannot read the trace"
+}
+
+# fact FILE FILTER: jq FILTER over FILE's facts (one line)
+fact() { jq -c -r "$2" "$1.facts"; }
+
+# whole FILE NAME: every line a JSON record ending in a newline; seq from 1
+# to the last with no gap, no number twice, rising in the file; no drop
+# said or unsaid; and `clrtrace check` (schema, nesting, stories) agrees
+whole() {
+	local f=$1 n=$2
+	expect "$n: every line parses as one JSON record, none torn" "$(fact "$f" '[.bad_lines, .torn] | tostring')" '[[],false]'
+	expect "$n: seq from 1 to the last, no gap, none twice, rising in the file" \
+		"$(fact "$f" '.seq | [.min, .max == .count, .dups, .missing, .backwards] | tostring')" '[1,true,0,0,0]'
+	expect "$n: nothing dropped (no trace.dropped, no trace.error)" \
+		"$(fact "$f" '[.events["trace.dropped"], .events["trace.error"], .dropped] | tostring')" '[null,null,0]'
+	wait "$CHECK_PID"
+	if [ "$(cat "$f.check-status")" = 0 ]; then
+		ok "$n: clrtrace check: schema, nesting and stories hold"
+	else
+		fail "$n: clrtrace check: $(tr '\n' ' ' <"$f.check")"
+	fi
+}
+
+# in_ts_order FILE NAME: each thread's records in the file in ts order
+in_ts_order() {
+	expect "$2: each thread's records in ts order" \
+		"$(fact "$1" '[.per_tid | to_entries[] | select(.value.ts_back > 0) | "tid \(.key): \(.value.ts_back) back"] | join(", ")')" ""
+}
+
+# threads FILE NAME VERB HOW: for each line "thread K tid T VERB C" the
+# program printed (FILE.stdout), thread K's exceptions ("K:I") in the trace.
+# HOW exact: C thrown, each with its summary, nothing more.  HOW atleast
+# (the process ended while K threw): at least the C it had caught when it
+# said so have their summary; its exceptions are 0..N-1 with no hole and
+# every one but the last (in flight at the end) has its summary.
+threads() {
+	local f=$1 n=$2 verb=$3 how=$4 k tid c got want lines
+	grep "^thread [0-9]* tid [0-9]* $verb [0-9]*\$" "$f.stdout" >"$f.threads"
+	lines=$(grep -c . "$f.threads")
+	[ "$lines" -gt 0 ] || { fail "$n: the program said nothing of its threads: $(head -c 300 "$f.stdout")"; return; }
+	while read -r _ k _ tid _ c; do
+		if [ "$how" = exact ]; then
+			got=$(fact "$f" ".storm[\"$k\"] | [.tids, .throws, .thrown, .summaries, .unsummarised, .summary_without_throw] | tostring")
+			want="[[$tid],$c,$c,$c,[],0]"
+			expect "$n: thread $k (tid $tid): $c thrown, each once with its summary, on its thread" "$got" "$want"
+			got=$(fact "$f" ".per_tid[\"$tid\"] | [.throws, .summaries, .outcomes.caught] | tostring")
+			expect "$n: tid $tid: $c exception.summary records, all caught" "$got" "[$c,$c,$c]"
+		else
+			got=$(fact "$f" ".storm[\"$k\"] as \$o | \$o | [.tids == [$tid], .gaps, .summary_without_throw,
+				.throws == .thrown, .summaries >= $c, (.unsummarised | length <= 1 and all(. == \$o.thrown - 1))] | tostring")
+			expect "$n: thread $k (tid $tid): its exceptions 0..N-1 with no hole, once each, at least the $c it caught summarised, only the last in flight" \
+				"$got" "[true,0,0,true,true,true]"
+		fi
+	done <"$f.threads"
+}
