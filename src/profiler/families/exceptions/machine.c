@@ -120,12 +120,18 @@ static atomic_uint_fast64_t thrown_total; /* not muted */
 
 /* Recently caught exceptions (any thread, from their catch's start), for
  * ExceptionDispatchInfo-style rethrows of an object whose first story may
- * already have ended. */
+ * already have ended.  Every throw and catch adds one, so no lock: a
+ * writer takes a slot with one atomic add and fills it between two bumps
+ * of its version (odd while it writes); a reader takes an entry only when
+ * the version was even and the same before and after it read. */
+struct recent_entry {
+	atomic_uint_fast64_t ver;
+	_Atomic uint64_t object, id, origin, inner, type_hash;
+};
 static struct {
-	pthread_mutex_t lock;
-	struct { uint64_t object, id, origin, inner; size_t type_hash; } v[RECENT];
-	size_t next;
-} recent = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	atomic_uint_fast64_t next;
+	struct recent_entry v[RECENT];
+} recent;
 
 static size_t hash_str(const char *s)
 {
@@ -138,14 +144,20 @@ static size_t hash_str(const char *s)
 
 static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t inner, size_t type_hash)
 {
-	pthread_mutex_lock(&recent.lock);
-	recent.v[recent.next].object = object;
-	recent.v[recent.next].id = id;
-	recent.v[recent.next].origin = origin;
-	recent.v[recent.next].inner = inner;
-	recent.v[recent.next].type_hash = type_hash;
-	recent.next = (recent.next + 1) % RECENT;
-	pthread_mutex_unlock(&recent.lock);
+	struct recent_entry *e = &recent.v[atomic_fetch_add(&recent.next, 1) % RECENT];
+	uint_fast64_t ver = atomic_load_explicit(&e->ver, memory_order_relaxed);
+
+	/* another writer still in this slot (it came round the ring meanwhile):
+	 * leave it to that one */
+	if ((ver & 1) || !atomic_compare_exchange_strong(&e->ver, &ver, ver + 1))
+		return;
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&e->object, object, memory_order_relaxed);
+	atomic_store_explicit(&e->id, id, memory_order_relaxed);
+	atomic_store_explicit(&e->origin, origin, memory_order_relaxed);
+	atomic_store_explicit(&e->inner, inner, memory_order_relaxed);
+	atomic_store_explicit(&e->type_hash, type_hash, memory_order_relaxed);
+	atomic_store_explicit(&e->ver, ver + 2, memory_order_release);
 }
 
 /* The id of a recent exception that IN throws again (and in *ORIGIN the
@@ -160,22 +172,28 @@ static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t i
 static uint64_t recent_find(const struct exm_input *in, uint64_t *origin)
 {
 	size_t type_hash = hash_str(in->type);
-	uint64_t id = 0;
+	uint64_t next = atomic_load(&recent.next);
 
 	if (!in->object || (!in->traced && !in->inner))
 		return 0;
-	pthread_mutex_lock(&recent.lock);
-	for (size_t k = 1; k <= RECENT && !id; k++) { /* newest first */
-		size_t i = (recent.next + RECENT - k) % RECENT;
+	for (uint64_t k = 1; k <= RECENT && k <= next; k++) { /* newest first */
+		struct recent_entry *e = &recent.v[(next - k) % RECENT];
+		uint_fast64_t v1 = atomic_load_explicit(&e->ver, memory_order_acquire);
+		uint64_t obj = atomic_load_explicit(&e->object, memory_order_relaxed);
+		uint64_t th = atomic_load_explicit(&e->type_hash, memory_order_relaxed);
+		uint64_t inner = atomic_load_explicit(&e->inner, memory_order_relaxed);
+		uint64_t id = atomic_load_explicit(&e->id, memory_order_relaxed);
+		uint64_t org = atomic_load_explicit(&e->origin, memory_order_relaxed);
 
-		if (recent.v[i].object == in->object && recent.v[i].type_hash == type_hash &&
-		    (in->traced || recent.v[i].inner == in->inner)) {
-			id = recent.v[i].id;
-			*origin = recent.v[i].origin;
+		atomic_thread_fence(memory_order_acquire);
+		if ((v1 & 1) || v1 != atomic_load_explicit(&e->ver, memory_order_relaxed))
+			continue; /* being written: not there yet */
+		if (obj == in->object && th == type_hash && (in->traced || inner == in->inner)) {
+			*origin = org;
+			return id;
 		}
 	}
-	pthread_mutex_unlock(&recent.lock);
-	return id;
+	return 0;
 }
 
 /* --- emission ------------------------------------------------------------- */
