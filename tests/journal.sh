@@ -102,6 +102,12 @@ if [ "$n_throw" -gt 0 ]; then
 		"$(jctl -o cat -t "$ID" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_TYPE=Journal.JournalTestException | wc -l)" 3
 	expect "exception.throw is PRIORITY notice" \
 		"$(jctl -o cat -t "$ID" -p notice..notice CLRTRACE_EVENT=exception.throw | wc -l)" "$n_throw"
+	# the main thread's managed thread id (it asked for Thread.CurrentThread
+	# before throwing) is a field to filter on
+	mtid=$(jq -r 'select(.event=="exception.throw") | .managed_tid' "$OUT/run.jsonl" | sort -u)
+	expect "the throws carry one managed thread id" "$(echo "$mtid" | grep -cE '^[1-9][0-9]*$')" 1
+	expect "journalctl CLRTRACE_MANAGED_TID=$mtid finds the throws" \
+		"$(jctl -o cat -t "$ID" CLRTRACE_EVENT=exception.throw CLRTRACE_MANAGED_TID="$mtid" | wc -l)" "$n_throw"
 else
 	echo "note: no exception.throw records in this build yet; exception filters not checked"
 fi

@@ -7,9 +7,10 @@
  * System.Threading.Thread.t_currentThread, whose address on a thread
  * ICorProfilerInfo2::GetThreadStaticAddress gives, holds the thread's
  * Thread object, and its _managedThreadId sits where GetClassLayout says.
- * The object exists once managed code asked for Thread.CurrentThread (a
- * started Thread sets it at once); until then the id is unknown and looked
- * for again later.  Outside cooperative mode a garbage collection may move
+ * The field is set once code on the thread asked for Thread.CurrentThread
+ * (Environment.CurrentManagedThreadId, ExecutionContext.Capture: tasks,
+ * await, the thread pool); until then the id is unknown and looked for again
+ * later.  Outside cooperative mode a garbage collection may move
  * the statics or the object between the reads: the reads go through the
  * kernel (ct_read_mem: a stale address is an error, not a crash) and the
  * result counts only if the addresses did not change meanwhile.
