@@ -46,12 +46,20 @@ namespace Probe
                 case "idents":
                     // the main thread, a thread named before it starts (by
                     // this thread), one that names itself and renames itself,
-                    // an unnamed one, and a pool thread
+                    // an unnamed one, a late one, and a pool thread
                     ThrowAndSay();
                     var named = new Thread(ThrowAndSay) { Name = "ct-named" };
                     var self = new Thread(() => { Thread.CurrentThread.Name = "ct-self"; ThrowAndSay(); Thread.CurrentThread.Name = "ct-renamed"; ThrowAndSay(); });
                     var unnamed = new Thread(ThrowAndSay);
-                    foreach (var th in new[] { named, self, unnamed })
+                    // throws once before anything on it asked for
+                    // Thread.CurrentThread (no managed id yet), then again
+                    var late = new Thread(() =>
+                    {
+                        try { throw new InvalidOperationException("unasked"); }
+                        catch (InvalidOperationException) { }
+                        ThrowAndSay();
+                    }) { Name = "ct-late" };
+                    foreach (var th in new[] { named, self, unnamed, late })
                     {
                         th.Start();
                         th.Join();
