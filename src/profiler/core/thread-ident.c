@@ -193,9 +193,9 @@ void ct_thread_ident_update(struct ct_thread *t, uint64_t now, bool coop)
 {
 	unsigned gen = atomic_load_explicit(&ct_names_gen, memory_order_acquire);
 
-	if (!ct.info || !ct_thread_is_mine(t))
+	if (!ct_thread_is_mine(t))
 		return;
-	if (!t->managed_id && FAILED(info_GetCurrentThreadID(ct.info, &t->managed_id)))
+	if (!t->managed_id && ct.info && FAILED(info_GetCurrentThreadID(ct.info, &t->managed_id)))
 		t->managed_id = 0;
 	if (!t->managed_id)
 		return;
@@ -207,7 +207,7 @@ void ct_thread_ident_update(struct ct_thread *t, uint64_t now, bool coop)
 		t->ids_len = 0;
 	}
 	if (!t->managed_tid && (coop || now >= t->ident_retry_ns)) {
-		int32_t v = managed_tid_read(t->managed_id, now, coop);
+		int32_t v = ct.info ? managed_tid_read(t->managed_id, now, coop) : 0;
 
 		t->ident_retry_ns = now + CT_IDENT_RETRY_NS;
 		if (v > 0) {
