@@ -13,7 +13,10 @@
  * later.  Outside cooperative mode a garbage collection may move
  * the statics or the object between the reads: the reads go through the
  * kernel (ct_read_mem: a stale address is an error, not a crash) and the
- * result counts only if the addresses did not change meanwhile.
+ * result counts only if the addresses did not change meanwhile.  Finding
+ * Thread and its field takes calls that may trigger a garbage collection
+ * (EnumModules, GetClassFromToken): never inside exception dispatch, where
+ * only the reads are done.
  *
  * Names come from ThreadNameChanged, which may run on another thread than
  * the renamed one: they are kept by ThreadID under a lock, and each thread
@@ -102,12 +105,15 @@ out:
 	return r;
 }
 
-/* Is the layout known?  Looked for at most every LAYOUT_RETRY_NS. */
-static bool layout_ready(uint64_t now)
+/* Is the layout known?  Looked for at most every LAYOUT_RETRY_NS, and not
+ * inside exception dispatch (MAY_TRIGGER false): EnumModules and
+ * GetClassFromToken may trigger a garbage collection, which would move the
+ * objects the runtime and the exception callbacks hold. */
+static bool layout_ready(uint64_t now, bool may_trigger)
 {
 	int state = __atomic_load_n(&L.state, __ATOMIC_ACQUIRE);
 
-	if (state)
+	if (state || !may_trigger)
 		return state > 0;
 	pthread_mutex_lock(&L.lock);
 	if (!L.state && now >= L.retry_ns) {
@@ -153,13 +159,14 @@ static int32_t id_read_moving(ThreadID id)
 	return v;
 }
 
-/* Thread ID's managed thread id, or 0 while its Thread object is not made. */
-static int32_t managed_tid_read(ThreadID id, uint64_t now, bool coop)
+/* Thread ID's managed thread id, or 0 while its Thread.CurrentThread is
+ * not set. */
+static int32_t managed_tid_read(ThreadID id, uint64_t now, bool coop, bool may_trigger)
 {
 	uintptr_t slot, obj;
 	int32_t v;
 
-	if (!layout_ready(now))
+	if (!layout_ready(now, may_trigger))
 		return 0;
 	if (!coop)
 		return __atomic_load_n(&L.unsafe_reads, __ATOMIC_RELAXED) ? 0 : id_read_moving(id);
@@ -207,7 +214,7 @@ void ct_thread_ident_update(struct ct_thread *t, uint64_t now, bool coop)
 		t->ids_len = 0;
 	}
 	if (!t->managed_tid && (coop || now >= t->ident_retry_ns)) {
-		int32_t v = ct.info ? managed_tid_read(t->managed_id, now, coop) : 0;
+		int32_t v = ct.info ? managed_tid_read(t->managed_id, now, coop, !coop && !t->in_dispatch) : 0;
 
 		t->ident_retry_ns = now + CT_IDENT_RETRY_NS;
 		if (v > 0) {

@@ -38,6 +38,7 @@ struct ct_span {
 struct ct_thread {
 	int tid;              /* gettid() */
 	int in_callback;      /* re-entrancy guard */
+	bool in_dispatch;     /* inside an exception callback: no GC-triggering call */
 	ThreadID managed_id;  /* 0 until known */
 	struct ct_span *spans;
 	size_t n_spans, cap_spans;
