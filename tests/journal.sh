@@ -121,6 +121,15 @@ expect "SYSLOG_IDENTIFIER is the program's name" \
 expect "journalctl -t Journal finds the run" \
 	"$(jctl -o cat -t Journal CLRTRACE_PID="$pid2" CLRTRACE_EVENT=runtime.shutdown | wc -l)" 1
 
+# 3b. a thread's Thread.Name is a field of its own records' entries
+"$CLRTRACE" run -o "file:$OUT/names.jsonl" -o journal --ident "$ID-names" -- dotnet "$dll" threads 2 \
+	>"$OUT/names.stdout" 2>"$OUT/names.stderr"
+journald_sync
+n_named=$(jq -c 'select(.thread_name == "journal-1")' "$OUT/names.jsonl" | wc -l)
+[ "$n_named" -gt 0 ] || fail "no record of thread journal-1 carries its name"
+expect "journalctl CLRTRACE_THREAD_NAME=journal-1 finds that thread's records" \
+	"$(jctl -o cat -t "$ID-names" CLRTRACE_THREAD_NAME=journal-1 | wc -l)" "$n_named"
+
 # 4. an unhandled exception: crit, in the journal before the process dies
 "$CLRTRACE" run -o "file:$OUT/unh.jsonl" -o journal --ident "$ID-unh" -- dotnet "$dll" unhandled \
 	>"$OUT/unh.stdout" 2>"$OUT/unh.stderr"
