@@ -105,6 +105,12 @@ if [ "$n_throw" -gt 0 ]; then
 		"$(jctl -o cat -t "$ID" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_TYPE=Journal.JournalTestException | wc -l)" 3
 	expect "exception.throw is PRIORITY notice" \
 		"$(jctl -o cat -t "$ID" -p notice..notice CLRTRACE_EVENT=exception.throw | wc -l)" "$n_throw"
+	# the main thread's managed thread id (it asked for Thread.CurrentThread
+	# before throwing) is a field to filter on
+	mtid=$(jq -r 'select(.event=="exception.throw") | .managed_tid' "$OUT/run.jsonl" | sort -u)
+	expect "the throws carry one managed thread id" "$(echo "$mtid" | grep -cE '^[1-9][0-9]*$')" 1
+	expect "journalctl CLRTRACE_MANAGED_TID=$mtid finds the throws" \
+		"$(jctl -o cat -t "$ID" CLRTRACE_EVENT=exception.throw CLRTRACE_MANAGED_TID="$mtid" | wc -l)" "$n_throw"
 else
 	echo "note: no exception.throw records in this build yet; exception filters not checked"
 fi
@@ -117,6 +123,15 @@ expect "SYSLOG_IDENTIFIER is the program's name" \
 	"$(jctl -o json CLRTRACE_PID="$pid2" | jq -r .SYSLOG_IDENTIFIER | sort -u)" "Journal"
 expect "journalctl -t Journal finds the run" \
 	"$(jctl -o cat -t Journal CLRTRACE_PID="$pid2" CLRTRACE_EVENT=runtime.shutdown | wc -l)" 1
+
+# 3b. a thread's Thread.Name is a field of its own records' entries
+"$CLRTRACE" run -o "file:$OUT/names.jsonl" -o journal --ident "$ID-names" -- dotnet "$dll" threads 2 \
+	>"$OUT/names.stdout" 2>"$OUT/names.stderr"
+journald_sync
+n_named=$(jq -c 'select(.thread_name == "journal-1")' "$OUT/names.jsonl" | wc -l)
+[ "$n_named" -gt 0 ] || fail "no record of thread journal-1 carries its name"
+expect "journalctl CLRTRACE_THREAD_NAME=journal-1 finds that thread's records" \
+	"$(jctl -o cat -t "$ID-names" CLRTRACE_THREAD_NAME=journal-1 | wc -l)" "$n_named"
 
 # 4. an unhandled exception: crit, in the journal before the process dies
 "$CLRTRACE" run -o "file:$OUT/unh.jsonl" -o journal --ident "$ID-unh" -- dotnet "$dll" unhandled \

@@ -14,7 +14,7 @@ golden() {
 # normalise: times, durations, hex ids, tids and pids (tests/golden/README.md)
 normalise() {
 	sed -E -e 's/^ *[0-9]+\.[0-9]{6} +[0-9]+ /T /' -e 's/\(([0-9.]+(ns|µs|ms|s))\)/(D)/g' \
-		-e 's/0x[0-9a-f]+/0xID/g' -e 's/--- pid [0-9]+ tid [0-9]+/--- pid P tid T/'
+		-e 's/0x[0-9a-f]+/0xID/g' -e 's/--- pid [0-9]+ tid [0-9]+/--- pid P tid T/' -e 's/^(--- .*) managed [0-9]+/\1 managed M/'
 }
 
 "$CLRTRACE" view --color=never "$G/sample.jsonl" >"$OUT/sample.view" 2>"$OUT/sample.err" && ok "view of the fixed trace exits 0" ||

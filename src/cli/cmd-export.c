@@ -11,7 +11,8 @@
  * record's payload.  A rethrow gets a flow ("s" at its original's throw,
  * "f" at its own) named exception.rethrow, an exception thrown while
  * another was being handled one named exception.nested.  Every thread gets
- * thread_name metadata and every process process_name.  pid/tid are the
+ * thread_name metadata ("Thread.Name managed M tid T", as far as the trace
+ * knows them) and every process process_name.  pid/tid are the
  * OS ids; ts is microseconds since the first record, whose absolute time
  * is otherData.start_time.  A stack (category stacks) gets its source
  * lines as view's (src/cli/sites.c): file and line per frame, args.site.
@@ -42,6 +43,8 @@ struct xspan {
 struct xthread {
 	int64_t pid, tid;
 	char *managed; /* managed ThreadID, for the name */
+	int64_t managed_tid; /* Thread.ManagedThreadId (-1: not seen) */
+	char *name;    /* Thread.Name as the thread's records last said */
 	struct xspan *v;
 	size_t n, cap;
 };
@@ -64,7 +67,8 @@ struct exporter {
 };
 
 static const char *const common_fields[] = {
-	"v", "ts", "pid", "tid", "thread", "event", "phase", "span", "parent", "depth", "dur_ns",
+	"v", "ts", "pid", "tid", "thread", "managed_tid", "thread_name", "event", "phase", "span", "parent", "depth",
+	"dur_ns",
 };
 
 /* A stack in args A (category stacks): each frame with its source file
@@ -178,10 +182,14 @@ static struct xthread *xthread_get(struct exporter *x, const struct rec *r)
 		t = *slot;
 		t->pid = r->pid;
 		t->tid = r->tid;
+		t->managed_tid = -1;
 	}
 	t = *slot;
-	if (t && r->thread && !t->managed)
+	if (!t)
+		return NULL;
+	if (r->thread && !t->managed)
 		t->managed = strdup(r->thread);
+	rec_thread_ident(r, &t->managed_tid, &t->name);
 	return t;
 }
 
@@ -307,12 +315,15 @@ static void export_finish(struct exporter *x)
 
 	u64map_foreach(&x->threads, i) {
 		struct xthread *t = x->threads.vals[i];
-		const char *name = t->managed ? jstr(x->names, t->managed) : NULL;
-		char *label = NULL;
+		const char *name = t->name ? t->name : t->managed ? jstr(x->names, t->managed) : NULL;
+		char *label = NULL, managed[40] = "";
 
 		while (t->n > 0)
 			close_span(x, t, --t->n, x->t_last, NULL, true);
-		if (asprintf(&label, "%s%stid %" PRId64, name ? name : "", name ? " " : "", t->tid) < 0)
+		if (t->managed_tid >= 0)
+			snprintf(managed, sizeof(managed), "managed %" PRId64 " ", t->managed_tid);
+		/* "name managed M tid T": as .NET names it first, the OS tid last */
+		if (asprintf(&label, "%s%s%stid %" PRId64, name ? name : "", name ? " " : "", managed, t->tid) < 0)
 			continue;
 		emit(x, "M", "thread_name", -1, t->pid, t->tid, 0, 0, json_pack("{s:s}", "name", label));
 		free(label);
@@ -336,6 +347,7 @@ static void xthread_free(void *p)
 	}
 	free(t->v);
 	free(t->managed);
+	free(t->name);
 	free(t);
 }
 

@@ -195,6 +195,15 @@ static void on_thread(struct stats *s, const struct rec *r)
 	}
 }
 
+/* A thread's managed thread id, from the common fields of its records. */
+static void learn_managed_tid(struct stats *s, const struct rec *r)
+{
+	json_t *t = json_object_get(s->threads, r->thread);
+
+	if (t && !json_object_get(t, "managed_tid"))
+		json_object_set_new(t, "managed_tid", json_integer(r->managed_tid));
+}
+
 /* Suspensions: reason from the begin, duration from the end. */
 static void on_suspend(struct stats *s, const struct rec *r)
 {
@@ -269,6 +278,8 @@ static void stats_add(struct stats *s, const struct rec *r)
 	bump(s->events, r->event, 1);
 	if (r->ev >= 0 && handlers[r->ev])
 		handlers[r->ev](s, r);
+	if (r->thread && r->managed_tid >= 0)
+		learn_managed_tid(s, r);
 }
 
 /* qsort: by "count" descending, then by name. */
@@ -443,6 +454,8 @@ static void print_threads(json_t *o)
 	       json_integer_value(json_object_get(o, "destroyed")), json_integer_value(json_object_get(o, "named")));
 	json_array_foreach(json_object_get(o, "list"), i, v) {
 		printf("  %-16s tid %-8" JSON_INTEGER_FORMAT, jstr(v, "id"), json_integer_value(json_object_get(v, "os_tid")));
+		if (json_object_get(v, "managed_tid"))
+			printf(" managed %-4" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(v, "managed_tid")));
 		if (json_object_get(v, "created_ns"))
 			printf(" created %.3fms", ms(v, "created_ns"));
 		if (json_object_get(v, "destroyed_ns"))

@@ -54,6 +54,8 @@ struct vthread {
 	struct story story;
 	int64_t pid, tid;
 	char *managed; /* managed ThreadID, for the header's name */
+	int64_t managed_tid; /* its Thread.ManagedThreadId (-1: not seen) */
+	char *name;    /* its Thread.Name as its records last said */
 	FILE *group;   /* grouped: this thread's lines (open_memstream) */
 	char *group_buf;
 	size_t group_len;
@@ -138,10 +140,11 @@ static bool record_selected(const struct viewer *v, const struct rec *r)
 	return event_selected(v, r);
 }
 
-/* The thread's name, if it has been named. */
-static const char *thread_name(const struct viewer *v, const struct rec *r)
+/* The name of managed thread MANAGED ("0x…" or NULL) from its thread.name
+ * records, if it has been named. */
+static const char *thread_name(const struct viewer *v, const char *managed)
 {
-	uint64_t id = r->thread ? strtoull(r->thread, NULL, 16) : 0;
+	uint64_t id = managed ? strtoull(managed, NULL, 16) : 0;
 
 	return id ? u64map_get(&v->names, id) : NULL;
 }
@@ -155,11 +158,15 @@ static void v_puts(const struct viewer *v, FILE *out, const char *s)
 		esc_fputs(s, out);
 }
 
-/* Print a thread's header line to OUT. */
-static void print_header(const struct viewer *v, FILE *out, int64_t pid, int64_t tid, const char *name)
+/* Print a thread's header line to OUT: its managed thread id (MANAGED_TID,
+ * when >= 0) and NAME (may be NULL) as .NET knows them. */
+static void print_header(const struct viewer *v, FILE *out, int64_t pid, int64_t tid, int64_t managed_tid,
+			 const char *name)
 {
-	fprintf(out, "%s--- pid %" PRId64 " tid %" PRId64 "%s", v->color ? colors[COLOR_DIM] : "", pid, tid,
-		name ? " \"" : "");
+	fprintf(out, "%s--- pid %" PRId64 " tid %" PRId64, v->color ? colors[COLOR_DIM] : "", pid, tid);
+	if (managed_tid >= 0)
+		fprintf(out, " managed %" PRId64, managed_tid);
+	fputs(name ? " \"" : "", out);
 	v_puts(v, out, name);
 	fprintf(out, "%s ---%s\n", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
 }
@@ -183,7 +190,8 @@ static FILE *line_out(struct viewer *v, const struct rec *r)
 	if (t && t->group)
 		return t->group;
 	if (!v->any_printed || thread_key(r) != v->last_thread)
-		print_header(v, stdout, r->pid, r->tid, thread_name(v, r));
+		print_header(v, stdout, r->pid, r->tid, r->managed_tid,
+			     r->thread_name ? r->thread_name : thread_name(v, r->thread));
 	v->last_thread = thread_key(r);
 	v->any_printed = true;
 	return stdout;
@@ -244,10 +252,14 @@ static struct vthread *vthread_get(struct viewer *v, const struct rec *r)
 	if (slot && !*slot && (t = *slot = calloc(1, sizeof(struct vthread)))) {
 		t->pid = r->pid;
 		t->tid = r->tid;
+		t->managed_tid = -1;
 	}
 	t = slot ? *slot : NULL;
-	if (t && r->thread && !t->managed)
+	if (!t)
+		return NULL;
+	if (r->thread && !t->managed)
 		t->managed = strdup(r->thread);
+	rec_thread_ident(r, &t->managed_tid, &t->name);
 	return t;
 }
 
@@ -301,7 +313,7 @@ static void print_groups(struct viewer *v)
 {
 	for (size_t i = 0; i < v->n_order; i++) {
 		struct vthread *t = v->order[i];
-		const char *name = t->managed ? u64map_get(&v->names, strtoull(t->managed, NULL, 16)) : NULL;
+		const char *name = t->name ? t->name : thread_name(v, t->managed);
 
 		if (!t->group || fclose(t->group) != 0) {
 			t->group = NULL;
@@ -309,7 +321,7 @@ static void print_groups(struct viewer *v)
 			continue;
 		}
 		t->group = NULL;
-		print_header(v, stdout, t->pid, t->tid, name);
+		print_header(v, stdout, t->pid, t->tid, t->managed_tid, name);
 		fwrite(t->group_buf, 1, t->group_len, stdout);
 	}
 	v->n_order = 0;
@@ -446,6 +458,7 @@ static void vthread_free(void *p)
 		fclose(t->group);
 	free(t->group_buf);
 	free(t->managed);
+	free(t->name);
 	free(t);
 }
 
@@ -453,9 +466,11 @@ static const char view_help[] =
 	"Usage: clrtrace view [OPTIONS] FILE|-\n"
 	"       clrtrace view [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Show a trace as a per-thread tree, indented by span nesting.  Lines are\n"
-	"grouped by thread: one header per thread (--- pid P tid T \"name\" ---), in\n"
-	"order of the thread's first line, its records under it in file order, so\n"
-	"the time column rises within each group.  Grouped output appears when the\n"
+	"grouped by thread: one header per thread (--- pid P tid T managed M \"name\"\n"
+	"---: the OS thread id, then Environment.CurrentManagedThreadId and\n"
+	"Thread.Name once the trace has them), in order of the thread's first\n"
+	"line, its records under it in file order, so the time column rises within\n"
+	"each group.  Grouped output appears when the\n"
 	"input ends; --interleaved and --follow stream in file order instead.\n\n"
 	"Columns: seconds since the first record, OS thread id, then a symbol:\n"
 	"  *  an instant event\n"

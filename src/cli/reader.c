@@ -298,6 +298,21 @@ int64_t jint2(json_t *o, const char *key, const char *key2)
 	return jint(json_object_get(o, key), key2);
 }
 
+/* Keep R's thread identity (see reader.h). */
+void rec_thread_ident(const struct rec *r, int64_t *managed_tid, char **name)
+{
+	char *n;
+
+	if (r->managed_tid >= 0)
+		*managed_tid = r->managed_tid;
+	if (!r->thread_name || (*name && strcmp(*name, r->thread_name) == 0))
+		return;
+	if ((n = strdup(r->thread_name))) {
+		free(*name);
+		*name = n;
+	}
+}
+
 /* Release a record's JSON. */
 void rec_done(struct rec *r)
 {
@@ -340,6 +355,8 @@ int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, ch
 	out->cat = out->ev >= 0 ? (int)ct_events[out->ev].category : _CAT_INVALID;
 	out->ph = ct_phase_from_string(jstr(j, "phase"));
 	out->thread = jstr(j, "thread");
+	out->managed_tid = jint(j, "managed_tid");
+	out->thread_name = jstr(j, "thread_name");
 	out->v = jint(j, "v");
 	out->seq = jint(j, "seq");
 	out->ts = jint(j, "ts");

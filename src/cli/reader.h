@@ -24,6 +24,8 @@ struct rec {
 	int64_t v, seq, ts, pid, tid, span, parent, depth, dur_ns;
 	const char *event;   /* never NULL */
 	const char *thread;  /* managed ThreadID or NULL */
+	int64_t managed_tid; /* Thread.ManagedThreadId, or -1 when the record has none */
+	const char *thread_name; /* Thread.Name, or NULL */
 	enum ct_event ev;
 	enum ct_phase ph;
 	int cat;             /* enum ct_category or _CAT_INVALID */
@@ -55,6 +57,9 @@ int rd_record(struct rd *r, struct rec *out);
  * reason in *ret_err. */
 int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, char **ret_err);
 void rec_done(struct rec *r);
+/* Keep what R says of its thread in *MANAGED_TID (when it has one) and
+ * *NAME (malloc'd; replaced when R names the thread otherwise). */
+void rec_thread_ident(const struct rec *r, int64_t *managed_tid, char **name);
 /* Line number of the last line returned. */
 uint64_t rd_lineno(const struct rd *r);
 const char *rd_name(const struct rd *r);

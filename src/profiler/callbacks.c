@@ -39,6 +39,15 @@ static inline bool stash_only(int slot)
 	return slot == SLOT_ExceptionSearchFilterEnter || slot == SLOT_ExceptionCatcherEnter;
 }
 
+/* The callbacks of exception dispatch (and the two COM vtable ones among
+ * their slots, which clrtrace does not handle): the runtime may hold objects
+ * there that a garbage collection would move, so the tracer makes no call
+ * that may trigger one (ct_thread.in_dispatch). */
+static inline bool in_dispatch(int slot)
+{
+	return slot >= SLOT_ExceptionThrown && slot <= SLOT_ExceptionCLRCatcherExecute;
+}
+
 /* Initialize, Shutdown, InitializeForAttach, LoadAsNotificationOnly and
  * ProfilerDetachSucceeded run even when tracing is off; the rest only while
  * active. */
@@ -62,6 +71,7 @@ static inline bool always_called(int slot)
 		if (!t_ || t_->in_callback) \
 			return S_OK; \
 		t_->in_callback++; \
+		t_->in_dispatch = in_dispatch(slot); \
 		if (stash_only(slot)) { \
 			ret_ = on_##name ON_ARGS args; \
 		} else { \
@@ -69,6 +79,7 @@ static inline bool always_called(int slot)
 			ret_ = on_##name ON_ARGS args; \
 			pthread_mutex_unlock(&t_->lock); \
 		} \
+		t_->in_dispatch = false; \
 		t_->in_callback--; \
 		return ret_; \
 	}

@@ -29,6 +29,9 @@ typedef struct {
 	uint16_t Data3;
 	uint8_t Data4[8];
 } GUID;
+/* A GUID's initializer, {a, b, c, {d0..d7}}. */
+#define CT_GUID(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7) \
+	{ a, b, c, { d0, d1, d2, d3, d4, d5, d6, d7 } }
 
 typedef struct {
 	mdFieldDef ridOfField;

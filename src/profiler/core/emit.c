@@ -5,7 +5,6 @@
  * number it, stage it in the thread's own slot and write it in seq order),
  * the tracer's own errors.
  */
-#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,12 +12,12 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "profiler/abi/info.h"
 #include "profiler/core/emit.h"
 #include "profiler/core/jsonw.h"
 #include "profiler/core/spans.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
+#include "profiler/core/thread-ident.h"
 #include "profiler/sinks/sinks.h"
 
 /* Where a record sits: its time, span, parent, depth, and an end's duration. */
@@ -27,18 +26,35 @@ struct place {
 	size_t depth;
 };
 
-/* Make T's ,"pid":P,"tid":T,"thread":"0x…"|null (written as jw_i64 and
- * jw_hex would), kept until the pid or the managed id changes. */
+/* Make T's ,"pid":P,"tid":T,"thread":"0x…"|null and, once known,
+ * ,"managed_tid":N,"thread_name":"…", kept until the pid or the managed id
+ * changes or thread-ident.c clears ids_len. */
 static void thread_ids(struct ct_thread *t)
 {
-	int n;
+	struct jw w = { 0 };
 
+	jw_key(&w, "pid");
+	jw_i64(&w, ct.pid);
+	jw_key(&w, "tid");
+	jw_i64(&w, t->tid);
+	jw_key(&w, "thread");
 	if (t->managed_id)
-		n = snprintf(t->ids, sizeof(t->ids), ",\"pid\":%d,\"tid\":%d,\"thread\":\"0x%" PRIx64 "\"", ct.pid, t->tid,
-			     (uint64_t)t->managed_id);
+		jw_hex(&w, (uint64_t)t->managed_id);
 	else
-		n = snprintf(t->ids, sizeof(t->ids), ",\"pid\":%d,\"tid\":%d,\"thread\":null", ct.pid, t->tid);
-	t->ids_len = n > 0 && (size_t)n < sizeof(t->ids) ? (size_t)n : 0;
+		jw_raw(&w, "null", 4);
+	if (t->managed_tid) {
+		jw_key(&w, "managed_tid");
+		jw_i64(&w, t->managed_tid);
+	}
+	if (t->name) {
+		jw_key(&w, "thread_name");
+		jw_str(&w, t->name);
+	}
+	free(t->ids);
+	t->ids = w.b.oom ? NULL : w.b.s;
+	t->ids_len = t->ids ? w.b.len : 0;
+	if (!t->ids)
+		jw_free(&w);
 	t->ids_pid = ct.pid;
 	t->ids_managed = t->managed_id;
 }
@@ -153,8 +169,7 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 		json_decref(payload);
 		return t ? 0 : -ENOMEM;
 	}
-	if (!t->managed_id && ct.info)
-		(void)info_GetCurrentThreadID(ct.info, &t->managed_id);
+	ct_thread_ident(t, pl.ts);
 	r = place_record(t, ev, ph, key, &pl);
 	if (r < 0) {
 		json_decref(payload);

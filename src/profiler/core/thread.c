@@ -44,6 +44,8 @@ static void thread_free(void *p)
 	ct_sinks_thread_exit(&t->stage);
 	free(t->spans);
 	jw_free(&t->line);
+	free(t->ids);
+	free(t->name);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 	thread_self = NULL;
@@ -70,6 +72,12 @@ struct ct_thread *ct_thread_get(void)
 	thread_self = t;
 	(void)pthread_setspecific(thread_key, t);
 	return t;
+}
+
+/* T is this thread's (see thread.h). */
+bool ct_thread_is_mine(const struct ct_thread *t)
+{
+	return t && t == thread_self;
 }
 
 /* List T in the registry (see thread.h). */

@@ -40,6 +40,7 @@ struct ct_span {
 struct ct_thread {
 	int tid;              /* gettid() */
 	int in_callback;      /* re-entrancy guard */
+	bool in_dispatch;     /* inside an exception callback: no GC-triggering call */
 	ThreadID managed_id;  /* 0 until known */
 	struct ct_span *spans;
 	size_t n_spans, cap_spans;
@@ -60,12 +61,22 @@ struct ct_thread {
 		const char *name;
 		int kind;
 	} names[CT_NAME_CACHE];
-	/* ,"pid":P,"tid":T,"thread":… as last written (emit.c), for the pid
-	 * and managed id it was made with: the same in every record */
-	char ids[96];
+	/* ,"pid":P,"tid":T,"thread":… as last written (emit.c, malloc'd),
+	 * for the pid and managed id it was made with: the same in every
+	 * record; ids_len 0 makes it again */
+	char *ids;
 	size_t ids_len;
 	int ids_pid;
 	ThreadID ids_managed;
+	/* Who the thread is to .NET (thread-ident.c), for the records:
+	 * Thread.ManagedThreadId (0 until read) and Thread.Name (NULL: none),
+	 * for the ThreadID ident_of; the next try at an unknown id; the
+	 * ct_names_gen its name was looked up at. */
+	ThreadID ident_of;
+	int32_t managed_tid;
+	char *name;
+	uint64_t ident_retry_ns;
+	unsigned names_seen;
 	/* Held by this thread's callbacks (not the two that only stash), and
 	 * with trylock by the exit path that ends this thread's stories from
 	 * another thread (glue.c ct_exceptions_exit). */
@@ -80,6 +91,8 @@ struct ct_thread {
 
 /* This thread's state; NULL only when out of memory. */
 struct ct_thread *ct_thread_get(void);
+/* Is T the calling thread's own state (not one the exit path feeds)? */
+bool ct_thread_is_mine(const struct ct_thread *t);
 /* Put T in the registry of threads with exception state (once; T's own
  * thread, holding T->lock).  Unlisted when the thread's state is freed. */
 void ct_thread_register(struct ct_thread *t);

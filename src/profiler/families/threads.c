@@ -3,6 +3,7 @@
 #include "profiler/families/handlers.h"
 #include "common/utf16.h"
 #include "profiler/families/exceptions/exceptions.h"
+#include "profiler/core/thread-ident.h"
 
 /* {id, os_tid} of the managed thread a record is about. */
 static json_t *target_json(ThreadID id, int os_tid)
@@ -29,6 +30,7 @@ HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
 	if (ct_wants(EV_THREAD_DESTROY))
 		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
+	ct_thread_name_set(id, NULL); /* the ThreadID may be reused */
 	return S_OK;
 }
 
@@ -44,11 +46,14 @@ HRESULT on_ThreadAssignedToOSThread(struct ct_thread *t, ThreadID id, DWORD os_t
 
 HRESULT on_ThreadNameChanged(struct ct_thread *t, ThreadID id, ULONG cch, WCHAR *name)
 {
-	char *n;
+	char *n = name ? utf16_to_utf8((uint16_t *)name, cch) : NULL;
 
-	if (!ct_wants(EV_THREAD_NAME))
+	/* the records of that thread carry it from their next one */
+	ct_thread_name_set(id, n);
+	if (!ct_wants(EV_THREAD_NAME)) {
+		free(n);
 		return S_OK;
-	n = name ? utf16_to_utf8((uint16_t *)name, cch) : NULL;
+	}
 	json_t *target = target_json(id, ct_os_tid(id));
 	json_object_set_new(target, "name", n ? json_string(n) : json_null());
 	free(n);

@@ -46,7 +46,9 @@ namespace Journal
             switch (what)
             {
                 case "throw":
-                    // N exceptions thrown and caught
+                    // N exceptions thrown and caught, after the main thread's
+                    // Thread object exists (its records then carry managed_tid)
+                    GC.KeepAlive(Thread.CurrentThread);
                     for (int i = 0; i < n; i++)
                         caught += CatchOne(i);
                     Console.WriteLine("caught " + caught);

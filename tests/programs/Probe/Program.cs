@@ -13,6 +13,21 @@ namespace Probe
         [DllImport("libc", EntryPoint = "strlen")]
         static extern IntPtr strlen(string s);
 
+        [DllImport("libc", EntryPoint = "gettid")]
+        static extern int gettid();
+
+        // One line per thread, "ident OS_TID MANAGED_ID NAME|-", then a
+        // throw and catch on that thread: the records of the throw must
+        // carry the same managed id and name.
+        static void ThrowAndSay()
+        {
+            var me = Thread.CurrentThread;
+            lock (typeof(Program))
+                Console.WriteLine("ident " + gettid() + " " + Environment.CurrentManagedThreadId + " " + (me.Name ?? "-"));
+            try { throw new InvalidOperationException("on " + Environment.CurrentManagedThreadId); }
+            catch (InvalidOperationException) { }
+        }
+
         public static int Main(string[] args)
         {
             string what = args.Length > 0 ? args[0] : "hello";
@@ -27,6 +42,29 @@ namespace Probe
                     t.Start();
                     t.Join();
                     Console.WriteLine("joined");
+                    return 0;
+                case "idents":
+                    // the main thread, a thread named before it starts (by
+                    // this thread), one that names itself and renames itself,
+                    // an unnamed one, a late one, and a pool thread
+                    ThrowAndSay();
+                    var named = new Thread(ThrowAndSay) { Name = "ct-named" };
+                    var self = new Thread(() => { Thread.CurrentThread.Name = "ct-self"; ThrowAndSay(); Thread.CurrentThread.Name = "ct-renamed"; ThrowAndSay(); });
+                    var unnamed = new Thread(ThrowAndSay);
+                    // throws once before anything on it asked for
+                    // Thread.CurrentThread (no managed id yet), then again
+                    var late = new Thread(() =>
+                    {
+                        try { throw new InvalidOperationException("unasked"); }
+                        catch (InvalidOperationException) { }
+                        ThrowAndSay();
+                    }) { Name = "ct-late" };
+                    foreach (var th in new[] { named, self, unnamed, late })
+                    {
+                        th.Start();
+                        th.Join();
+                    }
+                    System.Threading.Tasks.Task.Run(ThrowAndSay).Wait();
                     return 0;
                 case "gc":
                     for (int i = 0; i < 3; i++)

@@ -19,6 +19,7 @@
 #include "profiler/families/handlers.h"
 #include "profiler/families/exceptions/clauses.h"
 #include "profiler/abi/info.h"
+#include "profiler/core/thread-ident.h"
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/exceptions.h"
 #include "profiler/families/exceptions/inspect.h"
@@ -462,6 +463,10 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 
 	if (!exceptions_on())
 		return S_OK;
+	/* cooperative mode: the thread's Thread object cannot move, its
+	 * managed id is read whatever the retry time */
+	if (!t->managed_tid)
+		ct_thread_ident_update(t, now_ns(), true);
 	exc_inspect(obj, ct.cfg.messages, &info);
 	ct_deferred_replay(t); /* after reading the object: it may call into the runtime */
 	in.type = info.type;

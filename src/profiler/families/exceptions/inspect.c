@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "profiler/abi/info.h"
+#include "profiler/core/fields.h"
 #include "profiler/core/tracer.h"
 #include "common/utf16.h"
 #include "common/util.h"
@@ -24,7 +25,6 @@ static struct {
 	ULONG message_off, hresult_off, trace_off, inner_off, str_len_off, str_buf_off;
 } L = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-#define MAX_FIELDS 64
 #define MAX_MESSAGE 4096 /* UTF-16 units kept of a message */
 
 /* System.Exception's ClassID: walk the parents of C. */
@@ -40,23 +40,6 @@ static ClassID find_exception_class(ClassID c, ModuleID *mod, mdTypeDef *td)
 			return c;
 		c = parent;
 	}
-	return 0;
-}
-
-/* Offset of field NAME of class CLS (token td in mdi), or 0. */
-static ULONG field_offset(com_object *mdi, mdTypeDef td, ClassID cls, const char16_t *name)
-{
-	COR_FIELD_OFFSET fo[MAX_FIELDS];
-	ULONG n = 0, size = 0;
-	mdFieldDef fd = 0;
-
-	if (FAILED(mdi_FindField(mdi, td, name, NULL, 0, &fd)) || !fd)
-		return 0;
-	if (FAILED(info_GetClassLayout(ct.info, cls, fo, ELEMENTSOF(fo), &n, &size)))
-		return 0;
-	for (ULONG i = 0; i < n && i < ELEMENTSOF(fo); i++)
-		if (fo[i].ridOfField == fd)
-			return fo[i].ulOffset;
 	return 0;
 }
 
@@ -77,10 +60,10 @@ static void layout_init(ClassID c)
 		ct_say_once("exc-layout", "System.Exception's layout is unknown; no exception messages");
 		goto out;
 	}
-	L.message_off = field_offset(mdi, td, exc, u"_message");
-	L.hresult_off = field_offset(mdi, td, exc, u"_HResult");
-	L.trace_off = field_offset(mdi, td, exc, u"_stackTrace");
-	L.inner_off = field_offset(mdi, td, exc, u"_innerException");
+	L.message_off = ct_field_offset(mdi, td, exc, u"_message");
+	L.hresult_off = ct_field_offset(mdi, td, exc, u"_HResult");
+	L.trace_off = ct_field_offset(mdi, td, exc, u"_stackTrace");
+	L.inner_off = ct_field_offset(mdi, td, exc, u"_innerException");
 	if (FAILED(info_GetStringLayout2(ct.info, &L.str_len_off, &L.str_buf_off)))
 		L.message_off = 0;
 	mdi_Release(mdi);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading fields of managed objects: where a field sits (metadata and class
+ * layout) and a copy of memory that cannot fault (fields.c). */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uchar.h>
+
+#include "profiler/abi/corprof.h"
+
+/* Offset of field NAME of class CLS (type TD in MDI) from the object's
+ * start (its ObjectID), or 0 when unknown (no field sits at 0: the header
+ * does). */
+ULONG ct_field_offset(com_object *mdi, mdTypeDef td, ClassID cls, const char16_t *name);
+
+/* Copy N bytes at ADDR of this process into OUT; an address that is not
+ * mapped gives -EFAULT instead of a crash.  0, or -errno (-ENOSYS or
+ * -EPERM: the kernel refuses such copies here). */
+int ct_read_mem(uintptr_t addr, void *out, size_t n);
