@@ -34,7 +34,7 @@ find_build autoconf.h
 [ -f "$BUILD/Makefile" ] && [ -f "$BUILD/autoconf.h" ] || die "$BUILD is not a configured build directory"
 
 # the record core and its sinks, as the record unit test links them
-vars=$(make -C "$BUILD" -pn 2>/dev/null | grep -E '^(PROFILER_LIBS|JANSSON_LIBS|LIBSYSTEMD_LIBS|CC|CFLAGS) =')
+vars=$(make -C "$BUILD" -pn 2>/dev/null | grep -E '^(PROFILER_LIBS|JANSSON_LIBS|DLOPEN_LIBS|CC|CFLAGS) =')
 get() { sed -n "s/^$1 = //p" <<<"$vars" | tail -n1; }
 libs=$(get PROFILER_LIBS)
 [ -n "$libs" ] || die "cannot read PROFILER_LIBS from $BUILD/Makefile"
@@ -47,7 +47,7 @@ BIN=$OUT/record-bench
 # shellcheck disable=SC2046,SC2086
 $(get CC) $(get CFLAGS) -std=gnu11 -pthread -include "$BUILD/autoconf.h" -I"$srcdir/src" \
 	-DPKGLIBDIR='"/nonexistent"' -DPKGDATADIR='"/nonexistent"' \
-	-o "$BIN" "$srcdir/bench/record/record-bench.c" $sources $(get JANSSON_LIBS) $(get LIBSYSTEMD_LIBS) -lpthread ||
+	-o "$BIN" "$srcdir/bench/record/record-bench.c" $sources $(get JANSSON_LIBS) $(get DLOPEN_LIBS) -lpthread ||
 	die "could not build record-bench"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-record.XXXXXX") || die "mktemp failed"
