@@ -498,14 +498,19 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child_main
  * The pid, or -1 after saying why not (*STATUS: the exit status to give). */
 static pid_t spawn_program(char **prog, char **env, char *status_env, const struct run_signals *rs, int *status)
 {
-	const size_t stack_size = 256 * 1024; /* execvpe's path buffer and a script's argv */
 	_cleanup_free_ char **envp = spawn_environment(env, status_env);
 	struct spawn_child c = { .prog = prog, .envp = envp, .rs = rs };
+	size_t argc = 0, stack_size;
 	sigset_t all, old;
 	void *stack;
 	pid_t pid;
 
 	*status = 1;
+	while (prog[argc])
+		argc++;
+	/* execvpe's path buffer, and the argv it copies onto the stack for a script without #!
+	 * (pages never touched cost nothing) */
+	stack_size = (256 * 1024 + (argc + 2) * sizeof(char *) + 4095) & ~(size_t)4095;
 	if (!envp) {
 		cli_error("run: out of memory");
 		return -1;
