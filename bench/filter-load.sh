@@ -60,13 +60,7 @@ export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so
 
 OUT=$BUILD/bench/out
 mkdir -p "$OUT"
-# the null profiler: its own code and com.c (DllGetClassObject, the GUIDs)
-NULLPROF=$OUT/null-profiler.so
-if [ ! -f "$NULLPROF" ] || [ "$srcdir/bench/null-profiler/null-profiler.c" -nt "$NULLPROF" ]; then
-	${CC:-gcc} -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden \
-		-include "$BUILD/autoconf.h" -I"$srcdir/src" -o "$NULLPROF" \
-		"$srcdir/bench/null-profiler/null-profiler.c" "$srcdir/src/profiler/abi/com.c" || die "could not build the null profiler"
-fi
+build_null_profiler
 if [ $# -eq 0 ]; then
 	command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
 	PBIN=$OUT/bin/FilterLoad

@@ -41,6 +41,21 @@ build_throw() {
 	DLL=$pbin/Throw.dll
 }
 
+# build_null_profiler: build bench/null-profiler (its own code and com.c:
+# DllGetClassObject, the GUIDs) into $BUILD/bench/out when it changed; sets
+# NULLPROF to the library.
+build_null_profiler() {
+	NULLPROF=$BUILD/bench/out/null-profiler.so
+	mkdir -p "$BUILD/bench/out"
+	[ -f "$BUILD/autoconf.h" ] || die "no autoconf.h in $BUILD"
+	if [ ! -f "$NULLPROF" ] || [ "$srcdir/bench/null-profiler/null-profiler.c" -nt "$NULLPROF" ]; then
+		${CC:-gcc} -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden \
+			-include "$BUILD/autoconf.h" -I"$srcdir/src" -o "$NULLPROF" \
+			"$srcdir/bench/null-profiler/null-profiler.c" "$srcdir/src/profiler/abi/com.c" ||
+			die "could not build the null profiler"
+	fi
+}
+
 # An awk function for the reports: median(cfg, col), the median of column
 # COL (v[i, col]) over the rows i whose configuration c[i] is CFG, leaving
 # out the unmeasured warm-up runs (rd[i] == "0").

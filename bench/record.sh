@@ -41,7 +41,7 @@ find_build autoconf.h
 # build_bench DIR SRCDIR OUT: record-bench from SRCDIR, linked with DIR's libraries
 build_bench() {
 	local dir=$1 src=$2 out=$3 vars libs sources
-	vars=$(make -C "$dir" -pn 2>/dev/null | grep -E '^(PROFILER_LIBS|JANSSON_LIBS|LIBSYSTEMD_LIBS|CC|CFLAGS) =')
+	vars=$(make -C "$dir" -pn 2>/dev/null | grep -E '^(PROFILER_LIBS|JANSSON_LIBS|LIBSYSTEMD_LIBS|DLOPEN_LIBS|CC|CFLAGS) =')
 	get() { sed -n "s/^$1 = //p" <<<"$vars" | tail -n1; }
 	libs=$(get PROFILER_LIBS)
 	[ -n "$libs" ] || die "cannot read PROFILER_LIBS from $dir/Makefile"
@@ -51,7 +51,7 @@ build_bench() {
 	# shellcheck disable=SC2046,SC2086
 	$(get CC) $(get CFLAGS) -std=gnu11 -pthread -include "$dir/autoconf.h" -I"$src/src" \
 		-DPKGLIBDIR='"/nonexistent"' -DPKGDATADIR='"/nonexistent"' \
-		-o "$out" "$src/bench/record/record-bench.c" $sources $(get JANSSON_LIBS) $(get LIBSYSTEMD_LIBS) -lpthread ||
+		-o "$out" "$src/bench/record/record-bench.c" $sources $(get JANSSON_LIBS) $(get LIBSYSTEMD_LIBS) $(get DLOPEN_LIBS) -lpthread ||
 		die "could not build record-bench in $dir"
 }
 OUT=$BUILD/bench/out

@@ -14,9 +14,14 @@
 #   clrtrace       clrtrace run -q -o file:T.jsonl -- dotnet Throw.dll 0 0
 #                  (default categories)
 #   clrtrace-none  the same with -e none (the library loaded, nothing traced)
+#   profiler-env   no `clrtrace run`: the variables `clrtrace env` prints,
+#                  default categories (what run itself costs is the rest)
+#   null-profiler  bench/null-profiler asking for no events (NULLPROF_MASK=0):
+#                  what loading any profiler costs the runtime
 #   clrtrace-base  with BASE=DIR: DIR/clrtrace and DIR/libclrtrace.so
 # It prints the median wall time and CPU time (user+system of the process
-# tree, from /usr/bin/time) of each and the ratios against untraced.
+# tree) of each, measured by bench/timer, their differences from untraced
+# and the ratios.
 set -u
 export LC_ALL=C
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
@@ -37,7 +42,6 @@ while getopts "r:Mh" opt; do
 	esac
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a number, not '$RUNS'"
-[ -x /usr/bin/time ] || die "no /usr/bin/time (Debian package time)"
 [ -z "$BASE" ] || { [ -x "$BASE/clrtrace" ] && [ -f "$BASE/libclrtrace.so" ]; } ||
 	die "BASE=$BASE holds no clrtrace and libclrtrace.so"
 . "$srcdir/bench/lib.sh"
@@ -50,30 +54,39 @@ CLRTRACE=$BUILD/clrtrace
 [ -x "$CLRTRACE" ] && [ -f "$BUILD/libclrtrace.so" ] || die "no clrtrace and libclrtrace.so in $BUILD"
 command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
 build_throw
+build_null_profiler
+# the timer: wall and CPU time of one run, in nanoseconds and microseconds
+TIMER=$BUILD/bench/out/timer
+if [ ! -x "$TIMER" ] || [ "$srcdir/bench/timer/timer.c" -nt "$TIMER" ]; then
+	${CC:-gcc} -std=gnu11 -O2 -Wall -Wextra -o "$TIMER" "$srcdir/bench/timer/timer.c" || die "could not build the timer"
+fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-startup.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 RESULTS=$TMP/results.tsv # config wall_ns cpu_ns
-CONFIGS=(untraced clrtrace clrtrace-none)
+CONFIGS=(untraced clrtrace clrtrace-none profiler-env null-profiler)
+# the variables of profiler-env, as `clrtrace env` prints them (export NAME='VALUE' lines)
+PENV=$(CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "$CLRTRACE" env -o "file:$TMP/t.jsonl") || die "clrtrace env failed"
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
 
 # run_one CONFIG: one run, a line in $RESULTS (KEEP=0: the warm-up run).
 run_one() {
-	local cfg=$1 keep=$2 t0 t1 rc cpu
-	local T=(/usr/bin/time -f '%U %S' -o "$TMP/cpu")
-	rm -f "$TMP/t.jsonl"
-	t0=$(date +%s%N)
+	local cfg=$1 keep=$2 rc
+	local T=("$TIMER" -o "$TMP/times")
+	rm -f "$TMP/t.jsonl" "$TMP/times"
 	case $cfg in
 	untraced) "${T[@]}" dotnet "$DLL" 0 0 ;;
 	clrtrace) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	clrtrace-none) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e none -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	profiler-env) (eval "$PENV" && exec "${T[@]}" dotnet "$DLL" 0 0) ;;
+	null-profiler) CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
+		CORECLR_PROFILER_PATH=$NULLPROF NULLPROF_MASK=0 "${T[@]}" dotnet "$DLL" 0 0 ;;
 	clrtrace-base) CLRTRACE_LIBRARY=$BASE/libclrtrace.so "${T[@]}" "$BASE/clrtrace" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	esac >"$TMP/out" 2>"$TMP/err"
 	rc=$?
-	t1=$(date +%s%N)
-	[ "$rc" = 0 ] && grep -q '^THROW ' "$TMP/out" || { cat "$TMP/out" "$TMP/err" >&2; die "$cfg run failed (status $rc)"; }
-	cpu=$(awk 'NF == 2 { printf "%.0f", ($1 + $2) * 1e9 }' "$TMP/cpu")
-	[ "$keep" = 1 ] && printf '%s\t%s\t%s\n' "$cfg" $((t1 - t0)) "${cpu:-0}" >>"$RESULTS"
+	[ "$rc" = 0 ] && grep -q '^THROW ' "$TMP/out" && [ -s "$TMP/times" ] ||
+		{ cat "$TMP/out" "$TMP/err" >&2; die "$cfg run failed (status $rc)"; }
+	[ "$keep" = 1 ] && printf '%s\t%s\t%s\n' "$cfg" $(cat "$TMP/times") >>"$RESULTS"
 	return 0
 }
 
@@ -94,12 +107,12 @@ awk -F'\t' -v runs="$RUNS" -v list="${CONFIGS[*]}" '
 END {
 	n = split(list, cf, " ")
 	printf "\nstart-up of a hello world (Throw.dll 0 0), medians of %d interleaved runs\n\n", runs
-	printf "%-15s %10s %10s %10s %10s\n", "configuration", "wall ms", "ratio", "cpu ms", "ratio"
+	printf "%-15s %10s %8s %8s %10s %8s %8s\n", "configuration", "wall ms", "+ms", "ratio", "cpu ms", "+ms", "ratio"
 	for (i = 1; i <= n; i++) {
 		W = median(cf[i], 2); C = median(cf[i], 3)
 		if (i == 1) { w0 = W; c0 = C }
-		printf "%-15s %10.1f %10s %10.1f %10s\n", cf[i], W / 1e6, (w0 > 0 ? sprintf("%.3f", W / w0) : "-"),
-			C / 1e6, (c0 > 0 ? sprintf("%.3f", C / c0) : "-")
+		printf "%-15s %10.1f %+8.1f %8s %10.1f %+8.1f %8s\n", cf[i], W / 1e6, (W - w0) / 1e6,
+			(w0 > 0 ? sprintf("%.3f", W / w0) : "-"), C / 1e6, (C - c0) / 1e6, (c0 > 0 ? sprintf("%.3f", C / c0) : "-")
 	}
 }' "$RESULTS"
 exit 0

@@ -7,7 +7,10 @@
  * callbacks add.  NULLPROF_SPIN_US=N with NULLPROF_SPIN_SLOT=S busy-waits N µs
  * in vtable slot S (57 ExceptionSearchFilterEnter, 58 ...FilterLeave,
  * 66 ExceptionCatcherEnter; see src/profiler/abi/callbacks.def) to show what work in
- * that one callback does.  Loaded with clrtrace's CLSID:
+ * that one callback does.  NULLPROF_MASK=BITS asks for that event mask
+ * instead (COR_PRF_MONITOR_*, hexadecimal; 0 for none: bench/startup.sh
+ * measures what loading any profiler costs the runtime).  Loaded with
+ * clrtrace's CLSID:
  *   CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER={94D19DC5-3374-47C3-9729-75E330DECA23}
  *   CORECLR_PROFILER_PATH=.../null-profiler.so PROGRAM
  */
@@ -44,6 +47,7 @@ static HRESULT initialize(com_object *self, com_object *info_unk)
 {
 	com_object *info = NULL;
 	const char *slot = getenv("NULLPROF_SPIN_SLOT"), *us = getenv("NULLPROF_SPIN_US");
+	const char *mask = getenv("NULLPROF_MASK");
 
 	if (FAILED(info_QueryInterface(info_unk, &IID_ICorProfilerInfo[5], (void **)&info)) || !info)
 		return E_FAIL;
@@ -51,7 +55,7 @@ static HRESULT initialize(com_object *self, com_object *info_unk)
 		spin_slot = atoi(slot);
 		spin_ns = strtoull(us, NULL, 10) * 1000u;
 	}
-	return info_SetEventMask2(info, COR_PRF_MONITOR_EXCEPTIONS, 0);
+	return info_SetEventMask2(info, mask ? (DWORD)strtoul(mask, NULL, 16) : COR_PRF_MONITOR_EXCEPTIONS, 0);
 }
 
 static void *callback_vtbl[98];

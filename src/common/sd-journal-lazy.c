@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The libsystemd functions clrtrace calls, loading libsystemd on first use.
+ * Only the journal sink and the CLI's journal reader need it, but linking
+ * it loads it and the libraries it pulls in (gcrypt, gpg-error, zstd, lzma,
+ * lz4, cap) into every traced program and every clrtrace command: about
+ * 4 ms of CPU time per process on a small VM, a twentieth of a hello
+ * world's start-up (bench/README.md, start-up).  These definitions stand in
+ * for the real functions (the journal code calls them unchanged) and
+ * forward to them; without libsystemd they fail with -ELIBACC.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <systemd/sd-journal.h>
+
+/* the soname of every libsystemd since 209, the version the symbols are of */
+#define SD_SONAME "libsystemd.so.0"
+
+/* SD_FN(name, (parameters), (arguments)): every function, all returning int */
+#define SD_INT_FNS                                                                                          \
+	SD_FN(sd_journal_sendv_with_location,                                                               \
+	      (const char *file, const char *line, const char *func, const struct iovec *iov, int n),    \
+	      (file, line, func, iov, n))                                                                  \
+	SD_FN(sd_journal_open, (sd_journal **ret, int flags), (ret, flags))                                \
+	SD_FN(sd_journal_open_directory, (sd_journal **ret, const char *path, int flags), (ret, path, flags)) \
+	SD_FN(sd_journal_next, (sd_journal *j), (j))                                                       \
+	SD_FN(sd_journal_get_realtime_usec, (sd_journal *j, uint64_t *ret), (j, ret))                     \
+	SD_FN(sd_journal_set_data_threshold, (sd_journal *j, size_t sz), (j, sz))                          \
+	SD_FN(sd_journal_get_data, (sd_journal *j, const char *field, const void **data, size_t *l),     \
+	      (j, field, data, l))                                                                         \
+	SD_FN(sd_journal_add_match, (sd_journal *j, const void *data, size_t size), (j, data, size))       \
+	SD_FN(sd_journal_seek_head, (sd_journal *j), (j))                                                  \
+	SD_FN(sd_journal_seek_realtime_usec, (sd_journal *j, uint64_t usec), (j, usec))                    \
+	SD_FN(sd_journal_wait, (sd_journal *j, uint64_t timeout_usec), (j, timeout_usec))
+
+static struct {
+#define SD_FN(name, params, args) int(*name) params;
+	SD_INT_FNS
+#undef SD_FN
+	void (*sd_journal_close)(sd_journal *j);
+} sd;
+static pthread_once_t sd_once = PTHREAD_ONCE_INIT;
+
+/* Open libsystemd and find every function (all or none: a partial set
+ * would fail half-way through reading a journal). */
+static void sd_load(void)
+{
+	void *h = dlopen(SD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	bool all;
+
+	if (!h)
+		return;
+#define SD_FN(name, params, args) *(void **)&sd.name = dlsym(h, #name);
+	SD_INT_FNS
+#undef SD_FN
+	*(void **)&sd.sd_journal_close = dlsym(h, "sd_journal_close");
+	all = sd.sd_journal_close != NULL;
+#define SD_FN(name, params, args) all = all && sd.name;
+	SD_INT_FNS
+#undef SD_FN
+	if (!all)
+		sd = (__typeof__(sd)){ 0 }; /* the handle stays: it may be shared */
+}
+
+/* Each function: load on first use, then call the real one. */
+#define SD_FN(name, params, args)                                         \
+	int name params                                                   \
+	{                                                                 \
+		pthread_once(&sd_once, sd_load);                          \
+		return sd.name ? sd.name args : -ELIBACC;                \
+	}
+SD_INT_FNS
+#undef SD_FN
+
+/* Nothing to close when libsystemd never loaded: no journal was opened. */
+void sd_journal_close(sd_journal *j)
+{
+	pthread_once(&sd_once, sd_load);
+	if (sd.sd_journal_close)
+		sd.sd_journal_close(j);
+}
