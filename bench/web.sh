@@ -11,11 +11,13 @@
 #   -r ROUNDS    interleaved rounds; medians are reported       (default 5, env ROUNDS)
 #   -c CONNS     wrk connections, on one wrk thread             (default 8, env CONNS)
 #   -e "/fail /boom"  the endpoints measured, each alone        (default "/fail /boom")
-#   -u           unpinned: by default (two CPUs or more) the service runs
-#                on CPU 0 and wrk on CPU 1 (taskset)
+#   -P           pin: the service to CPU 0, wrk (and perf) to CPU 1 (taskset;
+#                two CPUs or more).  Off by default: on a machine that
+#                others load, a pinned service cannot move off a busy CPU
 #   -p           then profile: one more run of each configuration and
 #                endpoint with `perf record -g` on the service during the
 #                measured window; reports in $BUILD/bench/out/perf-*
+#                (-r 0 -p: the profiles alone)
 #   -k           keep the traces and the per-run table in $BUILD/bench/out
 #   -M           do not run make in the build directory first
 #
@@ -44,7 +46,7 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 	DOTNET_GENERATE_ASPNET_CERTIFICATE=0 DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE=1
 # a stray setting in the caller's environment must not trace the baseline
 unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_EnableEventPipe \
-	DOTNET_EventPipeConfig DOTNET_EventPipeOutputPath COMPlus_EnableEventPipe DOTNET_PerfMapEnabled \
+	DOTNET_EventPipeConfig DOTNET_EventPipeOutputPath COMPlus_EnableEventPipe DOTNET_PerfMapEnabled DOTNET_EnableWriteXorExecute \
 	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES ASPNETCORE_URLS 2>/dev/null
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +55,7 @@ WARM=${WARM:-5}
 ROUNDS=${ROUNDS:-5}
 CONNS=${CONNS:-8}
 ENDPOINTS="/fail /boom"
-PIN=1
+PIN=0
 PROFILE=0
 KEEP=0
 MAKE=1
@@ -62,7 +64,7 @@ BASE=${BASE:-}
 usage() { sed -n '/^# Usage:/,/^# BASE=DIR/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
 die() { echo "bench: $*" >&2; exit 1; }
 
-while getopts "d:w:r:c:e:upkMh" opt; do
+while getopts "d:w:r:c:e:uPpkMh" opt; do
 	case $opt in
 	d) DURATION=$OPTARG ;;
 	w) WARM=$OPTARG ;;
@@ -70,6 +72,7 @@ while getopts "d:w:r:c:e:upkMh" opt; do
 	c) CONNS=$OPTARG ;;
 	e) ENDPOINTS=$OPTARG ;;
 	u) PIN=0 ;;
+	P) PIN=1 ;;
 	p) PROFILE=1 ;;
 	k) KEEP=1 ;;
 	M) MAKE=0 ;;
@@ -80,7 +83,8 @@ done
 for v in DURATION WARM ROUNDS CONNS; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a number, not '${!v}'"
 done
-[ "$DURATION" -gt 0 ] && [ "$ROUNDS" -gt 0 ] && [ "$CONNS" -gt 0 ] || die "DURATION, ROUNDS and CONNS must be at least 1"
+[ "$DURATION" -gt 0 ] && [ "$CONNS" -gt 0 ] || die "DURATION and CONNS must be at least 1"
+[ "$ROUNDS" -gt 0 ] || [ "$PROFILE" = 1 ] || die "ROUNDS must be at least 1 (or 0 with -p)"
 for e in $ENDPOINTS; do
 	[[ $e =~ ^/[A-Za-z0-9/_-]*$ ]] || die "-e takes paths such as /fail, not '$e'"
 done
@@ -158,7 +162,7 @@ field() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p" <<<"$1"; }
 start() {
 	local cfg=$1 trace=$2 url=$3 i
 	local cmd=(env)
-	[ "${4:-}" = perf ] && cmd+=(DOTNET_PerfMapEnabled=1)
+	[ "${4:-}" = perf ] && cmd+=(DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0)
 	case $cfg in
 	untraced) cmd+=("${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	clrtrace) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
@@ -238,10 +242,12 @@ run_one() {
 }
 
 # profile CONFIG ENDPOINT: perf record of the service during a measured
-# window (JIT-compiled code named through DOTNET_PerfMapEnabled); the report
-# by library and by function in $OUT/perf-CONFIG-ENDPOINT.{data,txt}.
+# window; the data and a report in $OUT/perf-CONFIG-ENDPOINT.{data,txt}: CPU
+# time per request by library and by function (self time; samples of the
+# cpu-clock at HZ).  JIT-compiled code is named through a perf map, and
+# with W^X off, which the map needs (for every configuration alike).
 profile() {
-	local cfg=$1 ep=$2 url trace data rep
+	local cfg=$1 ep=$2 url trace data rep m svc ppid hz=1999
 	RUNNO=$((RUNNO + 1))
 	url="http://127.0.0.1:$((PORT0 + RUNNO % 1000))"
 	trace=$TMP/$cfg.trace
@@ -249,21 +255,25 @@ profile() {
 	rep=$OUT/perf-$cfg-${ep#/}.txt
 	start "$cfg" "$trace" "$url" perf
 	wrk_run "$WARM" "$url$ep" >/dev/null
-	"${WRK_PIN[@]}" perf record -q -g -F 999 -o "$data" -p "$SVC" -- sleep "$DURATION" >/dev/null 2>&1 &
-	local ppid=$!
-	wrk_run "$DURATION" "$url$ep" >/dev/null
+	"${WRK_PIN[@]}" perf record -q -g -F $hz -o "$data" -p "$SVC" -- sleep "$DURATION" >/dev/null 2>&1 &
+	ppid=$!
+	m=$(wrk_run "$DURATION" "$url$ep")
 	wait $ppid
+	svc=$SVC
 	stop
 	rm -f "$trace" "$trace".*
+	# us of CPU per request: samples / hz / requests
+	local per='{ sub(/^ *[0-9.]+% */, ""); n = $1; $1 = ""; printf "%9.2f  %s\n", n * 1e6 / hz / rq, $0 }'
 	{
-		echo "# $cfg $ep: self time by library"
-		perf report -i "$data" --no-children --sort dso --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 15
-		echo "# $cfg $ep: self time by function"
-		perf report -i "$data" --no-children --sort dso,sym --stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 40
-		echo "# $cfg $ep: with callees (children), libclrtrace's functions"
-		perf report -i "$data" --children --sort dso,sym --stdio -g none --dsos libclrtrace.so 2>/dev/null |
-			grep -v '^#' | grep -v '^$' | head -n 25
+		echo "# $cfg $ep: $(field "$m" requests) requests in ${DURATION}s; perf record -F $hz; CPU us per request (self)"
+		echo "# by library"
+		perf report -i "$data" --no-children --sort dso -g none --stdio -n 2>/dev/null | grep -v '^#' | grep -v '^$' |
+			head -n 15 | awk -v hz=$hz -v rq="$(field "$m" requests)" "$per"
+		echo "# by function"
+		perf report -i "$data" --no-children --sort dso,sym -g none --stdio -n 2>/dev/null | grep -v '^#' | grep -v '^$' |
+			head -n 60 | awk -v hz=$hz -v rq="$(field "$m" requests)" "$per"
 	} >"$rep"
+	rm -f "/tmp/perf-$svc.map" "/tmp/perfinfo-$svc.map"
 	echo "bench: profile of $cfg $ep: $rep" >&2
 }
 
@@ -286,17 +296,18 @@ done
 [ "$KEEP" = 1 ] && cp "$RESULTS" "$OUT/web-results.tsv"
 
 # --- the report ----------------------------------------------------------------------
-awk -F'\t' -v rounds="$ROUNDS" -v dur="$DURATION" -v eps="$ENDPOINTS" -v cfgs="${CONFIGS[*]}" -v pinning="$PINNING" -v conns="$CONNS" '
+[ "$ROUNDS" -gt 0 ] && awk -F'\t' -v rounds="$ROUNDS" -v dur="$DURATION" -v eps="$ENDPOINTS" -v cfgs="${CONFIGS[*]}" -v pinning="$PINNING" -v conns="$CONNS" '
 '"$AWK_MEDIAN"'
 function loss(x, y) { return y > 0 ? sprintf("%+.1f%%", (1 - x / y) * 100) : "-" }
 { nr++; c[nr] = $1 SUBSEP $2; rd[nr] = $3; for (i = 4; i <= 17; i++) v[nr, i] = $i
+  v[nr, 18] = $4 > 0 ? $11 / 1e3 / ($4 * dur) : 0	# CPU us per request, this run
   k = $1 SUBSEP $2
   if (!(k in lo) || $4 < lo[k]) lo[k] = $4
   if (!(k in hi) || $4 > hi[k]) hi[k] = $4
   drop[k] += $14; rec[k] += $13; sum[k] += $15; req[k] += $12; byt[k] += $16; err[k] += $10
   if (!ldn || $17 < lmin) lmin = $17
   if ($17 > lmax) lmax = $17
-  ldn++; lds[ldn] = $17 }
+  ldn++ }
 END {
 	ne = split(eps, ep, " "); ncf = split(cfgs, cf, " ")
 	printf "\nclrtrace web benchmark: wrk -t1 -c%d on loopback, %d s measured per run, medians of %d interleaved rounds (%s)\n", conns, dur, rounds, pinning
@@ -304,14 +315,16 @@ END {
 	for (e = 1; e <= ne; e++) {
 		u = median("untraced" SUBSEP ep[e], 4)
 		printf "\n%s\n", ep[e]
-		printf "%-14s %9s %8s %15s %7s %7s %7s %6s %9s %8s %8s %7s\n", "configuration", "req/s", "loss", "req/s min-max",
-			"p50 us", "p90 us", "p99 us", "cores", "cpu us/rq", "rec/rq", "B/rq", "lost"
+		uc = median("untraced" SUBSEP ep[e], 18)
+		printf "%-14s %9s %8s %15s %7s %7s %7s %6s %9s %8s %8s %8s %7s\n", "configuration", "req/s", "loss", "req/s min-max",
+			"p50 us", "p90 us", "p99 us", "cores", "cpu us/rq", "cpu +%", "rec/rq", "B/rq", "lost"
 		for (i = 1; i <= ncf; i++) {
 			k = cf[i] SUBSEP ep[e]
-			R = median(k, 4); C = median(k, 11)
-			printf "%-14s %9.0f %8s %15s %7.0f %7.0f %7.0f %6.2f %9.1f %8s %8s %7s\n", cf[i], R,
+			R = median(k, 4); C = median(k, 11); U = median(k, 18)
+			printf "%-14s %9.0f %8s %15s %7.0f %7.0f %7.0f %6.2f %9.1f %8s %8s %8s %7s\n", cf[i], R,
 				(cf[i] == "untraced" ? "-" : loss(R, u)), sprintf("%.0f-%.0f", lo[k], hi[k]),
-				median(k, 5), median(k, 6), median(k, 7), C / (dur * 1e9), (R > 0 ? C / 1e3 / (R * dur) : 0),
+				median(k, 5), median(k, 6), median(k, 7), C / (dur * 1e9), U,
+				(cf[i] == "untraced" || uc == 0 ? "-" : sprintf("%+.1f%%", (U / uc - 1) * 100)),
 				(cf[i] ~ /^clrtrace/ ? sprintf("%.2f", rec[k] / req[k]) : "-"),
 				(cf[i] == "untraced" ? "-" : sprintf("%.0f", byt[k] / req[k])),
 				(cf[i] ~ /^clrtrace/ ? drop[k] : "-")
@@ -323,12 +336,16 @@ END {
 		if (u > p)
 			printf "; clrtrace loss / EventPipe loss: %.2f", (u - t) / (u - p)
 		printf "\n"
+		t = median("clrtrace" SUBSEP ep[e], 18); p = median("eventpipe" SUBSEP ep[e], 18)
+		if (p > uc && uc > 0)
+			printf "added CPU per request: clrtrace %+.1f us, EventPipe %+.1f us; clrtrace / EventPipe: %.2f\n", t - uc, p - uc, (t - uc) / (p - uc)
 		if (sum["clrtrace" SUBSEP ep[e]] > 0)
 			printf "clrtrace: %.2f exception.summary records per request\n", sum["clrtrace" SUBSEP ep[e]] / req["clrtrace" SUBSEP ep[e]]
 		if (drop["clrtrace" SUBSEP ep[e]] > 0)
 			printf "WARNING: clrtrace lost %d records on %s: not a valid comparison\n", drop["clrtrace" SUBSEP ep[e]], ep[e]
 	}
-	printf "\n(loss: requests/s below untraced; cores and cpu us/rq: CPU time of the service (and clrtrace run) during the measured window;\n"
+	printf "\n(loss: requests/s below untraced; cores and cpu us/rq: CPU time of the service (and clrtrace run) during the measured window,\n"
+	printf " per second and per request (median of the runs), cpu +%%: over untraced;\n"
 	printf " rec/rq, B/rq: records and trace bytes per request over the whole run, warm-up included; lost: records lost, all rounds)\n"
 }' "$RESULTS"
 
