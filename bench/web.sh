@@ -21,6 +21,12 @@
 #   -k           keep the traces and the per-run table in $BUILD/bench/out
 #   -M           do not run make in the build directory first
 #
+# LOGLEVEL=Information keeps the framework's per-request log lines (four
+# info lines a request, to the service's stdout, a file); by default the
+# service logs at Warning, as a production service configured like the
+# ASP.NET Core templates does: /fail's 500s are still logged, with their
+# stack traces, by Kestrel.
+#
 # BASE=DIR adds clrtrace-base: DIR/clrtrace and DIR/libclrtrace.so (another
 # tree's build), interleaved with the rest.
 #
@@ -60,8 +66,9 @@ PROFILE=0
 KEEP=0
 MAKE=1
 BASE=${BASE:-}
+LOGLEVEL=${LOGLEVEL:-Warning}
 
-usage() { sed -n '/^# Usage:/,/^# BASE=DIR/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
+usage() { sed -n '/^# Usage:/,/^# LOGLEVEL=/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
 die() { echo "bench: $*" >&2; exit 1; }
 
 while getopts "d:w:r:c:e:uPpkMh" opt; do
@@ -88,6 +95,7 @@ done
 for e in $ENDPOINTS; do
 	[[ $e =~ ^/[A-Za-z0-9/_-]*$ ]] || die "-e takes paths such as /fail, not '$e'"
 done
+[[ $LOGLEVEL =~ ^(Trace|Debug|Information|Warning|Error|Critical|None)$ ]] || die "LOGLEVEL is a .NET log level, not '$LOGLEVEL'"
 [ -z "$BASE" ] || { [ -x "$BASE/clrtrace" ] && [ -f "$BASE/libclrtrace.so" ]; } ||
 	die "BASE=$BASE holds no clrtrace and libclrtrace.so"
 
@@ -161,7 +169,7 @@ field() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p" <<<"$1"; }
 # RUNPID (what was started) and SVC (the service process).
 start() {
 	local cfg=$1 trace=$2 url=$3 i
-	local cmd=(env)
+	local cmd=(env Logging__LogLevel__Default="$LOGLEVEL")
 	[ "${4:-}" = perf ] && cmd+=(DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0)
 	case $cfg in
 	untraced) cmd+=("${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
@@ -170,8 +178,11 @@ start() {
 	eventpipe) cmd+=(DOTNET_EnableEventPipe=1 DOTNET_EventPipeConfig='Microsoft-Windows-DotNETRuntime:0x8000:5'
 		DOTNET_EventPipeOutputPath="$trace" DOTNET_EventPipeOutputStreaming=1 "${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	esac
-	# env and taskset exec: RUNPID is the service, or clrtrace run
-	"${cmd[@]}" >"$TMP/svc.out" 2>"$TMP/svc.err" &
+	# env and taskset exec: RUNPID is the service, or clrtrace run.  The
+	# service runs in its own directory: its content root, which the
+	# framework watches for changes, must not be where traces or perf data
+	# are written
+	(cd "$(dirname "$DLL")" && exec "${cmd[@]}") >"$TMP/svc.out" 2>"$TMP/svc.err" &
 	RUNPID=$!
 	SVC=$RUNPID
 	for i in $(seq 300); do
@@ -282,7 +293,7 @@ CONFIGS=(untraced clrtrace eventpipe)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
-echo "bench: $ENDPOINTS, wrk -t1 -c$CONNS, ${WARM}s warm-up + ${DURATION}s measured per run, $ROUNDS rounds; $PINNING;" \
+echo "bench: $ENDPOINTS, wrk -t1 -c$CONNS, ${WARM}s warm-up + ${DURATION}s measured per run, $ROUNDS rounds; $PINNING; log level $LOGLEVEL;" \
 	"$(nproc) CPUs ($cpu); ASP.NET Core $runtime; $(git -C "$srcdir" describe --always --dirty 2>/dev/null || echo '?')" >&2
 for ((r = 1; r <= ROUNDS; r++)); do
 	printf 'round %d/%d (load %s):' "$r" "$ROUNDS" "$(cut -d' ' -f1 /proc/loadavg)" >&2
@@ -296,7 +307,7 @@ done
 [ "$KEEP" = 1 ] && cp "$RESULTS" "$OUT/web-results.tsv"
 
 # --- the report ----------------------------------------------------------------------
-[ "$ROUNDS" -gt 0 ] && awk -F'\t' -v rounds="$ROUNDS" -v dur="$DURATION" -v eps="$ENDPOINTS" -v cfgs="${CONFIGS[*]}" -v pinning="$PINNING" -v conns="$CONNS" '
+[ "$ROUNDS" -gt 0 ] && awk -F'\t' -v rounds="$ROUNDS" -v dur="$DURATION" -v eps="$ENDPOINTS" -v cfgs="${CONFIGS[*]}" -v pinning="$PINNING, log level $LOGLEVEL" -v conns="$CONNS" '
 '"$AWK_MEDIAN"'
 function loss(x, y) { return y > 0 ? sprintf("%+.1f%%", (1 - x / y) * 100) : "-" }
 { nr++; c[nr] = $1 SUBSEP $2; rd[nr] = $3; for (i = 4; i <= 17; i++) v[nr, i] = $i
