@@ -5,7 +5,7 @@
 # requests per second under wrk.  A benchmark, not a test: it prints
 # figures and never fails on them.
 #
-# Usage: [BUILD=DIR] [BASE=DIR] bench/web.sh [-d SECS] [-w SECS] [-r ROUNDS] [-c CONNS] [-e ENDPOINTS] [-u] [-p] [-k] [-M]
+# Usage: [BUILD=DIR] [BASE=DIR] bench/web.sh [-d SECS] [-w SECS] [-r ROUNDS] [-c CONNS] [-e ENDPOINTS] [-P] [-p] [-k] [-M]
 #   -d SECS      measured wrk run per service start           (default 10, env DURATION)
 #   -w SECS      wrk warm-up of the same endpoint before it     (default 5, env WARM)
 #   -r ROUNDS    interleaved rounds; medians are reported       (default 5, env ROUNDS)
@@ -68,17 +68,16 @@ MAKE=1
 BASE=${BASE:-}
 LOGLEVEL=${LOGLEVEL:-Warning}
 
-usage() { sed -n '/^# Usage:/,/^# LOGLEVEL=/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
+usage() { sed -n '/^# Usage:/,/^# The service is/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
 die() { echo "bench: $*" >&2; exit 1; }
 
-while getopts "d:w:r:c:e:uPpkMh" opt; do
+while getopts "d:w:r:c:e:PpkMh" opt; do
 	case $opt in
 	d) DURATION=$OPTARG ;;
 	w) WARM=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	c) CONNS=$OPTARG ;;
 	e) ENDPOINTS=$OPTARG ;;
-	u) PIN=0 ;;
 	P) PIN=1 ;;
 	p) PROFILE=1 ;;
 	k) KEEP=1 ;;
