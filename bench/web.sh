@@ -14,9 +14,11 @@
 #   -P           pin: the service to CPU 0, wrk (and perf) to CPU 1 (taskset;
 #                two CPUs or more).  Off by default: on a machine that
 #                others load, a pinned service cannot move off a busy CPU
-#   -p           then profile: one more run of each configuration and
-#                endpoint with `perf record -g` on the service during the
-#                measured window; reports in $BUILD/bench/out/perf-*
+#   -p           then profile: one more run of untraced, clrtrace and
+#                clrtrace -x '!*' (muted: callbacks, no record) on each
+#                endpoint with `perf record --call-graph dwarf` on the
+#                service during the measured window; reports in
+#                $BUILD/bench/out/perf-* (the .data files are large)
 #                (-r 0 -p: the profiles alone)
 #   -k           keep the traces and the per-run table in $BUILD/bench/out
 #   -M           do not run make in the build directory first
@@ -173,6 +175,7 @@ start() {
 	case $cfg in
 	untraced) cmd+=("${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	clrtrace) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
+	clrtrace-muted) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -x '!*' -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-base) cmd+=(CLRTRACE_LIBRARY="$BASE/libclrtrace.so" "${SVC_PIN[@]}" "$BASE/clrtrace" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	eventpipe) cmd+=(DOTNET_EnableEventPipe=1 DOTNET_EventPipeConfig='Microsoft-Windows-DotNETRuntime:0x8000:5'
 		DOTNET_EventPipeOutputPath="$trace" DOTNET_EventPipeOutputStreaming=1 "${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
@@ -251,13 +254,15 @@ run_one() {
 	printf ' %s%s %.0f/s' "$cfg" "$ep" "$(tail -n1 "$RESULTS" | cut -f4)" >&2
 }
 
-# profile CONFIG ENDPOINT: perf record of the service during a measured
-# window; the data and a report in $OUT/perf-CONFIG-ENDPOINT.{data,txt}: CPU
-# time per request by library and by function (self time; samples of the
-# cpu-clock at HZ).  JIT-compiled code is named through a perf map, and
-# with W^X off, which the map needs (for every configuration alike).
+# profile CONFIG ENDPOINT: perf record (DWARF call graphs) of the service
+# during a measured window; the data and a report in
+# $OUT/perf-CONFIG-ENDPOINT.{data,txt}: CPU time per request by library,
+# by clrtrace callback, and for the runtime by the managed method that
+# called into it (bench/web/attribute.awk), then self time by function.
+# JIT-compiled code is named through a perf map, with W^X off, which the
+# map needs (for every configuration alike).
 profile() {
-	local cfg=$1 ep=$2 url trace data rep m svc ppid hz=1999
+	local cfg=$1 ep=$2 url trace data rep m svc ppid hz=999 rq
 	RUNNO=$((RUNNO + 1))
 	url="http://127.0.0.1:$((PORT0 + RUNNO % 1000))"
 	trace=$TMP/$cfg.trace
@@ -265,23 +270,20 @@ profile() {
 	rep=$OUT/perf-$cfg-${ep#/}.txt
 	start "$cfg" "$trace" "$url" perf
 	wrk_run "$WARM" "$url$ep" >/dev/null
-	"${WRK_PIN[@]}" perf record -q -g -F $hz -o "$data" -p "$SVC" -- sleep "$DURATION" >/dev/null 2>&1 &
+	"${WRK_PIN[@]}" perf record -q --call-graph dwarf,32768 -F $hz -o "$data" -p "$SVC" -- sleep "$DURATION" >/dev/null 2>&1 &
 	ppid=$!
 	m=$(wrk_run "$DURATION" "$url$ep")
 	wait $ppid
 	svc=$SVC
 	stop
 	rm -f "$trace" "$trace".*
-	# us of CPU per request: samples / hz / requests
-	local per='{ sub(/^ *[0-9.]+% */, ""); n = $1; $1 = ""; printf "%9.2f  %s\n", n * 1e6 / hz / rq, $0 }'
+	rq=$(field "$m" requests)
 	{
-		echo "# $cfg $ep: $(field "$m" requests) requests in ${DURATION}s; perf record -F $hz; CPU us per request (self)"
-		echo "# by library"
-		perf report -i "$data" --no-children --sort dso -g none --stdio -n 2>/dev/null | grep -v '^#' | grep -v '^$' |
-			head -n 15 | awk -v hz=$hz -v rq="$(field "$m" requests)" "$per"
-		echo "# by function"
+		perf script -i "$data" -F tid,ip,sym,dso 2>/dev/null |
+			awk -v hz=$hz -v rq="$rq" -v name="$cfg $ep" -f "$srcdir/bench/web/attribute.awk"
+		echo "# $cfg $ep: self time by function (us per request)"
 		perf report -i "$data" --no-children --sort dso,sym -g none --stdio -n 2>/dev/null | grep -v '^#' | grep -v '^$' |
-			head -n 60 | awk -v hz=$hz -v rq="$(field "$m" requests)" "$per"
+			head -n 40 | awk -v hz=$hz -v rq="$rq" '{ sub(/^ *[0-9.]+% */, ""); n = $1; $1 = ""; printf "%9.2f  %s\n", n * 1e6 / hz / rq, $0 }'
 	} >"$rep"
 	rm -f "/tmp/perf-$svc.map" "/tmp/perfinfo-$svc.map"
 	echo "bench: profile of $cfg $ep: $rep" >&2
@@ -362,7 +364,7 @@ END {
 if [ "$PROFILE" = 1 ]; then
 	echo >&2
 	for ep in $ENDPOINTS; do
-		for cfg in untraced clrtrace; do
+		for cfg in untraced clrtrace clrtrace-muted; do
 			profile "$cfg" "$ep"
 		done
 	done
