@@ -17,28 +17,30 @@ find_build() {
 	BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
 }
 
-# build_throw: build bench/exceptions/Throw out of the source tree into
-# $BUILD/bench/out/bin/Throw (when its sources changed); sets OUT and DLL.
-build_throw() {
-	local psrc pbin
+# build_bench NAME DIR: build the C# project DIR (DIR/NAME.csproj) out of the
+# source tree into $BUILD/bench/out/bin/NAME, optimized, when its sources
+# changed; sets OUT and DLL.  It builds next to a copy of
+# tests/programs/Directory.Build.props and NuGet.config (no package source).
+build_bench() {
+	local name=$1 dir=$2 psrc pbin
 	OUT=$BUILD/bench/out
 	psrc=$OUT/src
-	pbin=$OUT/bin/Throw
-	mkdir -p "$OUT"
-	if [ ! -f "$pbin/Throw.dll" ] ||
-		[ -n "$(find "$srcdir/bench/exceptions/Throw" "$srcdir/tests/programs/Directory.Build.props" \
-			-newer "$pbin/Throw.dll" -type f 2>/dev/null)" ]; then
-		echo "bench: building Throw" >&2
-		rm -rf "$psrc"
-		mkdir -p "$psrc"
-		cp -r "$srcdir/bench/exceptions/Throw" "$psrc/Throw"
-		rm -rf "$psrc/Throw/obj" "$psrc/Throw/bin"
+	pbin=$OUT/bin/$name
+	mkdir -p "$psrc"
+	if [ ! -f "$pbin/$name.dll" ] ||
+		[ -n "$(find "$dir" "$srcdir/tests/programs/Directory.Build.props" \
+			-newer "$pbin/$name.dll" -type f 2>/dev/null)" ]; then
+		echo "bench: building $name" >&2
+		rm -rf "${psrc:?}/$name"
+		cp -r "$dir" "$psrc/$name"
+		rm -rf "$psrc/$name/obj" "$psrc/$name/bin"
 		cp "$srcdir/tests/programs/Directory.Build.props" "$srcdir/tests/programs/NuGet.config" "$psrc/"
 		chmod -R u+w "$psrc"
-		dotnet build -c Release -o "$pbin" "$psrc/Throw/Throw.csproj" >"$OUT/build.log" 2>&1 ||
-			{ cat "$OUT/build.log" >&2; die "could not build Throw"; }
+		# the test programs' settings turn the JIT optimizer off: a benchmark wants it
+		dotnet build -c Release -p:Optimize=true -o "$pbin" "$psrc/$name/$name.csproj" >"$OUT/build-$name.log" 2>&1 ||
+			{ cat "$OUT/build-$name.log" >&2; die "could not build $name"; }
 	fi
-	DLL=$pbin/Throw.dll
+	DLL=$pbin/$name.dll
 }
 
 # build_null_profiler: build bench/null-profiler (its own code and com.c:
@@ -55,6 +57,8 @@ build_null_profiler() {
 			die "could not build the null profiler"
 	fi
 }
+# build_throw: build bench/exceptions/Throw (build_bench); sets OUT and DLL.
+build_throw() { build_bench Throw "$srcdir/bench/exceptions/Throw"; }
 
 # An awk function for the reports: median(cfg, col), the median of column
 # COL (v[i, col]) over the rows i whose configuration c[i] is CFG, leaving
