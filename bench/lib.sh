@@ -43,7 +43,7 @@ build_bench() {
 	DLL=$pbin/$name.dll
 }
 
-# build_null_profiler: build bench/null-profiler (its own code and com.c:
+# build_null_profiler: build bench/null-profiler (its own code, com.c and iids.c:
 # DllGetClassObject, the GUIDs) into $BUILD/bench/out when it changed; sets
 # NULLPROF to the library.
 build_null_profiler() {
@@ -53,7 +53,8 @@ build_null_profiler() {
 	if [ ! -f "$NULLPROF" ] || [ "$srcdir/bench/null-profiler/null-profiler.c" -nt "$NULLPROF" ]; then
 		${CC:-gcc} -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden \
 			-include "$BUILD/autoconf.h" -I"$srcdir/src" -o "$NULLPROF" \
-			"$srcdir/bench/null-profiler/null-profiler.c" "$srcdir/src/profiler/abi/com.c" ||
+			"$srcdir/bench/null-profiler/null-profiler.c" "$srcdir/src/profiler/abi/com.c" \
+			"$srcdir/src/profiler/abi/iids.c" ||
 			die "could not build the null profiler"
 	fi
 }
