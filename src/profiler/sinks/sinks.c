@@ -288,8 +288,9 @@ void ct_sinks_kick(void)
 	pthread_mutex_unlock(&flusher_lock);
 }
 
-/* The writer thread: take the staged records to the sinks when a thread
- * hands over a full buffer, and every CLRTRACE_FLUSH_MS. */
+/* The writer thread: take the staged records to the sinks every
+ * CLRTRACE_FLUSH_MS, and when a thread stages a record too big for its
+ * buffers (ct_sinks_kick). */
 static void *flusher_main(void *arg)
 {
 	struct timespec ts;

@@ -5,9 +5,11 @@
  * halves).  A record is numbered (one atomic counter, which also holds the
  * trace's state) and copied into the active half under the slot's lock,
  * which only the writer ever contends for.  When a half fills, the thread
- * hands it to the writer and goes on in the other one.
+ * hands it to the writer and goes on in the other one; when both are full,
+ * it does the writer's round itself.
  *
- * The writer (the flusher thread, or a thread flushing on its way out)
+ * The writer (the flusher thread every CLRTRACE_FLUSH_MS, a thread whose
+ * halves are full, or a thread flushing on its way out)
  * reads the counter, S, then takes each slot's lock once: numbering and
  * copying happen under that lock, so every record up to S is in a slot by
  * then.  A merge by seq hands the sinks the records up to S in seq order
@@ -292,7 +294,6 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 	struct pending_rec h = { .event = (uint16_t)ev, .depth = (int16_t)depth, .tid = tid, .magic = PENDING_REC_MAGIC };
 	size_t need = pending_rec_size(len + 1); /* at most: the room is not all prefix */
 	struct big *b = NULL;
-	bool kick = false;
 	struct slot *s;
 	int err = 0;
 	char *start;
@@ -312,9 +313,12 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 		int o = s->active ^ 1;
 
 		if (!s->handed[o] && s->used[o] == 0) {
+			/* no wake-up of the writer here: on a VM waking a thread
+			 * on another CPU costs more than the write it saves (the
+			 * writer comes every CLRTRACE_FLUSH_MS, or this thread
+			 * does its round when both halves are full) */
 			s->handed[s->active] = true;
 			s->active = o;
-			kick = true;
 			break;
 		}
 		/* both halves wait for the writer: the disk is slower than the program */
@@ -336,8 +340,6 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 	frame(half_of(s, s->active) + s->used[s->active], &h, start);
 	set_used(s, s->active, s->used[s->active] + pending_rec_size(h.len));
 	slot_unlock(s);
-	if (kick)
-		ct_sinks_kick();
 	return 1;
 }
 

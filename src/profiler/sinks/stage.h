@@ -28,7 +28,7 @@ uint64_t stage_numbered(void);
 uint64_t stage_seal(void);
 /* Is the trace open (not sealed, not ended)? */
 bool stage_is_open(void);
-/* Wake the writer: a thread handed it a full buffer (sinks.c). */
+/* Wake the writer: a thread staged a record too big for its buffers (sinks.c). */
 void ct_sinks_kick(void);
 /* Do the writer's round on the calling thread: its buffers are full. */
 void ct_sinks_help(void);
