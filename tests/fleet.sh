@@ -300,10 +300,15 @@ EOF
 	fi
 	expect "host $i: a time journalctl-style parsing does not know is a usage error" \
 		"$(cat "$d/local-badtime.rc"):$(grep -c 'is not a time' "$d/local-badtime.err")" "2:1"
-	if [ -s "$d/follow-view.txt" ] && cmp -s "$d/file-instants.txt" "$d/follow-view.txt"; then
+	# a follow view prints a thread's header at its first record, when its
+	# managed id may not be known yet (the file's view knows it): headers
+	# are compared without it
+	sed -E '/^--- /s/ managed [0-9]+//' "$d/file-instants.txt" >"$d/file-instants.cmp"
+	sed -E '/^--- /s/ managed [0-9]+//' "$d/follow-view.txt" >"$d/follow-view.cmp"
+	if [ -s "$d/follow-view.txt" ] && cmp -s "$d/file-instants.cmp" "$d/follow-view.cmp"; then
 		ok "host $i: view -f --journal, started before the runs, showed them as view of the file does"
 	else
-		diff "$d/file-instants.txt" "$d/follow-view.txt" | head; fail "host $i: view -f --journal differs"
+		diff "$d/file-instants.cmp" "$d/follow-view.cmp" | head; fail "host $i: view -f --journal differs"
 	fi
 	expect "host $i: two CLRTRACE_EVENT= matches are ORed" "$(jq .records "$d/local-throws.json")" \
 		"$(jq -c 'select(.event=="exception.throw" or .event=="exception.unhandled")' "$d/all.jsonl" | wc -l)"

@@ -23,7 +23,8 @@ import sys
 
 
 def main(path):
-    f = {"lines": 0, "bad_lines": [], "torn": False, "events": {}, "dropped": 0, "last_event": None}
+    f = {"lines": 0, "bad_lines": [], "torn": False, "events": {}, "dropped": 0, "last_event": None,
+         "errors": []}
     seqs = []
     backwards = 0
     prev_seq = None
@@ -54,6 +55,8 @@ def main(path):
                 prev_seq = seq
             if ev == "trace.dropped":
                 f["dropped"] += r.get("count", 0)
+            if ev == "trace.error":
+                f["errors"].append(str(r.get("message")))
             t = tids.setdefault(str(r.get("tid")), {"records": 0, "ts_back": 0, "last_ts": 0, "throws": 0,
                                                      "summaries": 0, "outcomes": {}})
             t["records"] += 1
