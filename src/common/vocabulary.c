@@ -7,7 +7,7 @@
 
 const struct ct_event_info ct_events[_EV_MAX] = {
 #define EV(id, nm, cat, knd, prio, msgid, desc, msg, col, describe, stats, subject, body) \
-	[EV_##id] = { .name = nm, .category = cat, .kind = knd, .priority = prio, \
+	[EV_##id] = { .name = nm, .name_len = sizeof(nm) - 1, .category = cat, .kind = knd, .priority = prio, \
 		      .message_id = msgid, .description = desc, .message = msg, .color = col },
 #include "common/vocabulary.def"
 #undef EV

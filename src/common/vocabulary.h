@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum ct_category {
@@ -42,6 +43,7 @@ enum ct_phase { PH_INSTANT, PH_BEGIN, PH_END, _PH_MAX, _PH_INVALID = -1 };
 
 struct ct_event_info {
 	const char *name;
+	size_t name_len;        /* strlen(name): written into every record */
 	enum ct_category category;
 	enum ct_kind kind;
 	int priority;           /* syslog priority for the journal */

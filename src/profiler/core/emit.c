@@ -5,7 +5,6 @@
  * number it, stage it in the thread's own slot and write it in seq order),
  * the tracer's own errors.
  */
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,34 +58,21 @@ static void thread_ids(struct ct_thread *t)
 	t->ids_managed = t->managed_id;
 }
 
-/* The length of event EV's name, measured once. */
-static size_t event_name_len(enum ct_event ev)
-{
-	static _Atomic size_t len[_EV_MAX];
-	size_t n = atomic_load_explicit(&len[ev], memory_order_relaxed);
-
-	if (!n) {
-		n = strlen(ct_events[ev].name);
-		atomic_store_explicit(&len[ev], n, memory_order_relaxed);
-	}
-	return n;
-}
-
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
  * is kept in front (ct_sinks_dispatch fills it in as it numbers it). */
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
 			 const json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
-	static const char *const phase_text[_PH_MAX] = {
-		[PH_INSTANT] = "\",\"phase\":\"instant\"",
-		[PH_BEGIN] = "\",\"phase\":\"begin\"",
-		[PH_END] = "\",\"phase\":\"end\"",
+#define PHASE(text) { text, sizeof(text) - 1 }
+	static const struct {
+		const char *s;
+		size_t n;
+	} phase_text[_PH_MAX] = {
+		[PH_INSTANT] = PHASE("\",\"phase\":\"instant\""),
+		[PH_BEGIN] = PHASE("\",\"phase\":\"begin\""),
+		[PH_END] = PHASE("\",\"phase\":\"end\""),
 	};
-	static const size_t phase_len[_PH_MAX] = {
-		[PH_INSTANT] = sizeof("\",\"phase\":\"instant\"") - 1,
-		[PH_BEGIN] = sizeof("\",\"phase\":\"begin\"") - 1,
-		[PH_END] = sizeof("\",\"phase\":\"end\"") - 1,
-	};
+#undef PHASE
 	struct jw *w = &t->line;
 
 	jw_reset(w);
@@ -98,8 +84,8 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_raw(w, t->ids, t->ids_len);
 	/* event names are the vocabulary's identifiers: nothing to escape */
 	jw_raw(w, ",\"event\":\"", 10);
-	jw_raw(w, ct_events[ev].name, event_name_len(ev));
-	jw_raw(w, phase_text[ph], phase_len[ph]);
+	jw_raw(w, ct_events[ev].name, ct_events[ev].name_len);
+	jw_raw(w, phase_text[ph].s, phase_text[ph].n);
 	jw_key(w, "span");
 	if (pl->span)
 		jw_u64(w, pl->span);
