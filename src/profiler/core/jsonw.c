@@ -208,20 +208,6 @@ void jw_value(struct jw *w, const json_t *v)
 	}
 }
 
-/* V written once, for records that repeat it (see jsonw.h). */
-char *jw_dump(const json_t *v, size_t *len)
-{
-	struct jw w = { 0 };
-
-	jw_value(&w, v);
-	if (w.b.oom) {
-		jw_free(&w);
-		return NULL;
-	}
-	*len = w.b.len;
-	return strbuf_steal(&w.b);
-}
-
 /* The members of a typed payload, each as ,"k":v (see jsonw.h). */
 void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 {

@@ -62,9 +62,6 @@ static inline void jw_key(struct jw *w, const char *key)
 }
 /* A jansson value, compact, keys in insertion order. */
 void jw_value(struct jw *w, const json_t *v);
-/* V as jw_value writes it, malloc'd (*LEN bytes), for a value that many
- * records repeat; NULL when out of memory. */
-char *jw_dump(const json_t *v, size_t *len);
 /* The members of an object, each as ,"k":v (no braces). */
 void jw_members(struct jw *w, const json_t *obj);
 
@@ -81,7 +78,7 @@ enum jw_kind {
 	JW_NULL,
 	JW_IDREF, /* i: {"id":i} */
 	JW_JSON,  /* j: a jansson value, borrowed (written as jw_value does);
-		   * s, len: when s is set, that value already written (jw_dump) */
+		   * s, len: when s is set, a JSON value already written as text */
 	JW_MEMBERS, /* j: a jansson object whose members are written here (key unused) */
 };
 struct jw_field {
