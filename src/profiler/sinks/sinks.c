@@ -268,12 +268,6 @@ void ct_flush_all(bool dying)
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
-/* Do the writer's round here (see stage.h). */
-void ct_sinks_help(void)
-{
-	ct_flush_all(false);
-}
-
 /* Wake the writer (see stage.h); without one, do its round here. */
 void ct_sinks_kick(void)
 {

@@ -216,13 +216,6 @@ static struct slot *slot_mine(struct ct_stage_ref *ref, int *err)
 	return NULL;
 }
 
-/* Both halves wait for the writer (the disk, or the writer's share of the
- * CPU, is slower than the program): do its round on this thread. */
-static void wait_room(void)
-{
-	ct_sinks_help();
-}
-
 /* Number a record: its seq, or 0 when the trace takes no more (LAST:
  * a record that ends it). */
 static uint64_t claim(bool last)
@@ -265,7 +258,7 @@ static int put_big(struct slot *s, struct ct_stage_ref *ref, char *line, size_t 
 {
 	while (s->big) {
 		slot_unlock(s);
-		wait_room();
+		ct_flush_all(false); /* the writer has not come: do its round here */
 		slot_lock(s);
 		if (s->gen != ref->gen) {
 			slot_unlock(s);
@@ -323,7 +316,7 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 		}
 		/* both halves wait for the writer: the disk is slower than the program */
 		slot_unlock(s);
-		wait_room();
+		ct_flush_all(false); /* the writer has not come: do its round here */
 		slot_lock(s);
 		if (s->gen != ref->gen) {
 			slot_unlock(s);

@@ -30,8 +30,6 @@ uint64_t stage_seal(void);
 bool stage_is_open(void);
 /* Wake the writer: a thread staged a record too big for its buffers (sinks.c). */
 void ct_sinks_kick(void);
-/* Do the writer's round on the calling thread: its buffers are full. */
-void ct_sinks_help(void);
 /* End the numbering and free the area (the writer has taken everything). */
 void stage_close(void);
 /* A thread ends: its slot may serve another. */
