@@ -331,26 +331,15 @@ static bool has_line(const char *t, size_t tn, bool at_start, const char *line, 
 	return false;
 }
 
-/* qsort_r order of record indices by their seq (ARG). */
-static int by_seq(const void *a, const void *b, void *arg)
-{
-	const uint64_t *seq = arg;
-	uint64_t x = seq[*(const size_t *)a], y = seq[*(const size_t *)b];
-
-	return x < y ? -1 : x > y;
-}
-
-#define SWAP(a, b)                      \
-	do {                            \
-		__typeof__(a) tmp_ = (a); \
-		(a) = (b);              \
-		(b) = tmp_;             \
-	} while (0)
+/* One record found in a mirror: its line (without the newline) and seq. */
+struct line {
+	const char *v;
+	size_t len;
+	uint64_t seq;
+};
 
 struct lines {
-	const char **v;
-	size_t *len; /* without the newline */
-	uint64_t *seq;
+	struct line *at;
 	size_t n, cap;
 };
 
@@ -376,58 +365,26 @@ static int lines_add(struct lines *l, const char *d, size_t used, bool *bad)
 		}
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 256;
-			const char **v = reallocarray(l->v, cap, sizeof(*v));
-			if (!v)
+			struct line *at = reallocarray(l->at, cap, sizeof(*at));
+
+			if (!at)
 				return -ENOMEM;
-			l->v = v;
-			size_t *len = reallocarray(l->len, cap, sizeof(*len));
-			if (!len)
-				return -ENOMEM;
-			l->len = len;
-			uint64_t *seq = reallocarray(l->seq, cap, sizeof(*seq));
-			if (!seq)
-				return -ENOMEM;
-			l->seq = seq;
+			l->at = at;
 			l->cap = cap;
 		}
-		l->v[l->n] = d + off + sizeof(r);
-		l->len[l->n] = r.len - 1;
-		l->seq[l->n++] = r.seq;
+		l->at[l->n++] = (struct line){ .v = d + off + sizeof(r), .len = r.len - 1, .seq = r.seq };
 		off += size <= used - off ? size : used - off;
 	}
 	return 0;
 }
 
-/* Put L in seq order (each buffer is in order; threads' buffers interleave). */
-static int lines_sort(struct lines *l)
+/* qsort order of lines by seq (each buffer is in order; threads' buffers
+ * interleave). */
+static int by_seq(const void *a, const void *b)
 {
-	size_t *idx = calloc(l->n, sizeof(*idx));
-	const char **v = calloc(l->n, sizeof(*v));
-	size_t *len = calloc(l->n, sizeof(*len));
-	uint64_t *seq = calloc(l->n, sizeof(*seq));
-	int r = 0;
+	uint64_t x = ((const struct line *)a)->seq, y = ((const struct line *)b)->seq;
 
-	if (!idx || !v || !len || !seq) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < l->n; i++)
-		idx[i] = i;
-	qsort_r(idx, l->n, sizeof(*idx), by_seq, l->seq);
-	for (size_t i = 0; i < l->n; i++) {
-		v[i] = l->v[idx[i]];
-		len[i] = l->len[idx[i]];
-		seq[i] = l->seq[idx[i]];
-	}
-	SWAP(v, l->v);
-	SWAP(len, l->len);
-	SWAP(seq, l->seq);
-out:
-	free(idx);
-	free(v);
-	free(len);
-	free(seq);
-	return r;
+	return x < y ? -1 : x > y;
 }
 
 /* Append to TRACE the lines of L from the first one it lacks.  The lines a
@@ -457,12 +414,12 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 	}
 	at_start = from == 0 || (map && map[from - 1] == '\n');
 	/* usually nothing was written (a death between flushes): one scan */
-	if (hi && !has_line(t, tn, at_start, l->v[0], l->len[0]))
+	if (hi && !has_line(t, tn, at_start, l->at[0].v, l->at[0].len))
 		hi = 0;
 	while (lo < hi) { /* first line not in the trace */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (has_line(t, tn, at_start, l->v[mid], l->len[mid]))
+		if (has_line(t, tn, at_start, l->at[mid].v, l->at[mid].len))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -472,10 +429,10 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 		 * is finished; another's is ended so ours are not glued to it */
 		const char *nl = memrchr(map, '\n', maplen);
 		size_t torn = maplen - (nl ? (size_t)(nl - map) + 1 : 0);
-		bool ours = torn < l->len[lo] && memcmp(map + maplen - torn, l->v[lo], torn) == 0;
+		bool ours = torn < l->at[lo].len && memcmp(map + maplen - torn, l->at[lo].v, torn) == 0;
 
 		if (ours) {
-			r = write_all(fd, l->v[lo] + torn, l->len[lo] - torn + 1);
+			r = write_all(fd, l->at[lo].v + torn, l->at[lo].len - torn + 1);
 			if (r == 0) {
 				++*appended;
 				lo++;
@@ -486,7 +443,7 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 	if (map)
 		munmap(map, maplen);
 	for (size_t i = lo; i < l->n && r == 0; i++) {
-		r = write_all(fd, l->v[i], l->len[i] + 1);
+		r = write_all(fd, l->at[i].v, l->at[i].len + 1);
 		if (r == 0)
 			++*appended;
 	}
@@ -566,8 +523,8 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 		r = lines_add(&l, data + (size_t)i * h->buf_size, (size_t)atomic_load(&h->used[i]), &bad);
 	if (bad)
 		say(s, 1, "damaged records skipped; the others are merged");
-	if (r == 0)
-		r = lines_sort(&l);
+	if (r == 0 && l.n)
+		qsort(l.at, l.n, sizeof(*l.at), by_seq);
 	if (r == 0 && l.n) {
 		tfd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 		if (tfd < 0)
@@ -579,9 +536,7 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 	}
 	if (r < 0)
 		say(s, 1, "cannot append to %s: %s", trace, strerror(-r));
-	free(l.v);
-	free(l.len);
-	free(l.seq);
+	free(l.at);
 	return r;
 }
 
