@@ -57,8 +57,17 @@ for v in $(test_runtimes); do
 		"$CLRTRACE" recover "$f" 2>"$f.recover"
 		expect "$n: recover exits 0" "$?" 0
 		after=$(wc -l <"$f")
-		grep -q "recovered $((after - before)) records into" "$f.recover" && [ "$after" -gt "$before" ] &&
-			ok "$n: recover appended $((after - before)) records to the $before written" || fail "$n: recover said: $(cat "$f.recover")"
+		# a kill that lands just after a round (every thread waiting for
+		# the one writing) leaves only records already in the file: then
+		# recover appends nothing and says nothing; the checks below hold
+		# the file whole either way
+		if grep -q "recovered $((after - before)) records into" "$f.recover" && [ "$after" -gt "$before" ]; then
+			ok "$n: recover appended $((after - before)) records to the $before written"
+		elif [ "$after" = "$before" ] && [ ! -s "$f.recover" ]; then
+			ok "$n: recover found every staged record already in the file ($before)"
+		else
+			fail "$n: recover said: $(cat "$f.recover") (lines before $before, after $after)"
+		fi
 		[ ! -e "$f.$pid.pending" ] && ok "$n: FILE.<pid>.pending is removed" || fail "$n: FILE.$pid.pending left"
 		after_kill "$f" "$n"
 		"$CLRTRACE" recover "$f" 2>/dev/null
