@@ -23,6 +23,7 @@
 #include "common/pdb.h"
 #include "common/strbuf.h"
 #include "common/util.h"
+#include "guid.h"
 #include "unit.h"
 
 /* ---- a PDB built by hand --------------------------------------------- */
@@ -315,34 +316,6 @@ static const char *why(int k)
 	case -EOPNOTSUPP: return "not a portable PDB";
 	default: return strerror(-k);
 	}
-}
-
-/* A GUID as .NET prints it (Guid.ToString()) ↔ its 16 stored bytes: the
- * first three fields little-endian, the last eight bytes in order. */
-static const int guid_order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-
-static void guid_print(const uint8_t g[16])
-{
-	for (int i = 0; i < 16; i++)
-		printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", g[guid_order[i]]);
-	putchar('\n');
-}
-
-static bool guid_parse(const char *s, uint8_t g[16])
-{
-	for (int i = 0; i < 16; i++) {
-		unsigned x;
-
-		if (i == 4 || i == 6 || i == 8 || i == 10) {
-			if (*s++ != '-')
-				return false;
-		}
-		if (sscanf(s, "%2x", &x) != 1)
-			return false;
-		g[guid_order[i]] = (uint8_t)x;
-		s += 2;
-	}
-	return *s == '\0';
 }
 
 /* lookup [--mvid GUID] ASSEMBLY TOKEN IL…: as the CLI would resolve them */
