@@ -39,22 +39,43 @@ enum md_table {
  * mapped by sections (an RVA is the offset from the base). */
 enum md_layout { MD_LAYOUT_FILE, MD_LAYOUT_MAPPED };
 
+#define MD_MAX_COLUMNS 9
+
 struct md {
 	const uint8_t *strings, *guid, *blob, *pdb;
 	uint32_t strings_size, guid_size, blob_size, pdb_size;
 	const uint8_t *table[MD_TABLE_MAX];  /* first row, or NULL */
-	uint32_t rows[MD_TABLE_MAX];
-	uint8_t row_size[MD_TABLE_MAX];
-	bool strings_big, guid_big, blob_big;
+	uint32_t rows[MD_TABLE_MAX];         /* here, or (a PDB) in the assembly */
+	/* where each column starts in a row; [ncolumns] is the row size */
+	uint8_t column[MD_TABLE_MAX][MD_MAX_COLUMNS + 1];
+	uint8_t columns[MD_TABLE_MAX];
 	uint64_t sorted;                     /* the header's Sorted bits */
 };
 
-/* The metadata root (starting "BSJB") of SIZE bytes at ROOT.  EXTERNAL_ROWS
- * (MD_TABLE_MAX counts, or NULL): row counts of tables that live elsewhere,
- * which size the indices into them (a portable PDB's type-system tables).
- * 0, -EBADMSG (malformed), -EOPNOTSUPP (uncompressed "#-" tables, written by
- * edit-and-continue). */
-int md_open_root(const void *root, size_t size, const uint32_t *external_rows, struct md *md);
+/* The PE headers of an image, checked (what the PDB lookup reads too). */
+struct md_pe {
+	const uint8_t *img;
+	size_t size, opt, sec;
+	uint32_t dd, nrva, nsec;
+	enum md_layout layout;
+};
+
+/* Check the PE headers of IMG (SIZE bytes, laid out as LAYOUT) and that it
+ * is a CLI image.  0, -EOPNOTSUPP (not PE, or no CLI header), -EBADMSG. */
+int md_pe_open(const void *img, size_t size, enum md_layout layout, struct md_pe *pe);
+
+/* Data directory I: its RVA and size (0, 0: none). */
+void md_pe_dir(const struct md_pe *pe, unsigned i, uint32_t *rva, uint32_t *size);
+
+/* Where LEN bytes at RVA lie in the image (inside one section's data when
+ * laid out as the file).  0 and *OFF, or -EBADMSG. */
+int md_pe_rva(const struct md_pe *pe, uint32_t rva, uint32_t len, size_t *off);
+
+/* The metadata root (starting "BSJB") of SIZE bytes at ROOT.  A portable
+ * PDB's root has a #Pdb stream, whose row counts of the assembly's tables
+ * size the indices into them.  0, -EBADMSG (malformed), -EOPNOTSUPP
+ * (uncompressed "#-" tables, written by edit-and-continue). */
+int md_open_root(const void *root, size_t size, struct md *md);
 
 /* The metadata of the CLI image IMAGE (SIZE bytes, laid out as LAYOUT).
  * 0, -EOPNOTSUPP (not a PE image, or no CLI header), -EBADMSG. */
