@@ -2,6 +2,7 @@
 // MethodDef rows, in the lines tests/unit/md-dump prints for the same rows
 // from the metadata itself (tests/metadata.sh compares them):
 //   P path            the file the runtime loaded
+//   R version         the runtime's (Environment.Version)
 //   V mvid            Module.ModuleVersionId
 //   T row name        Module.ResolveType(0x02000000|row).FullName
 //   M row type.name   Module.ResolveMethod(0x06000000|row): DeclaringType.FullName "." Name
@@ -39,6 +40,7 @@ namespace MdNames
             int badTypes = 0, badMethods = 0, badFields = 0;
 
             lines.Add("P " + asm.Location);
+            lines.Add("R " + Environment.Version);
             lines.Add("V " + mod.ModuleVersionId);
             for (int row = 1; ; row++)
             {

@@ -1,0 +1,93 @@
+#!/bin/bash
+# The metadata reader (src/common/metadata.c, through tests/unit/md-dump)
+# against the runtime's own reflection (tests/programs/MdNames) over the
+# same files: System.Private.CoreLib.dll and System.Linq.dll of each
+# runtime, and MdNames.dll itself (nested, generic, nested in generic and
+# compiler-generated types).  Every line reflection prints for a TypeDef,
+# MethodDef, field or the MVID must be one md-dump prints, and reflection
+# must have resolved nearly every row the reader lists (so the comparison
+# covers them).  Bad input gives one error line and status 1.
+. "$(dirname "$0")/lib.sh"
+
+DUMP="$top_builddir/tests/unit/md-dump"
+[ -x "$DUMP" ] || die "$DUMP is not built"
+
+# count KIND FILE: the lines of FILE for KIND (T, M or F)
+count() { grep -c "^$1 " "$2"; }
+
+# compare V WHAT CMD: MdNames WHAT on .NET V (CMD runs it) and md-dump of
+# the file it read
+compare() {
+	local v=$1 what=$2 cmd=$3 base="$OUT/net$1-$2" path kind ref got missing
+	# shellcheck disable=SC2086 # cmd is words
+	$cmd "$what" >"$base.reflection" 2>"$base.reflection.err" ||
+		{ fail ".NET $v $what: MdNames exited with $? ($(tail -1 "$base.reflection.err"))"; return; }
+	path=$(sed -n 's/^P //p' "$base.reflection")
+	expect ".NET $v $what: reflection ran on .NET $v" "$(sed -n 's/^R \([0-9]*\)\..*/\1/p' "$base.reflection")" "$v"
+	[ -f "$path" ] || { fail ".NET $v $what: MdNames read no file ('$path')"; return; }
+	"$DUMP" "$path" >"$base.reader" 2>"$base.reader.err" ||
+		fail ".NET $v $what: md-dump $path: status $?: $(head -3 "$base.reader.err" | tr '\n' ' ')"
+	grep -v '^[PR] ' "$base.reflection" | LC_ALL=C sort >"$base.reflection.sorted"
+	LC_ALL=C sort "$base.reader" >"$base.reader.sorted"
+	missing=$(LC_ALL=C comm -23 "$base.reflection.sorted" "$base.reader.sorted")
+	if [ -z "$missing" ]; then
+		ok ".NET $v $what: all $(wc -l <"$base.reflection.sorted") lines of reflection are the reader's"
+	else
+		fail ".NET $v $what: $(echo "$missing" | wc -l) lines of reflection the reader does not give (first: $(echo "$missing" | head -5 | tr '\n' ';')); see $base.*"
+	fi
+	for kind in T M F; do
+		ref=$(count "$kind" "$base.reflection.sorted")
+		got=$(count "$kind" "$base.reader.sorted")
+		# what reflection could not resolve is not compared: it must be rare
+		if [ "$got" -gt 0 ] && [ $((ref * 100)) -ge $((got * 99)) ] && [ "$ref" -le "$got" ]; then
+			ok ".NET $v $what: $kind: $ref of the reader's $got rows compared"
+		else
+			fail ".NET $v $what: $kind: only $ref of the reader's $got rows compared ($(tail -1 "$base.reflection.err"))"
+		fi
+	done
+	expect ".NET $v $what: the MVID" "$(grep '^V ' "$base.reader")" "$(grep '^V ' "$base.reflection")"
+}
+
+ran=0
+for v in $(test_runtimes); do
+	cmd=$(program_cmd MdNames "$v") || die "could not build MdNames for .NET $v"
+	for what in System.Private.CoreLib System.Linq self; do
+		compare "$v" "$what" "$cmd"
+	done
+	ran=$((ran + 1))
+	[ "$v" = 10 ] && self="$OUT/net10-self.reflection"
+done
+[ "$ran" -gt 0 ] || die "no runtime to test"
+
+# the hard cases are in the comparison (names as reflection gives them)
+for want in 'T [0-9]* MdNames.Outer`1+Inner`1$' 'T [0-9]* MdNames.Outer`1+Plain+<GetEnumerator>d__0$' \
+	'T [0-9]* MdNames.Deep+Level1+Level2+Level3$' 'T [0-9]* <>f__AnonymousType0`2$' 'T [0-9]* NoNamespace+Nested$' \
+	'T 1 <Module>$' 'M [0-9]* MdNames.Cases+<>c__DisplayClass0_0.<Run>b__0$' 'M [0-9]* MdNames.Explicit.System.IDisposable.Dispose$' \
+	'F [0-9]* Ĳ$' 'F [0-9]* <>1__state$'; do
+	grep -q "^$want" "$self" && ok "compared: $want" || fail "MdNames printed no line like '$want'"
+done
+
+# bad input: one line on stderr, status 1, nothing on stdout
+dll=$(sed -n 's/^P //p' "$self")
+bad() {
+	local what=$1 file=$2 st=0
+	"$DUMP" "$file" >"$OUT/bad.out" 2>"$OUT/bad.err" || st=$?
+	if [ "$st" = 1 ] && [ ! -s "$OUT/bad.out" ] && [ "$(wc -l <"$OUT/bad.err")" = 1 ]; then
+		ok "$what: $(sed "s|$OUT/||" "$OUT/bad.err")"
+	else
+		fail "$what: status $st, $(wc -l <"$OUT/bad.out") lines out, stderr: $(head -3 "$OUT/bad.err" | tr '\n' ' ')"
+	fi
+}
+size=$(stat -c %s "$dll")
+head -c $((size / 2)) "$dll" >"$OUT/half.dll"
+bad "half an assembly" "$OUT/half.dll"
+head -c 300 "$dll" >"$OUT/headers.dll"
+bad "its headers alone" "$OUT/headers.dll"
+bad "a portable PDB (metadata, not PE)" "${dll%.dll}.pdb"
+bad "an ELF file" "$DUMP"
+: >"$OUT/empty.dll"
+bad "an empty file" "$OUT/empty.dll"
+bad "a missing file" "$OUT/missing.dll"
+bad "a directory" "$OUT"
+
+finish
