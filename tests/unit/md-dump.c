@@ -110,7 +110,30 @@ static bool *nested_rows(const struct md *md)
 	return nested;
 }
 
-/* T lines, and md_find_type of each top-level type back to its row; the
+/* md_find_type of TypeDef row T's own namespace and name: T itself when
+ * it is top-level; a nested type is never found (a top-level namespace-less
+ * type of its name may be).  Whether it did so. */
+static bool find_type_back(const struct md *md, const bool *nested, uint32_t t, const char *path)
+{
+	uint32_t ns_idx, name_idx, found = 0;
+	const char *ns, *name;
+	int k;
+
+	if (md_get(md, MD_TYPEDEF, t, 1, &name_idx) < 0 || md_get(md, MD_TYPEDEF, t, 2, &ns_idx) < 0 ||
+	    !(name = md_string(md, name_idx)) || !(ns = md_string(md, ns_idx))) {
+		fprintf(stderr, "%s: TypeDef %u: its name columns do not read\n", path, t);
+		return false;
+	}
+	k = md_find_type(md, ns, name, &found);
+	if (nested[t] ? k == -ENOENT || (k == 0 && found <= md->rows[MD_TYPEDEF] && !nested[found])
+		      : k == 0 && found == t)
+		return true;
+	fprintf(stderr, "%s: TypeDef %u%s: md_find_type(\"%s\", \"%s\") gave %s %u\n", path, t,
+		nested[t] ? " (nested)" : "", ns, name, k < 0 ? why(k) : "row", found);
+	return false;
+}
+
+/* T lines, and md_find_type of each type's name (find_type_back); the
  * number of lookups that failed. */
 static unsigned dump_types(const struct md *md, const char *path)
 {
@@ -123,8 +146,6 @@ static unsigned dump_types(const struct md *md, const char *path)
 	}
 	for (uint32_t t = 1; t <= md->rows[MD_TYPEDEF]; t++) {
 		_cleanup_free_ char *name = NULL;
-		uint32_t ns_idx, name_idx, found = 0;
-		const char *ns, *simple;
 		int k = md_type_name(md, t, &name);
 
 		if (k < 0) {
@@ -133,20 +154,8 @@ static unsigned dump_types(const struct md *md, const char *path)
 			continue;
 		}
 		printf("T %u %s\n", t, name);
-		if (nested[t])
-			continue;
-		if (md_get(md, MD_TYPEDEF, t, 1, &name_idx) < 0 || md_get(md, MD_TYPEDEF, t, 2, &ns_idx) < 0 ||
-		    !(simple = md_string(md, name_idx)) || !(ns = md_string(md, ns_idx))) {
-			fprintf(stderr, "%s: TypeDef %u: its name columns do not read\n", path, t);
+		if (!find_type_back(md, nested, t, path))
 			bad++;
-			continue;
-		}
-		k = md_find_type(md, ns, simple, &found);
-		if (k < 0 || found != t) {
-			fprintf(stderr, "%s: TypeDef %u: md_find_type(\"%s\", \"%s\") gave %s %u\n", path, t, ns, simple,
-				k < 0 ? why(k) : "row", found);
-			bad++;
-		}
 	}
 	return bad;
 }
