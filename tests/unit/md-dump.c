@@ -12,23 +12,31 @@
  *                     md_find_type of a top-level type, md_method's owner)
  *                     is said on stderr and makes the exit status 1.
  *
+ *   md-dump --mapped FILE
+ *                     the same, read from FILE laid out as the loader maps
+ *                     it (MD_LAYOUT_MAPPED), and md_loaded_image_size of
+ *                     both layouts checked
+ *   md-dump mangle FILE
+ *                     every truncation and many corruptions of FILE and of
+ *                     its metadata: errors or right answers, never a read
+ *                     outside (md-mangle.c)
+ *
  * tests/metadata.sh compares the output with what reflection says of the
  * same rows (tests/programs/MdNames).  Bad input: one line, status 1.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/metadata.h"
 #include "common/util.h"
 #include "guid.h"
+#include "md-dump.h"
 
 /* What a reader's error means, for one line. */
-static const char *why(int k)
+const char *why(int k)
 {
 	switch (k) {
 	case -EBADMSG: return "malformed metadata";
@@ -39,60 +47,57 @@ static const char *why(int k)
 
 /* The whole of PATH in a buffer of exactly its size (so that a read past
  * its end is a read outside, for ASan): 0, or -errno. */
-static int read_whole(const char *path, uint8_t **ret, size_t *size)
+int read_whole(const char *path, uint8_t **ret, size_t *size)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
+	FILE *f = fopen(path, "rbe");
 	struct stat st;
-	size_t got = 0;
-	int fd, k = 0;
+	int k = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!f)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fileno(f), &st) < 0)
 		k = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		k = -EISDIR;
-		goto out;
-	}
+	else if (!S_ISREG(st.st_mode))
+		k = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	/* malloc(0) may give NULL: one byte more keeps NULL for failure */
-	buf = malloc((size_t)st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
+	else if (!(buf = malloc((size_t)st.st_size ? (size_t)st.st_size : 1)))
 		k = -ENOMEM;
-		goto out;
+	else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+		k = ferror(f) ? -EIO : -ENODATA;  /* shrank while read */
+	fclose(f);
+	if (k == 0) {
+		*ret = TAKE_PTR(buf);
+		*size = (size_t)st.st_size;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			k = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	*ret = TAKE_PTR(buf);
-	*size = got;
-out:
-	close(fd);
 	return k;
 }
 
-/* Fields [*FIRST, *END) of TypeDef row TYPE, from its FieldList column and
- * the next row's (ECMA-335 II.22.37). */
-static int field_range(const struct md *md, uint32_t type, uint32_t *first, uint32_t *end)
+/* The rows [*FIRST, *END) of LIST that TypeDef row TYPE owns: from its
+ * column COL (FieldList, MethodList) to the next row's (II.22.37). */
+static int list_range(const struct md *md, uint32_t type, unsigned col, enum md_table list, uint32_t *first,
+		      uint32_t *end)
 {
-	int k = md_get(md, MD_TYPEDEF, type, 4, first);
+	int k = md_get(md, MD_TYPEDEF, type, col, first);
 
 	if (k < 0)
 		return k;
 	if (type < md->rows[MD_TYPEDEF])
-		return md_get(md, MD_TYPEDEF, type + 1, 4, end);
-	*end = md->rows[MD_FIELD] + 1;
+		return md_get(md, MD_TYPEDEF, type + 1, col, end);
+	*end = md->rows[list] + 1;
 	return 0;
+}
+
+/* Print "KIND ROW NAME" of a lookup FN that gave K and NAME, or say on
+ * stderr why not.  Whether it printed. */
+static bool print_row(char kind, uint32_t row, int k, const char *name, const char *fn, const char *path)
+{
+	if (k < 0) {
+		fprintf(stderr, "%s: %s(%u): %s\n", path, fn, row, why(k));
+		return false;
+	}
+	printf("%c %u %s\n", kind, row, name);
+	return true;
 }
 
 /* Which TypeDef rows are nested (have a NestedClass row): a malloc'd
@@ -148,13 +153,7 @@ static unsigned dump_types(const struct md *md, const char *path)
 		_cleanup_free_ char *name = NULL;
 		int k = md_type_name(md, t, &name);
 
-		if (k < 0) {
-			fprintf(stderr, "%s: TypeDef %u: md_type_name: %s\n", path, t, why(k));
-			bad++;
-			continue;
-		}
-		printf("T %u %s\n", t, name);
-		if (!find_type_back(md, nested, t, path))
+		if (!print_row('T', t, k, name, "md_type_name", path) || !find_type_back(md, nested, t, path))
 			bad++;
 	}
 	return bad;
@@ -163,13 +162,9 @@ static unsigned dump_types(const struct md *md, const char *path)
 /* Whether Method row M lies in TypeDef row TYPE's MethodList range. */
 static bool method_of(const struct md *md, uint32_t type, uint32_t m)
 {
-	uint32_t first, end = md->rows[MD_METHODDEF] + 1;
+	uint32_t first, end;
 
-	if (type < 1 || type > md->rows[MD_TYPEDEF] || md_get(md, MD_TYPEDEF, type, 5, &first) < 0)
-		return false;
-	if (type < md->rows[MD_TYPEDEF] && md_get(md, MD_TYPEDEF, type + 1, 5, &end) < 0)
-		return false;
-	return m >= first && m < end;
+	return list_range(md, type, 5, MD_METHODDEF, &first, &end) == 0 && m >= first && m < end;
 }
 
 /* M lines; md_method's owner must be the type whose method list holds the
@@ -184,12 +179,10 @@ static unsigned dump_methods(const struct md *md, const char *path)
 		uint32_t owner = 0;
 		int k = md_method_name(md, m, &full);
 
-		if (k < 0) {
-			fprintf(stderr, "%s: MethodDef %u: md_method_name: %s\n", path, m, why(k));
+		if (!print_row('M', m, k, full, "md_method_name", path)) {
 			bad++;
 			continue;
 		}
-		printf("M %u %s\n", m, full);
 		k = md_method(md, m, &name, &owner);
 		if (k < 0 || !name || !method_of(md, owner, m)) {
 			fprintf(stderr, "%s: MethodDef %u: md_method gave %s, owner %u\n", path, m,
@@ -210,7 +203,7 @@ static unsigned dump_fields(const struct md *md, const char *path)
 	for (uint32_t t = 1; t <= md->rows[MD_TYPEDEF]; t++) {
 		uint32_t first, end;
 
-		if (field_range(md, t, &first, &end) < 0) {
+		if (list_range(md, t, 4, MD_FIELD, &first, &end) < 0) {
 			fprintf(stderr, "%s: TypeDef %u: its field list does not read\n", path, t);
 			bad++;
 			continue;
@@ -238,23 +231,102 @@ static unsigned dump_fields(const struct md *md, const char *path)
 	return bad;
 }
 
-/* md-dump FILE. */
-static int cmd_dump(const char *path)
+/* A file image: its bytes, and where its sections' data ends. */
+struct image {
+	uint8_t *bytes;
+	size_t size, data_end;
+};
+
+/* FILE (a file image) laid out as the loader maps it: its headers, then
+ * each section's data at its RVA, in a zeroed buffer of SizeOfImage bytes
+ * (*MAPPED).  0, -EBADMSG (headers this test does not follow), -ENOMEM. */
+static int map_image(struct image *file, struct image *mapped)
 {
-	_cleanup_free_ uint8_t *img = NULL;
+	const uint8_t *img = file->bytes;
+	uint32_t lfanew, nsec, opt, headers;
+	size_t sec;
+
+	if (file->size < 0x40)
+		return -EBADMSG;
+	lfanew = le32_at(img + 0x3c);
+	opt = lfanew + 24;
+	if ((uint64_t)opt + 64 > file->size)
+		return -EBADMSG;
+	nsec = le16_at(img + lfanew + 6);
+	sec = (size_t)opt + le16_at(img + lfanew + 20);
+	mapped->size = le32_at(img + opt + 56);    /* SizeOfImage */
+	headers = le32_at(img + opt + 60);         /* SizeOfHeaders */
+	if (sec + (size_t)nsec * 40 > file->size || headers > file->size || headers > mapped->size ||
+	    mapped->size > (1u << 30))
+		return -EBADMSG;
+	mapped->bytes = calloc(mapped->size ? mapped->size : 1, 1);
+	if (!mapped->bytes)
+		return -ENOMEM;
+	memcpy(mapped->bytes, img, headers);
+	file->data_end = headers;
+	for (uint32_t i = 0; i < nsec; i++) {
+		const uint8_t *s = img + sec + (size_t)i * 40;
+		uint32_t va = le32_at(s + 12), raw = le32_at(s + 16), ptr = le32_at(s + 20);
+
+		if ((uint64_t)ptr + raw > file->size || va > mapped->size)
+			return -EBADMSG;
+		/* the file's alignment may round the last section past the image's */
+		memcpy(mapped->bytes + va, img + ptr, raw < mapped->size - va ? raw : mapped->size - va);
+		if (ptr + raw > file->data_end)
+			file->data_end = ptr + raw;
+	}
+	return 0;
+}
+
+/* md_loaded_image_size of FILE and of MAPPED: where the sections' data ends
+ * and SizeOfImage.  Whether they are. */
+static bool check_loaded_size(const struct image *file, const struct image *mapped, const char *path)
+{
+	size_t n = 0;
+	int k;
+	bool good = true;
+
+	/* it reads the first page: a smaller file is not a mapping */
+	if (file->size >= 4096 && ((k = md_loaded_image_size(file->bytes, MD_LAYOUT_FILE, &n)) < 0 || n != file->data_end)) {
+		fprintf(stderr, "%s: md_loaded_image_size (file): %s %zu, want %zu\n", path, k < 0 ? why(k) : "size", n,
+			file->data_end);
+		good = false;
+	}
+	if ((k = md_loaded_image_size(mapped->bytes, MD_LAYOUT_MAPPED, &n)) < 0 || n != mapped->size) {
+		fprintf(stderr, "%s: md_loaded_image_size (mapped): %s %zu, want %zu\n", path, k < 0 ? why(k) : "size", n,
+			mapped->size);
+		good = false;
+	}
+	return good;
+}
+
+/* md-dump [--mapped] FILE. */
+static int cmd_dump(const char *path, bool as_mapped)
+{
+	_cleanup_free_ uint8_t *img = NULL, *map = NULL;
+	struct image file = {}, mapped = {};
 	uint8_t mvid[16];
 	struct md md;
-	size_t size = 0;
-	unsigned bad;
+	unsigned bad = 0;
 	int k;
 
-	k = read_whole(path, &img, &size);
+	k = read_whole(path, &img, &file.size);
 	if (k < 0)
 		return fprintf(stderr, "md-dump: %s: %s\n", path, strerror(-k)), 1;
-	k = md_open_image(img, size, MD_LAYOUT_FILE, &md);
+	file.bytes = img;
+	if (as_mapped) {
+		k = map_image(&file, &mapped);
+		map = mapped.bytes;
+		if (k < 0)
+			return fprintf(stderr, "md-dump: %s: cannot map it: %s\n", path, why(k)), 1;
+		if (!check_loaded_size(&file, &mapped, path))
+			bad++;
+		k = md_open_image(mapped.bytes, mapped.size, MD_LAYOUT_MAPPED, &md);
+	} else
+		k = md_open_image(file.bytes, file.size, MD_LAYOUT_FILE, &md);
 	if (k < 0)
 		return fprintf(stderr, "md-dump: %s: %s\n", path, why(k)), 1;
-	bad = dump_types(&md, path) + dump_methods(&md, path) + dump_fields(&md, path);
+	bad += dump_types(&md, path) + dump_methods(&md, path) + dump_fields(&md, path);
 	k = md_mvid(&md, mvid);
 	if (k < 0) {
 		fprintf(stderr, "%s: md_mvid: %s\n", path, why(k));
@@ -270,8 +342,12 @@ static int cmd_dump(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && argv[1][0] != '-')
-		return cmd_dump(argv[1]);
-	fprintf(stderr, "usage: md-dump FILE\n");
+	if (argc == 3 && streq(argv[1], "mangle"))
+		return cmd_mangle(argv[2]);
+	if (argc == 3 && streq(argv[1], "--mapped"))
+		return cmd_dump(argv[2], true);
+	if (argc == 2 && argv[1][0] != '-' && !streq(argv[1], "mangle"))
+		return cmd_dump(argv[1], false);
+	fprintf(stderr, "usage: md-dump [--mapped] FILE | md-dump mangle FILE\n");
 	return 2;
 }
