@@ -29,12 +29,16 @@ namespace MdNames
 
         static int Main(string[] args)
         {
+            if (args.Length == 2 && args[0] == "emit")
+                return Emitted.Write(args[1]);
             if (args.Length != 1)
             {
-                Console.Error.WriteLine("usage: MdNames self|ASSEMBLY-NAME");
+                Console.Error.WriteLine("usage: MdNames self|ASSEMBLY-NAME|PATH.dll | MdNames emit PATH.dll");
                 return 2;
             }
-            Assembly asm = args[0] == "self" ? typeof(Program).Assembly : Assembly.Load(new AssemblyName(args[0]));
+            Assembly asm = args[0] == "self" ? typeof(Program).Assembly
+                : args[0].EndsWith(".dll") ? Assembly.LoadFrom(args[0])
+                : Assembly.Load(new AssemblyName(args[0]));
             Module mod = asm.ManifestModule;
             var lines = new List<string>();
             int badTypes = 0, badMethods = 0, badFields = 0;
@@ -106,6 +110,48 @@ namespace MdNames
             // the hard cases run too, so that they are what the compiler made of real code
             return Cases.Run() == 42 ? 0 : 3;
         }
+    }
+
+    // An assembly C# cannot write: type names with the characters reflection
+    // escapes in a FullName (, + & * [ ] \), a nested type with a namespace
+    // of its own, global methods and fields (in <Module>).  Written with
+    // PersistedAssemblyBuilder (.NET 9 on); on .NET 8, status 4.
+    static class Emitted
+    {
+        public static int Write(string path)
+        {
+#if NET9_0_OR_GREATER
+            var ab = new System.Reflection.Emit.PersistedAssemblyBuilder(new AssemblyName("MdEmitted"), typeof(object).Assembly);
+            var mb = ab.DefineDynamicModule("MdEmitted");
+            foreach (string name in new[] { "Ns.Comma,Name", "Ns.Plus+Name", "Ns.Brackets[]", "Ns.Amp&Star*", "Ns.Back\\slash", "NoNs,Comma" })
+            {
+                var tb = mb.DefineType(name, TypeAttributes.Public | TypeAttributes.Class);
+                tb.DefineField("field,with+odd[chars]", typeof(int), FieldAttributes.Public);
+                Method(tb.DefineMethod("Method,Odd+Name", MethodAttributes.Public | MethodAttributes.Static, typeof(void), Type.EmptyTypes));
+                var nested = tb.DefineNestedType("Inner+Odd", TypeAttributes.NestedPublic | TypeAttributes.Class);
+                Method(nested.DefineMethod("M", MethodAttributes.Public | MethodAttributes.Static, typeof(void), Type.EmptyTypes));
+                nested.CreateType();
+                tb.CreateType();
+            }
+            var outer = mb.DefineType("Ns.Outer", TypeAttributes.Public | TypeAttributes.Class);
+            var dotted = outer.DefineNestedType("Inner.Dotted", TypeAttributes.NestedPublic | TypeAttributes.Class);
+            Method(dotted.DefineMethod("M", MethodAttributes.Public | MethodAttributes.Static, typeof(void), Type.EmptyTypes));
+            dotted.CreateType();
+            outer.CreateType();
+            Method(mb.DefineGlobalMethod("GlobalMethod", MethodAttributes.Public | MethodAttributes.Static, typeof(void), Type.EmptyTypes));
+            mb.DefineUninitializedData("GlobalData", 16, FieldAttributes.Public);
+            mb.CreateGlobalFunctions();
+            ab.Save(path);
+            return 0;
+#else
+            Console.Error.WriteLine("no PersistedAssemblyBuilder before .NET 9: " + path + " not written");
+            return 4;
+#endif
+        }
+
+#if NET9_0_OR_GREATER
+        static void Method(System.Reflection.Emit.MethodBuilder m) => m.GetILGenerator().Emit(System.Reflection.Emit.OpCodes.Ret);
+#endif
     }
 
     // The shapes of TypeDef names: nested, generic, nested in generic,
