@@ -6,7 +6,7 @@
  * under --enable-sanitizers, an ASan report).  A truncated copy that opens
  * must answer every lookup as the whole does, or with an error: the bytes
  * it reads are the same.  A corrupted copy may answer anything but must
- * not read outside.
+ * not read outside.  And two loops in NestedClass, crafted: malformed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -237,6 +237,65 @@ static int find_root(const uint8_t *img, size_t size, size_t *off, uint32_t *len
 	return md_pe_rva(&pe, rva, *len, off);
 }
 
+/* Write VALUE into column COL of row ROW of TABLE of MD, whose bytes are
+ * the writable COPY's. */
+static void poke(uint8_t *copy, const struct md *md, enum md_table table, uint32_t row, unsigned col, uint32_t value)
+{
+	size_t at = (size_t)(md->table[table] - copy) + (size_t)(row - 1) * md->column[table][md->columns[table]] +
+		    md->column[table][col];
+
+	copy[at] = (uint8_t)value;
+	copy[at + 1] = (uint8_t)(value >> 8);
+	if (md->column[table][col + 1] - md->column[table][col] == 4) {
+		copy[at + 2] = (uint8_t)(value >> 16);
+		copy[at + 3] = (uint8_t)(value >> 24);
+	}
+}
+
+/* A type nested in itself, and two nested in each other (a loop in
+ * NestedClass no byte flip makes): md_type_name must say malformed, not
+ * make up a name.  The number of wrong answers. */
+static size_t nesting_loops(const uint8_t *root, uint32_t len)
+{
+	size_t bad = 0;
+
+	for (int loop = 1; loop <= 2; loop++) {
+		_cleanup_free_ uint8_t *copy = malloc(len);
+		_cleanup_free_ char *name = NULL;
+		uint32_t row = 0, inner = 0, outer = 0, q2 = 0, v;
+		struct md md;
+		int k;
+
+		if (!copy || (memcpy(copy, root, len), md_open_root(copy, len, &md)) < 0)
+			return bad + 1;
+		/* a nested type whose enclosing type is nested too (row q2) */
+		for (uint32_t q = 1; q <= md.rows[MD_NESTEDCLASS] && !q2; q++) {
+			if (md_get(&md, MD_NESTEDCLASS, q, 0, &inner) < 0 || md_get(&md, MD_NESTEDCLASS, q, 1, &outer) < 0)
+				return bad + 1;
+			row = q;
+			for (uint32_t r = 1; r <= md.rows[MD_NESTEDCLASS] && !q2; r++)
+				if (md_get(&md, MD_NESTEDCLASS, r, 0, &v) == 0 && v == outer)
+					q2 = r;
+		}
+		if (!q2) {
+			printf("wrong: no type nested in a nested type to make a loop of\n");
+			return bad + 1;
+		}
+		if (loop == 1)
+			poke(copy, &md, MD_NESTEDCLASS, row, 1, inner);
+		else
+			poke(copy, &md, MD_NESTEDCLASS, q2, 1, inner);
+		k = md_type_name(&md, inner, &name);
+		if (k != -EBADMSG) {
+			printf("wrong: TypeDef %u %s: md_type_name gave %s\n", inner,
+			       loop == 1 ? "nested in itself" : "and its enclosing type nested in each other",
+			       k < 0 ? why(k) : name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* md-dump mangle FILE. */
 int cmd_mangle(const char *path)
 {
@@ -262,6 +321,7 @@ int cmd_mangle(const char *path)
 		k = mangle(img, size, 1024, false, true, &full, &whole);
 	if (k < 0)
 		return fprintf(stderr, "md-dump: %s: %s\n", path, strerror(-k)), 1;
+	root.wrong += nesting_loops(img + off, len);
 	printf("%s: metadata root (%u bytes): %zu variants, %zu opened, %zu answers compared, %zu wrong\n", path, len,
 	       root.variants, root.opened, root.answers, root.wrong);
 	printf("%s: whole file (%zu bytes): %zu variants, %zu opened, %zu answers compared, %zu wrong\n", path, size,
