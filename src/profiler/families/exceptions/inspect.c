@@ -2,7 +2,7 @@
 /*
  * The thrown object's type, System.Exception._message, _HResult,
  * _stackTrace and _innerException.  The field offsets are looked up once
- * (GetClassLayout of System.Exception + IMetaDataImport::FindField) and
+ * (GetClassLayout of System.Exception and its metadata, read in place) and
  * then read straight from the object, which is safe only inside
  * ExceptionThrown (cooperative mode).
  */
