@@ -17,17 +17,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/metadata.h"
 #include "common/pdb.h"
 #include "common/sha256.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 
-#define TABLE_DOCUMENT 0x30
-#define TABLE_METHOD_DEBUG_INFO 0x31
-#define HEAP_STRINGS_BIG 0x01
-#define HEAP_GUID_BIG 0x02
-#define HEAP_BLOB_BIG 0x04
-#define HEAP_EXTRA_DATA 0x40  /* one more u32 after the row counts */
 #define DEBUG_CODEVIEW 2
 #define DEBUG_EMBEDDED_PDB 17
 #define DEBUG_PDB_CHECKSUM 19
@@ -39,12 +34,8 @@ struct pdb {
 	size_t size;
 	uint8_t id[20];
 	size_t id_offset;  /* where the id lies in IMAGE (the #Pdb stream) */
-	const uint8_t *blob, *guid;
-	uint32_t blob_size, guid_size;
-	bool blob_big, guid_big;
-	const uint8_t *documents, *methods;
+	struct md md;  /* its tables and heaps, pointing into IMAGE */
 	uint32_t document_rows, method_rows;
-	uint32_t document_row_size, method_row_size;
 	char **names;  /* Document row - 1 → name, filled on first use */
 	bool *bad_names;
 };
@@ -57,11 +48,6 @@ static inline uint16_t le16(const uint8_t *p)
 static inline uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
 /* Whether [OFF, OFF+LEN) lies inside SIZE bytes, without overflow. */
@@ -131,31 +117,6 @@ static int rd_s(struct rd *r, int32_t *v)
 	return 0;
 }
 
-/* A heap or table index of 2 or 4 bytes. */
-static inline uint32_t index_at(const uint8_t *p, bool big)
-{
-	return big ? le32(p) : le16(p);
-}
-
-/* The blob at IDX of the #Blob heap. */
-static int blob_at(const struct pdb *p, uint32_t idx, const uint8_t **data, uint32_t *len)
-{
-	struct rd r = { p->blob, p->blob_size, idx };
-	uint32_t n;
-	int k;
-
-	if (idx >= p->blob_size)
-		return -EBADMSG;
-	k = rd_u(&r, &n);
-	if (k < 0)
-		return k;
-	if (!inside(p->blob_size, r.pos, n))
-		return -EBADMSG;
-	*data = p->blob + r.pos;
-	*len = n;
-	return 0;
-}
-
 /* Read the whole regular file PATH into a malloc'd buffer. */
 static int read_file(const char *path, uint8_t **ret, size_t *size)
 {
@@ -206,117 +167,25 @@ out:
 	return k;
 }
 
-/* The streams of a metadata root (ECMA-335 II.24.2.1-2). */
-struct md {
-	const uint8_t *pdb, *tables, *blob, *guid;
-	uint32_t pdb_size, tables_size, blob_size, guid_size;
-};
-
-/* Find the streams of the metadata root M (SIZE bytes). */
-static int md_streams(const uint8_t *m, size_t size, struct md *md)
-{
-	uint32_t len, nstreams;
-	size_t pos;
-
-	*md = (struct md){};
-	if (size < 4 || le32(m) != 0x424a5342)  /* "BSJB" */
-		return -EBADMSG;
-	if (!inside(size, 12, 4))
-		return -EBADMSG;
-	len = le32(m + 12);
-	if (!inside(size, 16, (uint64_t)len + 4))
-		return -EBADMSG;
-	pos = 16 + (size_t)len;
-	nstreams = le16(m + pos + 2);
-	pos += 4;
-	for (uint32_t i = 0; i < nstreams; i++) {
-		uint32_t off, ssize;
-		const char *name;
-		size_t nlen;
-
-		if (!inside(size, pos, 8))
-			return -EBADMSG;
-		off = le32(m + pos);
-		ssize = le32(m + pos + 4);
-		name = (const char *)m + pos + 8;
-		nlen = strnlen(name, size - pos - 8 < 32 ? size - pos - 8 : 32);
-		if (nlen >= 32 || pos + 8 + nlen >= size)
-			return -EBADMSG;
-		pos += 8 + ((nlen + 4) & ~(size_t)3);
-		if (!inside(size, off, ssize))
-			return -EBADMSG;
-		if (streq(name, "#Pdb"))
-			md->pdb = m + off, md->pdb_size = ssize;
-		else if (streq(name, "#~"))
-			md->tables = m + off, md->tables_size = ssize;
-		else if (streq(name, "#Blob"))
-			md->blob = m + off, md->blob_size = ssize;
-		else if (streq(name, "#GUID"))
-			md->guid = m + off, md->guid_size = ssize;
-		else if (streq(name, "#-"))
-			return -EOPNOTSUPP;  /* uncompressed (edit-and-continue) tables */
-	}
-	if (!md->tables || md->tables_size < 24)
-		return -EBADMSG;
-	return 0;
-}
-
 /* Parse the metadata of the PDB image held by P. */
 static int parse_pdb(struct pdb *p)
 {
-	const uint8_t *tables;
-	uint32_t tables_size;
-	struct md md;
 	int k;
 
 	if (p->size >= 19 && memcmp(p->image, "Microsoft C/C++ MSF", 19) == 0)
 		return -EOPNOTSUPP;  /* a Windows PDB */
-	k = md_streams(p->image, p->size, &md);
+	k = md_open_root(p->image, p->size, &p->md);
 	if (k < 0)
 		return k;
-	if (!md.pdb)
+	if (!p->md.pdb)
 		return -EOPNOTSUPP;  /* metadata, but not a PDB's */
-	if (md.pdb_size < 20)
+	if (p->md.pdb_size < 20)
 		return -EBADMSG;
-	memcpy(p->id, md.pdb, 20);
-	p->id_offset = (size_t)(md.pdb - p->image);
-	tables = md.tables, tables_size = md.tables_size;
-	p->blob = md.blob, p->blob_size = md.blob_size;
-	p->guid = md.guid, p->guid_size = md.guid_size;
-
-	/* the table stream: header, row counts, then the tables in order */
-	uint8_t heaps = tables[6];
-	uint64_t valid = le64(tables + 8);
-	uint32_t rows[64] = { 0 };
-	size_t tpos = 24;
-
-	p->guid_big = heaps & HEAP_GUID_BIG;
-	p->blob_big = heaps & HEAP_BLOB_BIG;
-	for (unsigned t = 0; t < 64; t++) {
-		if (!(valid & (UINT64_C(1) << t)))
-			continue;
-		if (!inside(tables_size, tpos, 4))
-			return -EBADMSG;
-		rows[t] = le32(tables + tpos);
-		tpos += 4;
-		/* a PDB of its own holds no type-system tables (they live in the
-		 * assembly); their sizes could not be known here anyway */
-		if (t < TABLE_DOCUMENT && rows[t])
-			return -EOPNOTSUPP;
-	}
-	if (heaps & HEAP_EXTRA_DATA)
-		tpos += 4;
-	p->document_rows = rows[TABLE_DOCUMENT];
-	p->method_rows = rows[TABLE_METHOD_DEBUG_INFO];
-	p->document_row_size = 2 * (p->blob_big ? 4 : 2) + 2 * (p->guid_big ? 4 : 2);
-	p->method_row_size = (p->document_rows > 0xffff ? 4 : 2) + (p->blob_big ? 4 : 2);
-	uint64_t dsize = (uint64_t)p->document_rows * p->document_row_size;
-	uint64_t msize = (uint64_t)p->method_rows * p->method_row_size;
-	if (!inside(tables_size, tpos, dsize) || !inside(tables_size, tpos + dsize, msize))
-		return -EBADMSG;
-	p->documents = tables + tpos;
-	p->methods = tables + tpos + dsize;
-	if (p->document_rows && !p->blob)
+	memcpy(p->id, p->md.pdb, 20);
+	p->id_offset = (size_t)(p->md.pdb - p->image);
+	p->document_rows = p->md.table[MD_DOCUMENT] ? p->md.rows[MD_DOCUMENT] : 0;
+	p->method_rows = p->md.table[MD_METHODDEBUGINFO] ? p->md.rows[MD_METHODDEBUGINFO] : 0;
+	if (p->document_rows && !p->md.blob)
 		return -EBADMSG;
 	p->names = calloc(p->document_rows ? p->document_rows : 1, sizeof(char *));
 	p->bad_names = calloc(p->document_rows ? p->document_rows : 1, sizeof(bool));
@@ -400,8 +269,8 @@ uint32_t pdb_methods(const struct pdb *p)
 const char *pdb_document(struct pdb *p, uint32_t doc)
 {
 	_cleanup_(strbuf_free) struct strbuf b = {};
-	const uint8_t *row, *name;
-	uint32_t len;
+	const uint8_t *name;
+	uint32_t name_idx, len;
 	struct rd r;
 	char sep;
 
@@ -409,8 +278,7 @@ const char *pdb_document(struct pdb *p, uint32_t doc)
 		return NULL;
 	if (p->names[doc - 1])
 		return p->names[doc - 1];
-	row = p->documents + (size_t)(doc - 1) * p->document_row_size;
-	if (blob_at(p, index_at(row, p->blob_big), &name, &len) < 0 || len < 1)
+	if (md_get(&p->md, MD_DOCUMENT, doc, 0, &name_idx) < 0 || md_blob(&p->md, name_idx, &name, &len) < 0 || len < 1)
 		goto bad;
 	r = (struct rd){ name, len, 1 };
 	sep = (char)name[0];
@@ -422,7 +290,7 @@ const char *pdb_document(struct pdb *p, uint32_t doc)
 
 		if (rd_u(&r, &idx) < 0)
 			goto bad;
-		if (idx && blob_at(p, idx, &part, &plen) < 0)
+		if (idx && md_blob(&p->md, idx, &part, &plen) < 0)
 			goto bad;
 		if (plen && memchr(part, 0, plen))
 			goto bad;
@@ -469,7 +337,7 @@ int pdb_sequence_points(struct pdb *p, uint32_t method_token, struct pdb_point *
 	bool first = true, first_visible = true;
 	int64_t line = 0, column = 0;
 	size_t cnt = 0, cap = 0;
-	const uint8_t *row, *data;
+	const uint8_t *data;
 	uint64_t il = 0;
 	struct rd r;
 	int k;
@@ -478,12 +346,11 @@ int pdb_sequence_points(struct pdb *p, uint32_t method_token, struct pdb_point *
 	*n = 0;
 	if (method_token >> 24 != 0x06 || rid == 0 || rid > p->method_rows)
 		return -ENOENT;
-	row = p->methods + (size_t)(rid - 1) * p->method_row_size;
-	doc = index_at(row, p->document_rows > 0xffff);
-	idx = index_at(row + (p->document_rows > 0xffff ? 4 : 2), p->blob_big);
+	if (md_get(&p->md, MD_METHODDEBUGINFO, rid, 0, &doc) < 0 || md_get(&p->md, MD_METHODDEBUGINFO, rid, 1, &idx) < 0)
+		return -EBADMSG;
 	if (idx == 0)
 		return -ENOENT;  /* a method with no sequence points */
-	k = blob_at(p, idx, &data, &len);
+	k = md_blob(&p->md, idx, &data, &len);
 	if (k < 0)
 		return k;
 	r = (struct rd){ data, len, 0 };
@@ -590,88 +457,21 @@ struct pe_debug {
 	unsigned n_sums;
 };
 
-/* The headers of a PE image, checked. */
-struct pe {
-	const uint8_t *img;
-	size_t size, opt, sec;
-	uint32_t dd, nrva, nsec;
-};
-
-/* Check the PE headers of IMG and that it is a CLI image. */
-static int pe_open(const uint8_t *img, size_t size, struct pe *pe)
-{
-	uint32_t lfanew, optsize;
-
-	*pe = (struct pe){ .img = img, .size = size };
-	if (size < 0x40 || img[0] != 'M' || img[1] != 'Z')
-		return -EOPNOTSUPP;
-	lfanew = le32(img + 0x3c);
-	if (!inside(size, lfanew, 24) || memcmp(img + lfanew, "PE\0\0", 4) != 0)
-		return -EOPNOTSUPP;
-	pe->nsec = le16(img + lfanew + 6);
-	optsize = le16(img + lfanew + 20);
-	pe->opt = (size_t)lfanew + 24;
-	if (!inside(size, pe->opt, optsize) || optsize < 2)
-		return -EBADMSG;
-	switch (le16(img + pe->opt)) {
-	case 0x10b: pe->dd = 96; break;
-	case 0x20b: pe->dd = 112; break;
-	default: return -EBADMSG;
-	}
-	if (optsize < pe->dd)
-		return -EBADMSG;
-	pe->nrva = le32(img + pe->opt + pe->dd - 4);
-	if (pe->nrva > (optsize - pe->dd) / 8)
-		return -EBADMSG;
-	pe->sec = pe->opt + optsize;
-	if (!inside(size, pe->sec, (uint64_t)pe->nsec * 40))
-		return -EBADMSG;
-	if (pe->nrva <= 14 || le32(img + pe->opt + pe->dd + 14 * 8) == 0)
-		return -EOPNOTSUPP;  /* no CLI header: not a .NET assembly */
-	return 0;
-}
-
-/* Data directory I: its RVA and size (0, 0: none). */
-static void pe_dir(const struct pe *pe, unsigned i, uint32_t *rva, uint32_t *size)
-{
-	const uint8_t *d = pe->img + pe->opt + pe->dd + (size_t)i * 8;
-
-	*rva = i < pe->nrva ? le32(d) : 0;
-	*size = i < pe->nrva ? le32(d + 4) : 0;
-}
-
-/* The file offset of LEN bytes at RVA, all inside one section's data. */
-static int pe_rva(const struct pe *pe, uint32_t rva, uint32_t len, size_t *off)
-{
-	for (uint32_t i = 0; i < pe->nsec; i++) {
-		const uint8_t *s = pe->img + pe->sec + (size_t)i * 40;
-		uint32_t va = le32(s + 12), raw = le32(s + 16), ptr = le32(s + 20);
-
-		if (rva >= va && rva - va < raw) {
-			if (len > raw - (rva - va) || !inside(pe->size, (uint64_t)ptr + (rva - va), len))
-				return -EBADMSG;
-			*off = (size_t)ptr + (rva - va);
-			return 0;
-		}
-	}
-	return -EBADMSG;
-}
-
 /* Find the debug directory entries of the PE image IMG. */
 static int pe_debug_find(const uint8_t *img, size_t size, struct pe_debug *d)
 {
 	uint32_t drva, dsize;
 	size_t doff;
-	struct pe pe;
+	struct md_pe pe;
 	int k;
 
-	k = pe_open(img, size, &pe);
+	k = md_pe_open(img, size, MD_LAYOUT_FILE, &pe);
 	if (k < 0)
 		return k;
-	pe_dir(&pe, 6, &drva, &dsize);
+	md_pe_dir(&pe, 6, &drva, &dsize);
 	if (drva == 0 || dsize == 0)
 		return 0;  /* no debug directory */
-	k = pe_rva(&pe, drva, dsize, &doff);
+	k = md_pe_rva(&pe, drva, dsize, &doff);
 	if (k < 0)
 		return k;
 	for (uint32_t e = 0; e + 28 <= dsize; e += 28) {
@@ -889,46 +689,13 @@ int pdb_open_for_assembly(const char *path, const uint8_t *mvid, struct pdb **re
 	return pdb_open_for_image(img, size, path, ret);
 }
 
-/* The MVID of the assembly image IMG: the Mvid of its Module row, the
- * first row of the first table (no other table's size is needed). */
+/* The MVID of the assembly image IMG. */
 int pdb_image_mvid(const void *image, size_t size, uint8_t mvid[16])
 {
-	uint32_t crva, csize, mrva, msize, guid;
-	size_t coff, moff, tpos = 24;
-	struct pe pe;
 	struct md md;
-	uint8_t heaps;
-	uint64_t valid;
-	int k;
+	int k = md_open_image(image, size, MD_LAYOUT_FILE, &md);
 
-	k = pe_open(image, size, &pe);
-	if (k < 0)
-		return k;
-	pe_dir(&pe, 14, &crva, &csize);
-	if (csize < 16 || (k = pe_rva(&pe, crva, 16, &coff)) < 0)
-		return -EBADMSG;
-	mrva = le32(pe.img + coff + 8);
-	msize = le32(pe.img + coff + 12);
-	if ((k = pe_rva(&pe, mrva, msize, &moff)) < 0)
-		return k;
-	if ((k = md_streams(pe.img + moff, msize, &md)) < 0)
-		return k;
-	heaps = md.tables[6];
-	valid = le64(md.tables + 8);
-	if (!(valid & 1) || !md.guid)
-		return -EBADMSG;
-	if (!inside(md.tables_size, 24, 4) || le32(md.tables + 24) == 0)
-		return -EBADMSG;  /* no Module row */
-	tpos += 4 * (size_t)__builtin_popcountll(valid) + (heaps & HEAP_EXTRA_DATA ? 4 : 0);
-	/* Generation (2), Name (a #Strings index), Mvid (a #GUID index) */
-	tpos += 2 + (heaps & HEAP_STRINGS_BIG ? 4 : 2);
-	if (!inside(md.tables_size, tpos, heaps & HEAP_GUID_BIG ? 4 : 2))
-		return -EBADMSG;
-	guid = index_at(md.tables + tpos, heaps & HEAP_GUID_BIG);
-	if (guid == 0 || !inside(md.guid_size, (uint64_t)(guid - 1) * 16, 16))
-		return -EBADMSG;
-	memcpy(mvid, md.guid + (size_t)(guid - 1) * 16, 16);
-	return 0;
+	return k < 0 ? k : md_mvid(&md, mvid);
 }
 
 /* The MVID of the assembly at PATH. */

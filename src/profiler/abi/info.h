@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime methods clrtrace calls, as C functions, from info.def:
- * info_GetClassFromObject(ct.info, obj, &cls), mdi_FindField(mdi, ...). */
+ * info_GetClassFromObject(ct.info, obj, &cls), mdi_GetMethodProps(mdi, ...). */
 #pragma once
 
 #include <stdbool.h>

@@ -14,14 +14,16 @@
 #define MAX_FIELDS 64
 
 /* Offset of NAME in CLS (see fields.h). */
-ULONG ct_field_offset(com_object *mdi, mdTypeDef td, ClassID cls, const char16_t *name)
+ULONG ct_field_offset(const struct md *md, mdTypeDef td, ClassID cls, const char *name)
 {
 	COR_FIELD_OFFSET fo[MAX_FIELDS];
 	ULONG n = 0, size = 0;
-	mdFieldDef fd = 0;
+	uint32_t row = 0;
+	mdFieldDef fd;
 
-	if (FAILED(mdi_FindField(mdi, td, name, NULL, 0, &fd)) || !fd)
+	if (td >> 24 != MD_TYPEDEF || md_find_field(md, td & 0xffffffu, name, &row) < 0)
 		return 0;
+	fd = (mdFieldDef)MD_FIELD << 24 | row;
 	if (FAILED(info_GetClassLayout(ct.info, cls, fo, ELEMENTSOF(fo), &n, &size)))
 		return 0;
 	for (ULONG i = 0; i < n && i < ELEMENTSOF(fo); i++)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FunctionID / ClassID / ModuleID / AssemblyID → names, through the info
- * and metadata interfaces, cached so that no id is resolved twice.
+ * FunctionID / ClassID / ModuleID / AssemblyID → names, cached so that no
+ * id is resolved twice.  Type and method names come from the module's
+ * metadata read in place (module-md.h); IMetaDataImport only where there is
+ * no image to read (a module emitted by Reflection.Emit) or the token is
+ * not in it (methods added by a hot reload).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -10,6 +13,7 @@
 #include <string.h>
 
 #include "profiler/abi/info.h"
+#include "profiler/core/module-md.h"
 #include "profiler/core/names.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
@@ -38,7 +42,12 @@ static const char *map_put(struct u64map *m, uint64_t id, char *name)
 	return name;
 }
 
-/* Metadata import for a module; NULL if it has none. */
+#define TOKEN_ROW(t) ((t) & 0xffffffu)
+#define TOKEN_IS(t, table) ((t) >> 24 == (table))
+
+/* Metadata import for a module; NULL if it has none.  Only where the
+ * metadata cannot be read in place: it makes the runtime's own lookups in
+ * the module slower for the rest of the process (see module-md.c). */
 static com_object *module_metadata(ModuleID mod)
 {
 	com_object *mdi = NULL;
@@ -100,6 +109,10 @@ static char *resolve_function(FunctionID f)
 	}
 	if (FAILED(info_GetFunctionInfo2(ct.info, f, 0, &cls, &mod, &tok, 0, NULL, NULL)))
 		return NULL;
+	struct md md;
+	if (TOKEN_IS(tok, MD_METHODDEF) && ct_module_md(mod, &md) == 0 &&
+	    md_method_name(&md, TOKEN_ROW(tok), &res) == 0)
+		return res;
 	com_object *mdi = module_metadata(mod);
 	if (!mdi)
 		return NULL;
@@ -124,7 +137,7 @@ static char *resolve_class(ClassID c)
 	mdTypeDef td = 0;
 	ClassID parent = 0;
 	uint32_t nargs = 0;
-	char *res;
+	char *res = NULL;
 	HRESULT hr;
 
 	hr = info_GetClassIDInfo2(ct.info, c, &mod, &td, &parent, 0, &nargs, NULL);
@@ -132,6 +145,9 @@ static char *resolve_class(ClassID c)
 		return strdup("(array)");
 	if (FAILED(hr) || !mod || !td)
 		return NULL;
+	struct md md;
+	if (TOKEN_IS(td, MD_TYPEDEF) && ct_module_md(mod, &md) == 0 && md_type_name(&md, TOKEN_ROW(td), &res) == 0)
+		return res;
 	com_object *mdi = module_metadata(mod);
 	if (!mdi)
 		return NULL;

@@ -29,6 +29,7 @@
 #include "common/u64map.h"
 #include "profiler/abi/info.h"
 #include "profiler/core/fields.h"
+#include "profiler/core/module-md.h"
 #include "profiler/core/names.h"
 #include "profiler/core/say.h"
 #include "profiler/core/state.h"
@@ -83,26 +84,23 @@ static ModuleID corelib(void)
 static int layout_find(void)
 {
 	ModuleID mod = corelib();
-	com_object *mdi = NULL;
-	mdTypeDef td = 0;
-	int r = -1;
+	uint32_t type, field;
+	mdTypeDef td;
+	struct md md;
 
 	if (!mod)
 		return 0;
-	if (FAILED(info_GetModuleMetaData(ct.info, mod, 0, &IID_IMetaDataImport, &mdi)) || !mdi)
+	if (ct_module_md(mod, &md) < 0)
+		return -1;
+	if (md_find_type(&md, "System.Threading", "Thread", &type) < 0 ||
+	    md_find_field(&md, type, "t_currentThread", &field) < 0)
+		return -1;
+	td = (mdTypeDef)MD_TYPEDEF << 24 | type;
+	L.current = (mdFieldDef)MD_FIELD << 24 | field;
+	if (FAILED(info_GetClassFromToken(ct.info, mod, td, &L.cls)) || !L.cls)
 		return 0;
-	if (FAILED(mdi_FindTypeDefByName(mdi, u"System.Threading.Thread", 0, &td)) ||
-	    FAILED(mdi_FindField(mdi, td, u"t_currentThread", NULL, 0, &L.current)))
-		goto out;
-	if (FAILED(info_GetClassFromToken(ct.info, mod, td, &L.cls)) || !L.cls) {
-		r = 0;
-		goto out;
-	}
-	L.id_off = ct_field_offset(mdi, td, L.cls, u"_managedThreadId");
-	r = L.id_off ? 1 : -1;
-out:
-	mdi_Release(mdi);
-	return r;
+	L.id_off = ct_field_offset(&md, td, L.cls, "_managedThreadId");
+	return L.id_off ? 1 : -1;
 }
 
 /* Is the layout known?  Looked for at most every LAYOUT_RETRY_NS, and not

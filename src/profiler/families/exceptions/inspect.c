@@ -2,7 +2,7 @@
 /*
  * The thrown object's type, System.Exception._message, _HResult,
  * _stackTrace and _innerException.  The field offsets are looked up once
- * (GetClassLayout of System.Exception + IMetaDataImport::FindField) and
+ * (GetClassLayout of System.Exception and its metadata, read in place) and
  * then read straight from the object, which is safe only inside
  * ExceptionThrown (cooperative mode).
  */
@@ -12,6 +12,7 @@
 
 #include "profiler/abi/info.h"
 #include "profiler/core/fields.h"
+#include "profiler/core/module-md.h"
 #include "profiler/core/tracer.h"
 #include "common/utf16.h"
 #include "common/util.h"
@@ -48,7 +49,7 @@ static void layout_init(ClassID c)
 {
 	ModuleID mod = 0;
 	mdTypeDef td = 0;
-	com_object *mdi = NULL;
+	struct md md;
 	ClassID exc;
 
 	pthread_mutex_lock(&L.lock);
@@ -56,17 +57,16 @@ static void layout_init(ClassID c)
 		goto out;
 	L.tried = true;
 	exc = find_exception_class(c, &mod, &td);
-	if (!exc || FAILED(info_GetModuleMetaData(ct.info, mod, 0, &IID_IMetaDataImport, &mdi)) || !mdi) {
+	if (!exc || ct_module_md(mod, &md) < 0) {
 		ct_say_once("exc-layout", "System.Exception's layout is unknown; no exception messages");
 		goto out;
 	}
-	L.message_off = ct_field_offset(mdi, td, exc, u"_message");
-	L.hresult_off = ct_field_offset(mdi, td, exc, u"_HResult");
-	L.trace_off = ct_field_offset(mdi, td, exc, u"_stackTrace");
-	L.inner_off = ct_field_offset(mdi, td, exc, u"_innerException");
+	L.message_off = ct_field_offset(&md, td, exc, "_message");
+	L.hresult_off = ct_field_offset(&md, td, exc, "_HResult");
+	L.trace_off = ct_field_offset(&md, td, exc, "_stackTrace");
+	L.inner_off = ct_field_offset(&md, td, exc, "_innerException");
 	if (FAILED(info_GetStringLayout2(ct.info, &L.str_len_off, &L.str_buf_off)))
 		L.message_off = 0;
-	mdi_Release(mdi);
 out:
 	__atomic_store_n(&L.done, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&L.lock);

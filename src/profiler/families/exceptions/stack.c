@@ -22,6 +22,7 @@
 
 #include "common/u64map.h"
 #include "profiler/abi/info.h"
+#include "profiler/core/module-md.h"
 #include "profiler/core/tracer.h"
 #include "profiler/families/exceptions/stack.h"
 
@@ -156,9 +157,8 @@ static bool resolve_frame(FunctionID f, UINT_PTR ip, struct frame_res *r)
 /* The MVID of module M as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", or NULL. */
 static const char *module_mvid(ModuleID m)
 {
-	com_object *mdi = NULL;
-	GUID g;
-	ULONG len = 0;
+	struct md md;
+	uint8_t g[16];
 	char *s = NULL;
 	const char *r;
 	void **slot;
@@ -168,14 +168,11 @@ static const char *module_mvid(ModuleID m)
 	pthread_mutex_unlock(&cache_lock);
 	if (r)
 		return *r ? r : NULL;
-	if (SUCCEEDED(info_GetModuleMetaData(ct.info, m, 0, &IID_IMetaDataImport, &mdi)) && mdi) {
-		if (SUCCEEDED(mdi_GetScopeProps(mdi, NULL, 0, &len, &g)) &&
-		    asprintf(&s, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g.Data1, g.Data2, g.Data3,
-			     g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4], g.Data4[5], g.Data4[6],
-			     g.Data4[7]) < 0)
-			s = NULL;
-		mdi_Release(mdi);
-	}
+	/* the GUID as stored: Data1-3 little-endian, Data4 in order */
+	if (ct_module_md(m, &md) == 0 && md_mvid(&md, g) == 0 &&
+	    asprintf(&s, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", g[3], g[2], g[1], g[0],
+		     g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]) < 0)
+		s = NULL;
 	if (!s)
 		s = strdup(""); /* remembered: no MVID */
 	if (!s)
