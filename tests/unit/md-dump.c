@@ -282,14 +282,21 @@ static int map_image(struct image *file, struct image *mapped)
  * and SizeOfImage.  Whether they are. */
 static bool check_loaded_size(const struct image *file, const struct image *mapped, const char *path)
 {
+	/* it reads the first page: a file smaller is mapped in a whole page,
+	 * zero past its end */
+	_cleanup_free_ uint8_t *page = file->size < 4096 ? calloc(4096, 1) : NULL;
 	size_t n = 0;
 	int k;
 	bool good = true;
 
-	/* it reads the first page: a smaller file is not a mapping */
-	if (file->size >= 4096 && ((k = md_loaded_image_size(file->bytes, MD_LAYOUT_FILE, &n)) < 0 || n != file->data_end)) {
-		fprintf(stderr, "%s: md_loaded_image_size (file): %s %zu, want %zu\n", path, k < 0 ? why(k) : "size", n,
-			file->data_end);
+	if (file->size < 4096) {
+		if (!page)
+			return false;
+		memcpy(page, file->bytes, file->size);
+	}
+	if ((k = md_loaded_image_size(page ? page : file->bytes, MD_LAYOUT_FILE, &n)) < 0 || n != file->data_end) {
+		fprintf(stderr, "%s: md_loaded_image_size (file of %zu bytes): %s %zu, want %zu\n", path, file->size,
+			k < 0 ? why(k) : "size", n, file->data_end);
 		good = false;
 	}
 	if ((k = md_loaded_image_size(mapped->bytes, MD_LAYOUT_MAPPED, &n)) < 0 || n != mapped->size) {
