@@ -9,8 +9,10 @@
  *                                       back by md_find_field
  *                       V mvid          md_mvid, as .NET prints a GUID
  *                     A lookup that fails or disagrees (md_find_field,
- *                     md_find_type of a top-level type, md_method's owner)
- *                     is said on stderr and makes the exit status 1.
+ *                     md_find_type of a top-level type, md_method's owner),
+ *                     or one of no such name or row that does not fail as
+ *                     it should, is said on stderr and makes the exit
+ *                     status 1.
  *
  *   md-dump --mapped FILE
  *                     the same, read from FILE laid out as the loader maps
@@ -231,6 +233,42 @@ static unsigned dump_fields(const struct md *md, const char *path)
 	return bad;
 }
 
+/* Lookups that must fail, and how: a name no type or field has
+ * (-ENOENT), rows past either end (-EBADMSG).  The number that did not. */
+static unsigned check_misses(const struct md *md, const char *path)
+{
+	static const char none[] = "md-dump: no such name";
+	uint32_t past = md->rows[MD_TYPEDEF] + 1, row = 0;
+	char *n0 = NULL, *n1 = NULL, *n2 = NULL;  /* set only by a wrong success */
+	const char *simple = NULL;
+	struct {
+		const char *what;
+		int got, want;
+	} c[] = {
+		{ "md_find_type of no such name", md_find_type(md, "", none, &row), -ENOENT },
+		{ "md_find_field of no such name", md_find_field(md, 1, none, &row), -ENOENT },
+		{ "md_find_field in TypeDef 0", md_find_field(md, 0, none, &row), -EBADMSG },
+		{ "md_find_field past the last TypeDef", md_find_field(md, past, none, &row), -EBADMSG },
+		{ "md_type_name of TypeDef 0", md_type_name(md, 0, &n0), -EBADMSG },
+		{ "md_type_name past the last TypeDef", md_type_name(md, past, &n1), -EBADMSG },
+		{ "md_method of MethodDef 0", md_method(md, 0, &simple, &row), -EBADMSG },
+		{ "md_method_name past the last MethodDef", md_method_name(md, md->rows[MD_METHODDEF] + 1, &n2),
+		  -EBADMSG },
+		{ "md_get of column 9 of TypeDef 1", md_get(md, MD_TYPEDEF, 1, MD_MAX_COLUMNS, &row), -EBADMSG },
+	};
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(c); i++)
+		if (c[i].got != c[i].want) {
+			fprintf(stderr, "%s: %s gave %d, want %d\n", path, c[i].what, c[i].got, c[i].want);
+			bad++;
+		}
+	free(n0);
+	free(n1);
+	free(n2);
+	return bad;
+}
+
 /* A file image: its bytes, and where its sections' data ends. */
 struct image {
 	uint8_t *bytes;
@@ -333,7 +371,7 @@ static int cmd_dump(const char *path, bool as_mapped)
 		k = md_open_image(file.bytes, file.size, MD_LAYOUT_FILE, &md);
 	if (k < 0)
 		return fprintf(stderr, "md-dump: %s: %s\n", path, why(k)), 1;
-	bad += dump_types(&md, path) + dump_methods(&md, path) + dump_fields(&md, path);
+	bad += dump_types(&md, path) + dump_methods(&md, path) + dump_fields(&md, path) + check_misses(&md, path);
 	k = md_mvid(&md, mvid);
 	if (k < 0) {
 		fprintf(stderr, "%s: md_mvid: %s\n", path, why(k));
