@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/metadata.h"
+#include "common/strbuf.h"
 #include "common/util.h"
 
 #define HEAP_STRINGS_BIG 0x01
@@ -402,7 +403,8 @@ int md_loaded_image_size(const void *base, enum md_layout layout, size_t *size)
 
 	if (!img || img[0] != 'M' || img[1] != 'Z')
 		return -EOPNOTSUPP;
-	/* the headers lie in the first page, which every mapping has */
+	/* only the headers are read, which the runtime checked; they must lie in
+	 * the first page */
 	lfanew = le32(img + 0x3c);
 	if (lfanew > 4096 - 24 || memcmp(img + lfanew, "PE\0\0", 4) != 0)
 		return -EOPNOTSUPP;
@@ -421,7 +423,7 @@ int md_loaded_image_size(const void *base, enum md_layout layout, size_t *size)
 			if (e > end)
 				end = e;
 		}
-	if (end < 4096 || end > MAX_IMAGE)
+	if (end == 0 || end > MAX_IMAGE)
 		return -EBADMSG;
 	*size = (size_t)end;
 	return 0;
@@ -544,11 +546,22 @@ static uint32_t enclosing(const struct md *md, uint32_t type)
 	return 0;
 }
 
-/* "Namespace.Name", "Outer+Inner": the name of TYPE, DEPTH levels in. */
-static int type_name(const struct md *md, uint32_t type, int depth, char **ret)
+/* Append S to B with what reflection escapes in a type name (the
+ * characters of its own syntax) behind a backslash. */
+static void add_escaped(struct strbuf *b, const char *s)
 {
-	_cleanup_free_ char *outer = NULL;
-	uint32_t flags, name_idx, ns_idx, parent = 0;
+	for (const char *p = s; *p; p++) {
+		if (strchr(",+&*[]\\", *p))
+			strbuf_add(b, "\\", 1);
+		strbuf_add(b, p, 1);
+	}
+}
+
+/* "Namespace.Name", "Outer+Inner": the name of TYPE, DEPTH levels in.  A
+ * type nested in itself, or deeper than MAX_NESTING, is a loop: malformed. */
+static int type_name(const struct md *md, uint32_t type, int depth, struct strbuf *b)
+{
+	uint32_t flags, name_idx, ns_idx, parent;
 	const char *name, *ns;
 	int k;
 
@@ -559,20 +572,34 @@ static int type_name(const struct md *md, uint32_t type, int depth, char **ret)
 	ns = md_string(md, ns_idx);
 	if (!name || !ns)
 		return -EBADMSG;
-	if ((flags & TYPE_VISIBILITY_MASK) >= TYPE_NESTED_PUBLIC && depth < MAX_NESTING &&
-	    (parent = enclosing(md, type)) && parent != type) {
-		k = type_name(md, parent, depth + 1, &outer);
+	if ((flags & TYPE_VISIBILITY_MASK) >= TYPE_NESTED_PUBLIC && (parent = enclosing(md, type))) {
+		if (parent == type || depth >= MAX_NESTING)
+			return -EBADMSG;
+		k = type_name(md, parent, depth + 1, b);
 		if (k < 0)
 			return k;
+		strbuf_add(b, "+", 1);
 	}
-	if (asprintf(ret, "%s%s%s%s%s", outer ? outer : "", outer ? "+" : "", ns, *ns ? "." : "", name) < 0)
-		return -ENOMEM;
+	if (*ns) {
+		add_escaped(b, ns);
+		strbuf_add(b, ".", 1);
+	}
+	add_escaped(b, name);
 	return 0;
 }
 
 int md_type_name(const struct md *md, uint32_t type, char **ret)
 {
-	return type_name(md, type, 0, ret);
+	_cleanup_(strbuf_free) struct strbuf b = {};
+	int k = type_name(md, type, 0, &b);
+
+	if (k < 0)
+		return k;
+	strbuf_add(&b, "", 0);
+	if (b.oom)
+		return -ENOMEM;
+	*ret = strbuf_steal(&b);
+	return 0;
 }
 
 /* METHOD's name and owner: the last TypeDef whose MethodList starts at or

@@ -102,9 +102,11 @@ int md_blob(const struct md *md, uint32_t idx, const uint8_t **data, uint32_t *l
 /* The module's MVID (16 bytes, as stored).  0 or -EBADMSG. */
 int md_mvid(const struct md *md, uint8_t mvid[16]);
 
-/* The name of TypeDef row TYPE as the runtime's reflection writes it:
- * "Namespace.Name", nested types "Namespace.Outer+Inner".  Malloc'd into
- * *RET.  0, -EBADMSG, -ENOMEM. */
+/* The name of TypeDef row TYPE as the runtime's reflection writes it
+ * (Type.FullName of a type definition): "Namespace.Name", nested types
+ * "Namespace.Outer+Inner", the characters of type-name syntax (, + & * [ ]
+ * and backslash) escaped with a backslash.  Malloc'd into *RET.  0,
+ * -EBADMSG (also: a type nested in itself, or a loop), -ENOMEM. */
 int md_type_name(const struct md *md, uint32_t type, char **ret);
 
 /* The MethodDef row METHOD: its name (in the heap, not copied) and the

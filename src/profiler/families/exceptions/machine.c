@@ -70,6 +70,16 @@ static const enum ct_event handler_event[] = {
 
 enum pending { P_NONE, P_SEARCH, P_UNWIND };
 
+/* A list of function names the summary writes as a JSON array, kept as that
+ * array's text ("[" and the members so far): a frame costs one escaped copy,
+ * not a jansson string, an array slot and a walk at the summary.  Off (the
+ * story never started): written as null. */
+struct namelist {
+	struct jw w;
+	uint32_t n;
+	bool on;
+};
+
 /* One live exception. */
 struct exr {
 	uint64_t id, object, t0;
@@ -87,7 +97,8 @@ struct exr {
 	char *exc_text;           /* {id,type,message,hresult} as written, once: its records repeat it */
 	size_t exc_len;
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
-	json_t *searched, *filters, *finally, *unwound, *nested;
+	struct namelist searched, finally, unwound;
+	json_t *filters, *nested;
 	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
 	unsigned native_depth;
 	bool native_boundary, legacy;
@@ -332,10 +343,45 @@ static uint64_t now(struct ctx *c)
 	return c->e->now ? c->e->now(c->e->userdata) : 0;
 }
 
-static void append_str(json_t *a, const char *s)
+/* Add S (NULL: null) to L, if L is on. */
+static void names_add(struct namelist *l, const char *s)
 {
-	if (a)
-		json_array_append_new(a, s ? json_string(s) : json_null());
+	if (!l->on)
+		return;
+	jw_raw(&l->w, l->n ? "," : "[", 1);
+	if (s)
+		jw_str(&l->w, s);
+	else
+		jw_raw(&l->w, "null", 4);
+	l->n++;
+}
+
+/* L as the summary's field KEY.  Closes the array in place: names_reopen
+ * takes the "]" back once the record is written. */
+static struct jw_field names_field(struct namelist *l, const char *key)
+{
+	if (!l->on || l->w.b.oom)
+		return (struct jw_field){ .key = key, .kind = JW_NULL };
+	if (!l->n)
+		return (struct jw_field){ .key = key, .kind = JW_JSON, .s = "[]", .len = 2 };
+	jw_raw(&l->w, "]", 1);
+	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = l->w.b.s, .len = l->w.b.len };
+}
+
+/* A jansson list made on first use as field KEY: [] before that, null when
+ * R's story never started. */
+static struct jw_field json_list_field(const struct exr *r, const json_t *list, const char *key)
+{
+	if (list || !r->searched.on)
+		return (struct jw_field){ .key = key, .kind = JW_JSON, .j = list };
+	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = "[]", .len = 2 };
+}
+
+/* Take back the "]" names_field added. */
+static void names_reopen(struct namelist *l)
+{
+	if (l->on && l->n && !l->w.b.oom)
+		l->w.b.len--;
 }
 
 static void set_str(char **slot, const char *s)
@@ -361,7 +407,7 @@ static void close_uframe(struct ctx *c, struct exr *r, const char *flag, bool le
 		return;
 	out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_END, r->uframe_name, flag);
 	if (left && !r->muted)
-		append_str(r->unwound, r->uframe_name);
+		names_add(&r->unwound, r->uframe_name);
 	r->uframe_open = false;
 	r->pending = P_NONE;
 }
@@ -376,7 +422,7 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 		if (p && flag)
 			json_object_set_new(p, flag, json_true());
 		out(c, r, EV_EXCEPTION_FILTER, PH_END, p);
-		if (r->filters)
+		if (r->searched.on && (r->filters || (r->filters = json_array())))
 			json_array_append_new(r->filters, json_pack("{s:s?,s:s}", "function", r->handler_name,
 								     "result", result));
 	}
@@ -440,10 +486,10 @@ static void exr_free(struct exr *r)
 	free(r->exc_type);
 	free(r->exc_text);
 	json_decref(r->story_fields);
-	json_decref(r->searched);
+	jw_free(&r->searched.w);
+	jw_free(&r->finally.w);
+	jw_free(&r->unwound.w);
 	json_decref(r->filters);
-	json_decref(r->finally);
-	json_decref(r->unwound);
 	json_decref(r->nested);
 	free(r);
 }
@@ -465,14 +511,14 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		{ .key = "outcome", .kind = JW_STR, .s = ct_outcome_to_string(o) },
 		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
 		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
-		{ .key = "searched", .kind = JW_JSON, .j = r->searched },
-		{ .key = "filters", .kind = JW_JSON, .j = r->filters },
-		{ .key = "finally", .kind = JW_JSON, .j = r->finally },
-		{ .key = "unwound", .kind = JW_JSON, .j = r->unwound },
+		names_field(&r->searched, "searched"),
+		json_list_field(r, r->filters, "filters"),
+		names_field(&r->finally, "finally"),
+		names_field(&r->unwound, "unwound"),
 		{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
 		{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
 		{ .key = "nested_in", .kind = JW_NULL },
-		{ .key = "nested", .kind = JW_JSON, .j = r->nested },
+		json_list_field(r, r->nested, "nested"),
 		{ .key = "superseded_by", .kind = r->superseded_by ? JW_INT : JW_NULL, .i = (int64_t)r->superseded_by },
 	};
 	size_t n = 13;
@@ -498,6 +544,9 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		f[n++] = (struct jw_field){ .key = "interrupted", .kind = JW_STR, .s = r->interrupted };
 	out_fields(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, f, n);
 	json_decref(nested_in);
+	names_reopen(&r->searched);
+	names_reopen(&r->finally);
+	names_reopen(&r->unwound);
 }
 
 /* Close what is open, summarize with outcome O, free; R must be removed
@@ -783,7 +832,7 @@ static void nest_in(struct exr *r, struct exr *parent)
 	r->parent_id = parent->muted ? 0 : parent->id;
 	r->context = context_names[parent->state];
 	r->parent_handler_fn = parent->handler_fn;
-	if (!parent->muted && !r->muted && parent->nested)
+	if (!parent->muted && !r->muted && parent->searched.on && (parent->nested || (parent->nested = json_array())))
 		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
 }
 
@@ -837,11 +886,8 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 {
 	r->exc_type = strdup(in->type ? in->type : "?");
 	r->exc_text = exception_text(r, in, &r->exc_len);
-	r->searched = json_array();
-	r->filters = json_array();
-	r->finally = json_array();
-	r->unwound = json_array();
-	r->nested = json_array();
+	/* the filters and nested lists are made on first use: most stories have none */
+	r->searched.on = r->finally.on = r->unwound.on = true;
 	if (!r->muted && wanted(c, EV_EXCEPTION_THROW)) {
 		struct jw_field f[8] = {
 			exc_field(r),
@@ -928,7 +974,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	if (!r->muted) {
 		if (!r->thrown_in && in->function)
 			r->thrown_in = strdup(in->function);
-		append_str(r->searched, in->function);
+		names_add(&r->searched, in->function);
 	}
 	out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_BEGIN, in->function, NULL);
 	r->sframe_open = true;
@@ -1030,7 +1076,7 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 	if (!begin_handler(c, r, in, "a finally inside a filter"))
 		return;
 	if (!r->muted)
-		append_str(r->finally, in->function);
+		names_add(&r->finally, in->function);
 	enter_handler(c, r, S_FINALLY, in);
 }
 
