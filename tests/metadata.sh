@@ -5,12 +5,13 @@
 # runtime, MdNames.dll itself (nested, generic, nested in generic and
 # compiler-generated types) and an assembly it writes with names C# cannot
 # (characters reflection escapes, global members; .NET 9 and 10).  Every
-# other assembly of each runtime is read too, without reflection.  Every line reflection prints for a TypeDef,
-# MethodDef, field or the MVID must be one md-dump prints, and reflection
-# must have resolved nearly every row the reader lists (so the comparison
-# covers them).  The same from the images laid out as mapped; every
-# truncation and many corruptions of one read without a fault; bad input
-# gives one error line and status 1.
+# line reflection prints for a TypeDef, MethodDef, field or the MVID must
+# be one md-dump prints, and reflection must have resolved nearly every row
+# the reader lists (so the comparison covers them).  The same answers from
+# the images laid out as mapped.  Every other assembly of each runtime is
+# read too, without reflection (md-dump's own cross-checks).  Every
+# truncation and many corruptions of MdNames.dll read without a fault; bad
+# input gives one error line and status 1.
 . "$(dirname "$0")/lib.sh"
 
 DUMP="$top_builddir/tests/unit/md-dump"

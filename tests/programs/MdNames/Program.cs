@@ -11,7 +11,8 @@
 // the module's global fields.  Any other row reflection cannot resolve
 // prints nothing but a line on stderr, and the last line there counts them
 // ("unresolved T n M n F n").  The argument: "self" (this program, whose
-// own types below are the hard cases) or an assembly name.
+// own types below are the hard cases), an assembly name, or the path of a
+// .dll; "emit PATH" writes the names C# cannot (Emitted, below) to PATH.
 using System;
 using System.Collections;
 using System.Collections.Generic;
