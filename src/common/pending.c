@@ -24,6 +24,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/pending.h"
@@ -100,6 +101,7 @@ static void header_identify(struct pending_header *h, int trace_fd, unsigned n_b
 {
 	struct stat st;
 
+	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, PENDING_MAGIC, 8);
 	h->pid = getpid();
 	h->n_bufs = n_bufs;
@@ -109,6 +111,45 @@ static void header_identify(struct pending_header *h, int trace_fd, unsigned n_b
 	if (!read_small("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id)))
 		h->boot_id[0] = 0;
 	h->trace_off = fstat(trace_fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Write BUF[0..len) at OFF, or zeros when BUF is NULL: written, not
+ * fallocated, so that the blocks are only reserved (delayed allocation) and
+ * a mirror removed before writeback frees nothing on disk.  fallocated
+ * blocks made the last close of the removed mirror wait for a journal
+ * commit (2-5 ms on ext4); a write reserves the room as surely: a later
+ * store into these pages needs no block.  0 or -errno (-ENOSPC). */
+static int reserve_write(int fd, const void *buf, size_t len, off_t off)
+{
+	static const char zeros[4096];
+	struct iovec iov[64];
+
+	while (len > 0) {
+		size_t n = 0, chunk = 0;
+		ssize_t k;
+
+		if (buf)
+			iov[n++] = (struct iovec){ .iov_base = (void *)buf, .iov_len = len };
+		else
+			for (; n < ELEMENTSOF(iov) && chunk < len; n++) {
+				size_t l = len - chunk < sizeof(zeros) ? len - chunk : sizeof(zeros);
+
+				iov[n] = (struct iovec){ .iov_base = (void *)zeros, .iov_len = l };
+				chunk += iov[n].iov_len;
+			}
+		k = pwritev(fd, iov, (int)n, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ENOSPC;
+		if (buf)
+			buf = (const char *)buf + k;
+		len -= (size_t)k;
+		off += k;
+	}
+	return 0;
 }
 
 /* Give the finished file TMP its final name beside PATH: PATH.<pid>.pending,
@@ -159,6 +200,8 @@ int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs,
 		   char **ret_path, int *ret_fd)
 {
 	_cleanup_free_ char *tmp = NULL;
+	char page[PENDING_DATA_OFFSET] = { 0 };
+	struct pending_header head;
 	struct pending_header *h;
 	char *final = NULL;
 	size_t len;
@@ -177,19 +220,18 @@ int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs,
 		return -errno;
 	(void)fchmod(fd, 0644 & ~process_umask()); /* as the trace file */
 	locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
-	/* the header's page now; each buffer's blocks when a thread takes it */
-	r = posix_fallocate(fd, 0, PENDING_DATA_OFFSET);
-	if (r != 0) {
-		r = -r;
+	/* the header's page now; each buffer's room when a thread takes it */
+	header_identify(&head, trace_fd, n_bufs, locked);
+	head.buf_size = size;
+	memcpy(page, &head, sizeof(head));
+	r = reserve_write(fd, page, sizeof(page), 0);
+	if (r < 0)
 		goto fail;
-	}
 	h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
 		r = -errno;
 		goto fail;
 	}
-	header_identify(h, trace_fd, n_bufs, locked);
-	h->buf_size = size;
 	r = link_unique(tmp, path, true, &final);
 	if (r < 0) {
 		munmap(h, len);
@@ -218,16 +260,13 @@ int pending_link(struct pending_header *h, const char *pending_path, const char 
 	return r;
 }
 
-/* Allocate buffers FIRST..FIRST+N (see pending.h). */
+/* Reserve buffers FIRST..FIRST+N (see pending.h). */
 int pending_reserve(const struct pending_header *h, int fd, unsigned first, unsigned n)
 {
-	int r;
-
 	if (first + n > h->n_bufs)
 		return -EINVAL;
-	r = posix_fallocate(fd, (off_t)(PENDING_DATA_OFFSET + (size_t)first * h->buf_size),
-			    (off_t)((size_t)n * h->buf_size));
-	return -r;
+	return reserve_write(fd, NULL, (size_t)n * h->buf_size,
+			     (off_t)(PENDING_DATA_OFFSET + (size_t)first * h->buf_size));
 }
 
 /* Delete, unmap and unlock the mirror: unlinked (every name) before the
