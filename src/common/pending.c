@@ -309,13 +309,12 @@ int pending_link(struct pending_header *h, const char *pending_path, const char 
 	return r;
 }
 
-/* Reserve buffers FIRST..FIRST+N (see pending.h). */
-int pending_reserve(const struct pending_header *h, int fd, unsigned first, unsigned n)
+/* Reserve bytes FROM..TO of buffer BUF (see pending.h). */
+int pending_reserve(const struct pending_header *h, int fd, unsigned buf, size_t from, size_t to)
 {
-	if (first + n > h->n_bufs)
+	if (buf >= h->n_bufs || from > to || to > h->buf_size)
 		return -EINVAL;
-	return reserve_write(fd, NULL, (size_t)n * h->buf_size,
-			     (off_t)(PENDING_DATA_OFFSET + (size_t)first * h->buf_size));
+	return reserve_write(fd, NULL, to - from, (off_t)(PENDING_DATA_OFFSET + (size_t)buf * h->buf_size + from));
 }
 
 /* Delete, unmap and unlock the mirror: unlinked (every name) before the

@@ -66,10 +66,10 @@ int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs,
  * trace_off to that file's size.  -errno when no hard link can be made. */
 int pending_link(struct pending_header *h, const char *pending_path, const char *path, int trace_fd,
 		 char **ret_path);
-/* Reserve the room of buffers FIRST..FIRST+N of the mirror FD, not in use
- * yet (they are written with zeros): a store into a hole of a full disk
- * would be a SIGBUS in the traced program.  0 or -errno. */
-int pending_reserve(const struct pending_header *h, int fd, unsigned first, unsigned n);
+/* Reserve bytes FROM..TO of buffer BUF of the mirror FD, not in use yet
+ * (they are written with zeros): a store into a hole of a full disk would
+ * be a SIGBUS in the traced program.  0 or -errno. */
+int pending_reserve(const struct pending_header *h, int fd, unsigned buf, size_t from, size_t to);
 static inline char *pending_data(struct pending_header *h, unsigned i)
 {
 	return (char *)h + PENDING_DATA_OFFSET + (size_t)i * h->buf_size;

@@ -254,11 +254,15 @@ static void test_pending_create(void)
 	CHECK(other >= 0 && flock(other, LOCK_EX | LOCK_NB) < 0, "a merge finds it locked");
 	if (other >= 0)
 		close(other);
-	CHECK(pending_reserve(h, fd, 2, 2) == 0 && fstat(fd, &st) == 0 &&
+	CHECK(pending_reserve(h, fd, 3, 0, 16384) == 0 && fstat(fd, &st) == 0 &&
+		      st.st_size == PENDING_DATA_OFFSET + 3 * 65536 + 16384,
+	      "reserving the start of buffer 3 writes its room (%lld bytes)", (long long)st.st_size);
+	CHECK(pending_reserve(h, fd, 3, 16384, 65536) == 0 && fstat(fd, &st) == 0 &&
 		      st.st_size == PENDING_DATA_OFFSET + 4 * 65536,
-	      "reserving buffers 2 and 3 writes their room (%lld bytes)", (long long)st.st_size);
+	      "and the rest of it (%lld bytes)", (long long)st.st_size);
 	memset(pending_data(h, 3), 'x', 65536); /* reserved: no SIGBUS */
-	CHECK(pending_reserve(h, fd, 3, 2) == -EINVAL, "no buffer past the last is reserved");
+	CHECK(pending_reserve(h, fd, 4, 0, 1) == -EINVAL && pending_reserve(h, fd, 0, 0, 65537) == -EINVAL,
+	      "no room past a buffer or the last buffer is reserved");
 	names[0] = mp;
 	pending_remove(h, names, 1, fd);
 	CHECK(dir_entries(dir) == 1, "removed: only the trace is left");
