@@ -5,8 +5,9 @@
  * A merge must never take a live writer's records (they would be written
  * twice) nor delete its file (a later death would lose them), and a new
  * writer must never overwrite a dead one's file (pid reuse: containers run
- * every program as pid 1).  So the writer creates its file under a unique
- * name with link(2), holds an flock(2) on it for its life, and the merge
+ * every program as pid 1).  So the writer makes its file without a name
+ * (O_TMPFILE, else under a temporary one), gives it a unique name with
+ * link(2) once whole, holds an flock(2) on it for its life, and the merge
  * takes the lock first.  What the dead writer already wrote is found by
  * content, not by pid or seq: a record line holds its pid, seq and
  * nanosecond timestamp, so the same bytes in the trace are the same record,
