@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	t1 = mono();
-	ct_trace_close();
+	ct_trace_close(false);
 	if (stat(argv[1], &st) < 0)
 		st.st_size = 0;
 	if (!S_ISREG(st.st_mode))

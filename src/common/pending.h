@@ -55,7 +55,7 @@ struct pending_header {
 };
 
 /* Create and map a mirror of the trace file PATH (open as TRACE_FD) with
- * N_BUFS buffers of SIZE bytes, none allocated yet (pending_reserve):
+ * N_BUFS buffers of SIZE bytes, none reserved yet (pending_reserve):
  * PATH.<pid>.pending, or PATH.<pid>.<n>.pending when that name is taken
  * (another run's unrecovered file is never touched).  *RET_FD keeps the
  * writer's lock. */
@@ -66,9 +66,10 @@ int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs,
  * trace_off to that file's size.  -errno when no hard link can be made. */
 int pending_link(struct pending_header *h, const char *pending_path, const char *path, int trace_fd,
 		 char **ret_path);
-/* Allocate the blocks of buffers FIRST..FIRST+N of the mirror FD: a store
- * into a hole of a full disk would be a SIGBUS in the traced program. */
-int pending_reserve(const struct pending_header *h, int fd, unsigned first, unsigned n);
+/* Reserve bytes FROM..TO of buffer BUF of the mirror FD, not in use yet
+ * (they are written with zeros): a store into a hole of a full disk would
+ * be a SIGBUS in the traced program.  0 or -errno. */
+int pending_reserve(const struct pending_header *h, int fd, unsigned buf, size_t from, size_t to);
 static inline char *pending_data(struct pending_header *h, unsigned i)
 {
 	return (char *)h + PENDING_DATA_OFFSET + (size_t)i * h->buf_size;

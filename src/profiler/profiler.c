@@ -203,7 +203,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	}
 	runtime = ct_runtime_json();
 	if (ct_set_event_mask() < 0) {
-		ct_trace_close();
+		ct_trace_close(false);
 		json_decref(runtime);
 		goto fail;
 	}
@@ -254,7 +254,7 @@ void ct_stop(struct ct_thread *t, enum ct_event ev)
 		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped, "exceptions", exc ? exc : json_object()));
 	atomic_store(&ct.active, false);
-	ct_trace_close();
+	ct_trace_close(ev == EV_RUNTIME_SHUTDOWN);
 }
 
 /* The runtime is going away. */

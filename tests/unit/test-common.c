@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the shared helpers of src/common: the id map, the UTF-16
- * name buffer, the string tables, SHA-256 and the digit writer.  No
- * runtime needed. */
+ * name buffer, the string tables, SHA-256, the digit writer and the
+ * making of FILE.<pid>.pending.  No runtime needed. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/digits.h"
+#include "common/pending.h"
 #include "common/sha256.h"
 #include "common/strtable.h"
 #include "common/u64map.h"
@@ -199,6 +206,72 @@ static void test_sha256(void)
 	free(million);
 }
 
+/* Names in directory DIR other than . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The mirror appears whole under its final name only (made unnamed, or
+ * under a temporary name where it cannot be), as the trace file's mode
+ * goes with the umask, locked, its room written as it is reserved, and
+ * every name goes at removal. */
+static void test_pending_create(void)
+{
+	char dir[] = "/tmp/test-pending.XXXXXX", trace[64], *names[2] = { NULL, NULL }, *mp = NULL;
+	struct pending_header *h = NULL;
+	struct stat st;
+	mode_t old;
+	int tfd, fd = -1, other;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(trace, sizeof(trace), "%s/t.jsonl", dir);
+	tfd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	old = umask(027);
+	CHECK(tfd >= 0 && pending_create(trace, tfd, 65536, 4, &h, &mp, &fd) == 0, "pending_create makes a mirror");
+	umask(old);
+	if (!h)
+		return;
+	CHECK(stat(mp, &st) == 0 && (st.st_mode & 0777) == 0640 && st.st_size == PENDING_DATA_OFFSET,
+	      "FILE.<pid>.pending: mode 0644 minus the umask, the header page only (mode %o, %lld bytes)",
+	      (unsigned)(st.st_mode & 0777), (long long)st.st_size);
+	CHECK(memcmp(h->magic, PENDING_MAGIC, 8) == 0 && h->pid == getpid() && h->n_bufs == 4 &&
+		      h->buf_size == 65536 && h->locked == 1,
+	      "its header: magic, pid, buffers, locked");
+	CHECK(dir_entries(dir) == 2, "no temporary name left beside it (%d names)", dir_entries(dir));
+	other = open(mp, O_RDONLY | O_CLOEXEC);
+	CHECK(other >= 0 && flock(other, LOCK_EX | LOCK_NB) < 0, "a merge finds it locked");
+	if (other >= 0)
+		close(other);
+	CHECK(pending_reserve(h, fd, 3, 0, 16384) == 0 && fstat(fd, &st) == 0 &&
+		      st.st_size == PENDING_DATA_OFFSET + 3 * 65536 + 16384,
+	      "reserving the start of buffer 3 writes its room (%lld bytes)", (long long)st.st_size);
+	CHECK(pending_reserve(h, fd, 3, 16384, 65536) == 0 && fstat(fd, &st) == 0 &&
+		      st.st_size == PENDING_DATA_OFFSET + 4 * 65536,
+	      "and the rest of it (%lld bytes)", (long long)st.st_size);
+	memset(pending_data(h, 3), 'x', 65536); /* reserved: no SIGBUS */
+	CHECK(pending_reserve(h, fd, 4, 0, 1) == -EINVAL && pending_reserve(h, fd, 0, 0, 65537) == -EINVAL,
+	      "no room past a buffer or the last buffer is reserved");
+	names[0] = mp;
+	pending_remove(h, names, 1, fd);
+	CHECK(dir_entries(dir) == 1, "removed: only the trace is left");
+	free(mp);
+	close(tfd);
+	unlink(trace);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_digits();
@@ -206,5 +279,6 @@ int main(void)
 	test_utf16_name();
 	test_strtable();
 	test_sha256();
+	test_pending_create();
 	return failures ? 1 : 0;
 }

@@ -38,6 +38,8 @@ static void say(const char *key, const char *fmt, ...)
 	strcat(said, "\n");
 }
 
+static unsigned start_flush_ms; /* the writer thread's period; 0: only when kicked */
+
 /* Start tracing to PATH (a fresh file). */
 static void start(const char *path)
 {
@@ -60,6 +62,7 @@ static void start(const char *path)
 		.n_outputs = cfg.n_outputs,
 		.program = "test",
 		.pid = getpid(),
+		.flush_ms = start_flush_ms,
 		.say = say,
 	};
 	if (ct_sinks_open(&spec, &fell_back) < 0 || fell_back) {
@@ -123,7 +126,7 @@ static void test_nesting(void)
 	ct_emit(t, EV_GC, PH_BEGIN, 0, NULL);          /* never ends */
 	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL); /* pops the gc span too */
 	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
-	ct_trace_close();
+	ct_trace_close(false);
 
 	all = load(path);
 	CHECK(json_array_size(all) == 10, "10 records written (got %zu)", json_array_size(all));
@@ -179,7 +182,10 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void test_threads(void)
+/* Four threads' records, gap-free and nested per thread, with the trace
+ * closed as at exit (EXITING, the writer thread busy every millisecond
+ * and left without a join) or as at detach. */
+static void test_threads(bool exiting)
 {
 	const char *path = "test-record-threads.jsonl";
 	pthread_t th[4];
@@ -187,14 +193,17 @@ static void test_threads(void)
 	char *seen;
 	bool gapless = true, nested = true;
 
+	start_flush_ms = exiting ? 1 : 0;
 	start(path);
+	start_flush_ms = 0;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, thread_main, NULL);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	ct_trace_close();
+	ct_trace_close(exiting);
 	all = load(path);
-	CHECK(json_array_size(all) == 6000, "4 threads x 1500 records all written (got %zu)", json_array_size(all));
+	CHECK(json_array_size(all) == 6000, "4 threads x 1500 records all written (got %zu)%s",
+	      json_array_size(all), exiting ? ", closed as at exit" : "");
 	seen = calloc(6001, 1);
 	json_int_t base = geti(json_array_get(all, 0), "seq") - 1;
 	for (size_t i = 0; i < json_array_size(all); i++) {
@@ -206,7 +215,7 @@ static void test_threads(void)
 		if ((strcmp(gets_(r, "phase"), "instant") == 0) != (geti(r, "depth") == 1))
 			nested = false;
 	}
-	CHECK(gapless, "seq is gap-free and in file order across threads");
+	CHECK(gapless, "seq is gap-free and in file order across threads%s", exiting ? ", closed as at exit" : "");
 	CHECK(nested, "each thread's nesting is its own");
 	free(seen);
 	json_decref(all);
@@ -233,7 +242,7 @@ static void test_drops(void)
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false); /* notices, counts 5 lost, reopens */
 	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
-	ct_trace_close();
+	ct_trace_close(false);
 	all = load(path);
 	for (size_t i = 0; i < json_array_size(all); i++)
 		if (strcmp(gets_(json_array_get(all, i), "event"), "trace.dropped") == 0)
@@ -256,7 +265,7 @@ static void test_drops(void)
 	t = ct_thread_get();
 	for (int i = 0; i < 3; i++)
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
-	ct_trace_close();
+	ct_trace_close(false);
 	setrlimit(RLIMIT_FSIZE, &old);
 	CHECK(strstr(said, "being lost: file size limit exceeded") && strstr(said, ": file size limit exceeded\n") && strstr(said, "\n3 of "),
 	      "a sink that cannot write says so on stderr, at the time and at exit (%s)", said);
@@ -327,7 +336,7 @@ static void test_partial(bool cannot_cut)
 	start(path);
 	if (cannot_cut && !append_only(path, true)) {
 		printf("skip: cannot make %s append-only (needs root and a file system with attributes)\n", path);
-		ct_trace_close();
+		ct_trace_close(false);
 		unlink(path);
 		return;
 	}
@@ -362,7 +371,7 @@ static void test_partial(bool cannot_cut)
 		json_pack("{s:{s:I,s:I}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped));
 	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
-	ct_trace_close();
+	ct_trace_close(false);
 	if (cannot_cut)
 		append_only(path, false);
 
@@ -574,7 +583,8 @@ int main(void)
 	test_jsonw();
 	test_fields();
 	test_nesting();
-	test_threads();
+	test_threads(false);
+	test_threads(true); /* the next trace joins the writer left running */
 	test_drops();
 	test_partial(false);
 	test_partial(true);

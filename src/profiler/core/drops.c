@@ -34,10 +34,11 @@ void ct_trace_totals(struct ct_totals *out)
 	ct_sinks_seal(out);
 }
 
-/* Close the trace: report the leftover drops, flush, close every sink. */
-void ct_trace_close(void)
+/* Close the trace: report the leftover drops, flush, close every sink
+ * (EXITING: the process ends, see ct_sinks_stop_flusher). */
+void ct_trace_close(bool exiting)
 {
-	ct_sinks_stop_flusher();
+	ct_sinks_stop_flusher(exiting);
 	ct_report_drops(true);
 	ct_sinks_close();
 }

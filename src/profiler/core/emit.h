@@ -44,4 +44,4 @@ json_t *ct_json_hr(HRESULT hr);
  * totals for runtime.shutdown; the end. */
 void ct_report_drops(bool all);
 void ct_trace_totals(struct ct_totals *out);
-void ct_trace_close(void);
+void ct_trace_close(bool exiting);

@@ -77,7 +77,8 @@ struct ct_totals {
  * after this; OUT: the records numbered so far and every loss. */
 void ct_sinks_seal(struct ct_totals *out);
 
-/* Stop the periodic flusher (first step of closing). */
-void ct_sinks_stop_flusher(void);
+/* Stop the periodic flusher (first step of closing); EXITING: the process
+ * is ending (runtime.shutdown), do not wait for the thread. */
+void ct_sinks_stop_flusher(bool exiting);
 /* Flush, close every sink, say what was lost. */
 void ct_sinks_close(void);

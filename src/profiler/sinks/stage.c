@@ -36,6 +36,7 @@
 #include "profiler/sinks/stage.h"
 
 #define HALF_SIZE (64 * 1024)
+#define ROOM_STEP (16 * 1024) /* a half's room in the mirror grows by this much */
 #define MAX_SLOTS (PENDING_MAX_BUFS / 2)
 
 /* The numbering: the last seq given, with the trace's state on top. */
@@ -55,8 +56,8 @@ struct slot {
 	atomic_bool lock;
 	unsigned users;     /* threads staging here (slots_mutex) */
 	uint64_t gen;       /* the area it serves; 0: none (slots_mutex and lock) */
-	bool reserved;      /* its mirror blocks are allocated */
 	char *priv;         /* its halves when the mirror had no room for them */
+	size_t room[2];     /* bytes of each half reserved in the mirror */
 	int active;         /* the half records go into */
 	bool handed[2];     /* the thread moved on from this half: the writer empties it */
 	size_t used[2];     /* bytes staged */
@@ -146,9 +147,8 @@ static void slot_reset(struct slot *s, uint64_t g)
 }
 
 /* Give REF a slot: an unused one, a new one, or (past MAX_SLOTS) the least
- * shared.  NULL when no area is open; *ERR: -errno when the mirror has no
- * room for it. */
-static struct slot *slot_take(struct ct_stage_ref *ref, int *err)
+ * shared.  NULL when no area is open. */
+static struct slot *slot_take(struct ct_stage_ref *ref)
 {
 	struct slot *s = NULL;
 	uint64_t g;
@@ -166,7 +166,7 @@ static struct slot *slot_take(struct ct_stage_ref *ref, int *err)
 		s = &slots[n];
 		slot_lock(s);
 		slot_reset(s, g);
-		s->reserved = false;
+		s->room[0] = s->room[1] = 0;
 		slot_unlock(s);
 		atomic_store(&n_slots, n + 1);
 	}
@@ -176,18 +176,6 @@ static struct slot *slot_take(struct ct_stage_ref *ref, int *err)
 			if (slots[i].users < s->users)
 				s = &slots[i];
 	}
-	if (!s->reserved && !s->priv && mirror &&
-	    pending_reserve(mirror, mirror_fd, slot_index(s) * 2, 2) < 0) {
-		/* a full disk: this slot's records are not mirrored (a death
-		 * without a flush loses them; the file's own losses are counted) */
-		s->priv = malloc(2 * HALF_SIZE);
-		if (!s->priv) {
-			*err = -ENOMEM;
-			s = NULL;
-			goto out;
-		}
-	} else
-		s->reserved = true;
 	s->users++;
 	ref->slot = s;
 	ref->gen = g;
@@ -197,14 +185,14 @@ out:
 }
 
 /* Lock REF's slot, taking one first if it has none for the open area.
- * NULL when no area is open (or *ERR: none could be had). */
-static struct slot *slot_mine(struct ct_stage_ref *ref, int *err)
+ * NULL when no area is open. */
+static struct slot *slot_mine(struct ct_stage_ref *ref)
 {
 	for (int tries = 0; tries < 3; tries++) {
 		struct slot *s = ref->slot;
 
 		if (!s || ref->gen != atomic_load_explicit(&area_gen, memory_order_relaxed))
-			s = slot_take(ref, err);
+			s = slot_take(ref);
 		if (!s)
 			return NULL;
 		slot_lock(s);
@@ -214,6 +202,41 @@ static struct slot *slot_mine(struct ct_stage_ref *ref, int *err)
 		ref->slot = NULL;
 	}
 	return NULL;
+}
+
+/* The mirror has no room for S (a full disk): its halves go on in private
+ * memory, and the mirror forgets them (a death without a flush loses
+ * them; the file's own losses are counted).  Caller holds S's lock. */
+static int slot_go_private(struct slot *s)
+{
+	char *p = malloc(2 * HALF_SIZE);
+
+	if (!p)
+		return -ENOMEM;
+	for (int h = 0; h < 2; h++) {
+		memcpy(p + (size_t)h * HALF_SIZE, half_of(s, h), s->used[h]);
+		pending_set_used(mirror, slot_index(s) * 2 + (unsigned)h, 0);
+	}
+	s->priv = p;
+	return 0;
+}
+
+/* Make sure half H of S has room in the mirror for NEED bytes: reserved
+ * ROOM_STEP at a time as the half first fills, then reused, so that a
+ * thread that stages little reserves little (each step is a write of
+ * zeros; and what a short trace reserved, its end frees).  Caller holds
+ * S's lock.  0 or -ENOMEM. */
+static int slot_room(struct slot *s, int h, size_t need)
+{
+	size_t to = (need + ROOM_STEP - 1) / ROOM_STEP * ROOM_STEP;
+
+	if (s->priv || !mirror || need <= s->room[h])
+		return 0;
+	if (pending_reserve(mirror, mirror_fd, slot_index(s) * 2 + (unsigned)h, s->room[h], to) == 0) {
+		s->room[h] = to;
+		return 0;
+	}
+	return slot_go_private(s);
 }
 
 /* Number a record: its seq, or 0 when the trace takes no more (LAST:
@@ -288,17 +311,17 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 	size_t need = pending_rec_size(len + 1); /* at most: the room is not all prefix */
 	struct big *b = NULL;
 	struct slot *s;
-	int err = 0;
 	char *start;
+	int r;
 
 	if (len > UINT32_MAX / 2)
 		return -E2BIG;
 	if (need > HALF_SIZE && !(b = malloc(sizeof(*b) + len + 1)))
 		return -ENOMEM;
-	s = slot_mine(ref, &err);
+	s = slot_mine(ref);
 	if (!s) {
 		free(b);
-		return err;
+		return 0;
 	}
 	if (b)
 		return put_big(s, ref, line, len, &h, b);
@@ -322,6 +345,11 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 			slot_unlock(s);
 			return 0;
 		}
+	}
+	r = slot_room(s, s->active, s->used[s->active] + need);
+	if (r < 0) {
+		slot_unlock(s);
+		return r;
 	}
 	h.seq = claim(last_record(ev));
 	if (!h.seq) {
