@@ -284,11 +284,26 @@ static bool span_end(struct exporter *x, struct xthread *t, const struct rec *r)
 	if (i == 0)
 		return false;
 	end_args = args_with_detail(x, r, t->v[i - 1].detail);
+	if (r->tid != t->tid) /* a load another thread finished (begin_tid) */
+		json_object_set_new(end_args, "end_tid", json_integer(r->tid));
 	while (t->n > i) /* spans inside it that never ended */
 		close_span(x, t, --t->n, r->ts, NULL, true);
 	close_span(x, t, --t->n, r->ts, end_args, false);
 	json_decref(end_args);
 	return true;
+}
+
+/* An end on another thread than its begin (begin_tid): close the span on
+ * the thread that began it; false if its begin is not held there. */
+static bool span_end_elsewhere(struct exporter *x, const struct rec *r)
+{
+	int64_t tid = jint(r->j, "begin_tid");
+	struct xthread *t;
+
+	if (tid <= 0 || tid == r->tid)
+		return false;
+	t = u64map_get(&x->threads, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)tid);
+	return t && span_end(x, t, r);
 }
 
 /* Convert one record. */
@@ -303,7 +318,8 @@ static void export_record(struct exporter *x, const struct rec *r)
 		note_throw(x, r);
 	if (r->ph == PH_BEGIN && r->span >= 0)
 		span_begin(x, t, r);
-	else if (r->ph != PH_END || !span_end(x, t, r)) /* instants, and ends whose begin is not in the file */
+	else if (r->ph != PH_END || !(span_end_elsewhere(x, r) || span_end(x, t, r)))
+		/* instants, and ends whose begin is not in the file */
 		emit(x, "i", r->event, r->cat, r->pid, r->tid, us(x, r->ts), 0, args_with_detail(x, r, NULL));
 }
 

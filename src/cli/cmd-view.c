@@ -235,6 +235,9 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	v_puts(v, out, v->line.s);
 	if (last->dur_ns >= 0)
 		fprintf(out, " (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
+	/* a load the runtime finished on another thread than its begin's */
+	if (last->ph == PH_END && jint(last->j, "begin_tid") > 0 && jint(last->j, "begin_tid") != last->tid)
+		fprintf(out, " [begun on tid %" PRId64 "]", jint(last->j, "begin_tid"));
 	if (r->v > 1)
 		fprintf(out, " [schema v%" PRId64 "]", r->v);
 	fprintf(out, "%s\n", v->color && color ? colors[COLOR_NONE] : "");
@@ -476,7 +479,10 @@ static const char view_help[] =
 	"  *  an instant event\n"
 	"  >  a span begins (its end comes later, indented one step less)\n"
 	"  <  a span ends (with its duration)\n"
-	"  -  a whole span on one line: its begin and end, with its duration\n\n"
+	"  -  a whole span on one line: its begin and end, with its duration\n"
+	"An end the runtime delivered on another thread than its begin (a load a\n"
+	"waiting thread finished) is shown on the thread it came on, with \"[begun on\n"
+	"tid N]\".\n\n"
 	"  -e, --events LIST       only these events or categories (comma list; globs: exception.*)\n"
 	"  -t, --tid LIST          only these OS thread ids\n"
 	"  -x, --exception GLOB    only exception stories whose type matches (System.IO.*)\n"
