@@ -2,7 +2,8 @@
 /*
  * clrtrace check: every line against the record schema, seq gaps not
  * explained by trace.dropped, span nesting per thread (span, parent and
- * depth as DESIGN.md defines them), and the exception stories against their
+ * depth as DESIGN.md defines them; a load's end on another thread closes
+ * the span on the one begin_tid names), and the exception stories against their
  * own records (check-stories.c).  One line per problem; exit 1 if there was
  * any.
  */
@@ -468,8 +469,9 @@ static int load_schema(struct checker *c, const char *path)
 static const char check_help[] =
 	"Usage: clrtrace check [OPTIONS] FILE|-\n\n"
 	"Validate a trace: every record against the schema, seq gaps not explained\n"
-	"by trace.dropped, span nesting per thread, and exception stories that\n"
-	"contradict their own records.  Prints one line per problem\n"
+	"by trace.dropped, span nesting per thread (a load ended on another thread\n"
+	"must close a span open on the one its begin_tid names), and exception\n"
+	"stories that contradict their own records.  Prints one line per problem\n"
 	"(FILE:LINE: what) and exits 1 if there was any.\n\n"
 	"  -s, --schema FILE     validate against FILE instead of the built-in schema\n"
 	"  -m, --max-problems N  print at most N problems (default: all)\n"
