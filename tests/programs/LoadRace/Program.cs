@@ -20,7 +20,7 @@ static class Program
 	static int Main(string[] args)
 	{
 		int threads = args.Length > 0 ? int.Parse(args[0]) : 8;
-		int rounds = args.Length > 1 ? int.Parse(args[1]) : 40;
+		int rounds = args.Length > 1 ? int.Parse(args[1]) : 100;
 		var loaded = new HashSet<string>(AppDomain.CurrentDomain.GetAssemblies().Select(a => a.GetName().Name));
 		// the framework's managed assemblies, next to CoreLib (the shared
 		// framework, or the program's own directory when self-contained)
