@@ -68,17 +68,18 @@ for v in $(test_runtimes); do
 	fi
 	[ "$v" = 10 ] || continue
 
-	# check judges such ends: the one that names its thread, changed
+	# check judges such ends: the one that names its thread, changed (not
+	# *.jsonl: tests/schema.sh checks those)
 	end=$(jq -c 'select(.event == "module.load" and .begin_tid)' "$f" | head -1)
 	seq=$(echo "$end" | jq .seq)
 	other=$(jq -r --argjson b "$(echo "$end" | jq .begin_tid)" --argjson t "$(echo "$end" | jq .tid)" \
 		'select(.tid != $b and .tid != $t) | .tid' "$f" | head -1)
-	jq -c --argjson s "$seq" 'if .seq == $s then del(.begin_tid) else . end' "$f" >"$OUT/no-begin-tid.jsonl"
-	"$CLRTRACE" check -q "$OUT/no-begin-tid.jsonl" >"$OUT/no-begin-tid.out" 2>&1
+	jq -c --argjson s "$seq" 'if .seq == $s then del(.begin_tid) else . end' "$f" >"$OUT/no-begin-tid.broken"
+	"$CLRTRACE" check -q "$OUT/no-begin-tid.broken" >"$OUT/no-begin-tid.out" 2>&1
 	expect "check: an end on another thread without begin_tid is a problem" \
 		"$(grep -c "seq $seq module.load end: nesting: end of span [0-9]* that is not open on thread" "$OUT/no-begin-tid.out")" 1
-	jq -c --argjson s "$seq" --argjson o "$other" 'if .seq == $s then .begin_tid = $o else . end' "$f" >"$OUT/wrong-begin-tid.jsonl"
-	"$CLRTRACE" check -q "$OUT/wrong-begin-tid.jsonl" >"$OUT/wrong-begin-tid.out" 2>&1
+	jq -c --argjson s "$seq" --argjson o "$other" 'if .seq == $s then .begin_tid = $o else . end' "$f" >"$OUT/wrong-begin-tid.broken"
+	"$CLRTRACE" check -q "$OUT/wrong-begin-tid.broken" >"$OUT/wrong-begin-tid.out" 2>&1
 	expect "check: begin_tid naming a thread where the span is not open is a problem" \
 		"$(grep -c "seq $seq module.load end: nesting: end of span [0-9]* that is not open on thread $other (begin_tid)" "$OUT/wrong-begin-tid.out")" 1
 
