@@ -269,6 +269,22 @@ static void test_handoff(void)
 	      "only the ends on another thread carry begin_tid");
 	CHECK(geti(oe, "span") == geti(ob, "span") && geti(oe, "begin_tid") == tc,
 	      "a load whose thread exited can still be ended by another");
+	{
+		struct jf_meta m = { .ident = "t", .event = EV_ASSEMBLY_LOAD, .depth = 1, .tid = tb };
+		struct jf_entry e = { 0 };
+		char *line = json_dumps(ae, JSON_COMPACT), want[48];
+		const struct iovec *iov;
+		size_t n = 0;
+		bool found = false;
+
+		snprintf(want, sizeof(want), "CLRTRACE_BEGIN_TID=%d", ta);
+		iov = line && jf_build(&e, line, strlen(line), &m) == 0 ? jf_iovec(&e, &n) : NULL;
+		for (size_t i = 0; iov && i < n; i++)
+			found |= iov[i].iov_len == strlen(want) && memcmp(iov[i].iov_base, want, iov[i].iov_len) == 0;
+		CHECK(found, "its journal entry says %s", want);
+		jf_entry_done(&e);
+		free(line);
+	}
 out:
 	json_decref(all);
 	unlink(path);
