@@ -5,7 +5,8 @@
  * become complete "X" events, written when they end (so nesting is exact
  * even where the trace leaves a span open); spans that never end are
  * closed at the end of what they enclose or of the trace, marked
- * args.unfinished.  Instants are "i" (thread scope).  An event's name is
+ * args.unfinished; a load another thread finished (begin_tid) closes on
+ * the thread that began it, args.end_tid.  Instants are "i" (thread scope).  An event's name is
  * its record's event (a closed vocabulary, so viewers can group and colour
  * by it); what view would print after it is args.detail, beside the
  * record's payload.  A rethrow gets a flow ("s" at its original's throw,
@@ -394,7 +395,9 @@ static const char export_help[] =
 	"(exception.rethrow) and a nested exception to its outer one\n"
 	"(exception.nested); otherData.start_time is the first record's time (UTC).\n"
 	"A stack (-e +stacks) gets its source lines from the PDBs: each frame its\n"
-	"file and line, args.site the throw site as view prints it.\n\n"
+	"file and line, args.site the throw site as view prints it.  A load another\n"
+	"thread finished (begin_tid) is one event on the thread that began it, the\n"
+	"finishing thread in args.end_tid.\n\n"
 	"  -F, --format FORMAT  chrome (the only one so far)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           this text\n" JOURNAL_HELP;
