@@ -83,12 +83,17 @@ for v in $(test_runtimes); do
 	expect "check: begin_tid naming a thread where the span is not open is a problem" \
 		"$(grep -c "seq $seq module.load end: nesting: end of span [0-9]* that is not open on thread $other (begin_tid)" "$OUT/wrong-begin-tid.out")" 1
 
-	# view shows it on the thread that finished it; export closes it on the
-	# thread that began it
+	# view shows it on both threads; export closes it on the thread that
+	# began it
 	tid=$(echo "$end" | jq .tid)
 	btid=$(echo "$end" | jq .begin_tid)
+	path=$(echo "$end" | jq -r .module.path)
 	expect "view: the end on tid $tid says the thread that began it" \
-		"$("$CLRTRACE" view -t "$tid" "$f" | grep -c "< module.load .* \[begun on tid $btid\]$")" 1
+		"$("$CLRTRACE" view -t "$tid" "$f" | grep -cF "< module.load $path (")" 1
+	expect "view: that line ends with [begun on tid $btid]" \
+		"$("$CLRTRACE" view -t "$tid" "$f" | grep -F "< module.load $path (" | grep -c "\[begun on tid $btid\]$")" 1
+	expect "view -t $btid: the span ends on the thread that began it, [ended on tid $tid]" \
+		"$("$CLRTRACE" view -t "$btid" "$f" | grep -F "module.load $path (" | grep -c "[-<] module.load .*\[ended on tid $tid\]$")" 1
 	"$CLRTRACE" export -F chrome -o "$OUT/export.json" "$f" || fail "export failed"
 	expect "export: the load is one complete event on tid $btid, args.end_tid $tid" \
 		"$(jq -c --argjson s "$seq" '[.traceEvents[] | select(.ph == "X" and .args.seq == $s) | [.tid, .args.end_tid]]' "$OUT/export.json")" \
