@@ -29,45 +29,69 @@ finish() {
 command -v dotnet >/dev/null 2>&1 || skip "no dotnet SDK"
 command -v jq >/dev/null 2>&1 || die "jq is needed (run setup.sh)"
 
-# build_program NAME: build tests/programs/NAME (once, outside the source
-# tree) and print the path of its dll.
-build_program() {
-	local name=$1 src="$top_builddir/tests/out/src" bin="$top_builddir/tests/out/bin/$1"
-	mkdir -p "$src"
-	(
-		flock 9
-		if [ ! -f "$bin/$name.dll" ] || [ -n "$(find "$top_srcdir/tests/programs/$name" -newer "$bin/$name.dll" -name '*.cs' 2>/dev/null)" ]; then
-			rm -rf "$src/$name"
-			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
-			cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$src/"
-			chmod -R u+w "$src"
-			dotnet build -c Release -o "$bin" "$src/$name/$name.csproj" >"$src/$name.build.log" 2>&1 ||
-				{ cat "$src/$name.build.log" >&2; exit 1; }
-		fi
-	) 9>"$top_builddir/tests/out/.build.lock" || die "could not build $name"
-	echo "$bin/$name.dll"
+# sources_hash NAME [WORDS...]: 12 hex digits naming tests/programs/NAME's
+# sources, the shared build files and WORDS (extra build arguments)
+sources_hash() {
+	local name=$1
+	shift
+	{
+		(cd "$top_srcdir/tests/programs" && find "$name" Directory.Build.props Directory.Build.targets NuGet.config \
+			-type f -print0 | sort -z | xargs -0 sha256sum)
+		printf '%s\n' "$@"
+	} | sha256sum | cut -c1-12
 }
 
-# build_variant NAME VARIANT DOTNET-BUILD-ARGS...: build tests/programs/NAME
-# (.NET 10) with extra build arguments into its own directory, once per
-# change of its sources; prints the directory (bin/NAME-VARIANT).  A copy of
-# its own: the build's obj directory must not be shared with the plain build.
-build_variant() {
-	local name=$1 variant=$2 bin="$top_builddir/tests/out/bin/$1-$2" src="$top_builddir/tests/out/src/$1-$2"
+# build_net10 NAME DIR-NAME DOTNET-BUILD-ARGS...: build tests/programs/NAME
+# for .NET 10 into tests/out/bin/DIR-NAME-HASH (HASH: sources_hash of the
+# sources and the arguments), once, and print that directory.  Like
+# program_cmd's .NET 8/9 builds, each version of the sources has its own
+# directory, put in place whole once built: a test that changed the sources
+# never removes or rewrites a build another test is running.
+build_net10() {
+	local name=$1 dir hash bin src
+	dir=$2
 	shift 2
-	mkdir -p "$top_builddir/tests/out"
+	hash=$(sources_hash "$name" "$@")
+	bin="$top_builddir/tests/out/bin/$dir-$hash"
+	src="$top_builddir/tests/out/src/$dir-$hash"
+	mkdir -p "$top_builddir/tests/out/bin"
 	(
 		flock 9
-		if [ ! -f "$bin/$name.dll" ] || [ -n "$(find "$top_srcdir/tests/programs/$name" -newer "$bin/$name.dll" -name '*.cs' 2>/dev/null)" ]; then
-			rm -rf "$src" "$bin"
+		if [ ! -f "$bin/$name.dll" ]; then
+			rm -rf "$src" "$bin.tmp"
 			mkdir -p "$src"
 			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
 			cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$src/"
 			chmod -R u+w "$src"
-			dotnet build -c Release "$@" -o "$bin" "$src/$name/$name.csproj" >"$src/build.log" 2>&1 ||
+			dotnet build -c Release "$@" -o "$bin.tmp" "$src/$name/$name.csproj" >"$src/build.log" 2>&1 ||
 				{ cat "$src/build.log" >&2; exit 1; }
+			mv "$bin.tmp" "$bin" || exit 1
 		fi
-	) 9>"$top_builddir/tests/out/.build.lock" || die "could not build $name ($variant)"
+		# its builds for other sources that no test took for two hours
+		touch "$bin"
+		find "$top_builddir/tests/out/bin" "$top_builddir/tests/out/src" -mindepth 1 -maxdepth 1 -name "$dir-*" \
+			! -name "$dir-$hash" ! -name '*.tmp' -mmin +120 -exec rm -rf {} + 2>/dev/null
+		exit 0
+	) 9>"$top_builddir/tests/out/.build-$dir.lock" || return 1
+	echo "$bin"
+}
+
+# build_program NAME: build tests/programs/NAME for .NET 10 (once per
+# version of its sources, build_net10) and print the path of its dll.
+build_program() {
+	local bin
+	bin=$(build_net10 "$1" "$1-net10") || die "could not build $1"
+	echo "$bin/$1.dll"
+}
+
+# build_variant NAME VARIANT DOTNET-BUILD-ARGS...: build tests/programs/NAME
+# (.NET 10) with extra build arguments into a directory of its own (the
+# build's obj directory must not be shared with the plain build), once per
+# version of its sources; prints the directory.
+build_variant() {
+	local name=$1 variant=$2 bin
+	shift 2
+	bin=$(build_net10 "$name" "$name-$variant-net10" "$@") || die "could not build $name ($variant)"
 	echo "$bin"
 }
 
@@ -247,7 +271,7 @@ pack_version() { cut -d' ' -f1 "$RT_DIR/net$1.version" 2>/dev/null; }
 program_cmd() {
 	local name=$1 v=$2 dll pack hash bin src
 	if [ "$v" = 10 ]; then
-		dll=$(build_program "$name") || { _rt_fail "could not build $name"; echo "dotnet $top_builddir/tests/out/bin/$name/$name.dll"; return 1; }
+		dll=$(build_program "$name") || { _rt_fail "could not build $name"; echo "dotnet $top_builddir/tests/out/bin/$name-net10/$name.dll"; return 1; }
 		echo "dotnet $dll"
 		return
 	fi
@@ -256,8 +280,7 @@ program_cmd() {
 		_rt_fail "program_cmd $name $v: no .NET $v runtime pack (call test_runtimes first)"
 		echo "$top_builddir/tests/out/bin/$name-net$v/$name"; return 1
 	fi
-	hash=$(cd "$top_srcdir/tests/programs" && find "$name" Directory.Build.props Directory.Build.targets -type f -print0 |
-		sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+	hash=$(sources_hash "$name")
 	bin="$top_builddir/tests/out/bin/$name-net$v-$pack-$hash"
 	src="$top_builddir/tests/out/src/$name-net$v-$pack-$hash"
 	mkdir -p "$top_builddir/tests/out/bin"

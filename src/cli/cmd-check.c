@@ -2,7 +2,8 @@
 /*
  * clrtrace check: every line against the record schema, seq gaps not
  * explained by trace.dropped, span nesting per thread (span, parent and
- * depth as DESIGN.md defines them), and the exception stories against their
+ * depth as DESIGN.md defines them; a load's end on another thread closes
+ * the span on the one begin_tid names), and the exception stories against their
  * own records (check-stories.c).  One line per problem; exit 1 if there was
  * any.
  */
@@ -144,10 +145,10 @@ static uint64_t proc_key(const struct rec *r, size_t run)
 	return ((uint64_t)run << 32) | (uint32_t)r->pid;
 }
 
-/* Key of a thread of a process run (pids and tids are below 2^22). */
-static uint64_t run_thread_key(const struct rec *r, size_t run)
+/* Key of thread TID of R's process run (pids and tids are below 2^22). */
+static uint64_t run_thread_key(const struct rec *r, size_t run, int64_t tid)
 {
-	return ((uint64_t)run << 44) ^ ((uint64_t)(uint32_t)r->pid << 22) ^ (uint32_t)r->tid;
+	return ((uint64_t)run << 44) ^ ((uint64_t)(uint32_t)r->pid << 22) ^ (uint32_t)tid;
 }
 
 /* Get-or-create the value of KEY in M (SIZE bytes, zeroed). */
@@ -195,6 +196,30 @@ static void stack_resync(struct stack *s, int64_t depth, int64_t parent)
 		s->v[s->n - 1].span = parent;
 }
 
+/* An end written on another thread than its begin (begin_tid: a load the
+ * runtime finished there): close the span on the thread that began it. */
+static void end_elsewhere(struct checker *c, const struct rec *r, const struct proc *p)
+{
+	int64_t tid = jint(r->j, "begin_tid");
+	struct stack *s = map_obtain(&c->threads, run_thread_key(r, c->run, tid), sizeof(*s));
+	size_t i = s ? s->n : 0;
+
+	while (i > 0 && s->v[i - 1].span != r->span)
+		i--;
+	if (i == 0 && p && p->n_gaps)
+		return; /* its begin may be among the records lost */
+	if (i == 0) {
+		problem(c, r->line, "seq %" PRId64 " %s end: nesting: end of span %" PRId64 " that is not open on thread %" PRId64
+			" (begin_tid)", r->seq, r->event, r->span, tid);
+		return;
+	}
+	if (strcmp(s->v[i - 1].event, r->event) != 0 && strcmp(s->v[i - 1].event, "?") != 0)
+		problem(c, r->line, "seq %" PRId64 " %s end: nesting: ends span %" PRId64 " opened as %s", r->seq, r->event,
+			r->span, s->v[i - 1].event);
+	while (s->n >= i)
+		free(s->v[--s->n].event);
+}
+
 /* Nesting: replay one record on its thread's stack of open spans. */
 static void check_nesting(struct checker *c, const struct rec *r)
 {
@@ -202,23 +227,27 @@ static void check_nesting(struct checker *c, const struct rec *r)
 	struct stack *s;
 	int64_t top;
 	const char *what = r->event;
+	/* an end on another thread than its begin: an instant here */
+	bool elsewhere = r->ph == PH_END && jint(r->j, "begin_tid") > 0 && jint(r->j, "begin_tid") != r->tid;
 
 	if (r->ph < 0 || r->tid < 0 || r->pid < 0 || r->depth < 0)
 		return; /* the schema check has said what is wrong */
-	s = map_obtain(&c->threads, run_thread_key(r, c->run), sizeof(*s));
+	s = map_obtain(&c->threads, run_thread_key(r, c->run, r->tid), sizeof(*s));
 	if (!s)
 		return;
 	/* records lost since this thread's last one: believe this record */
 	p = u64map_get(&c->procs, proc_key(r, c->run));
 	if (p && p->n_gaps != s->gaps_seen) {
 		s->gaps_seen = p->n_gaps;
-		if (r->ph == PH_END)
+		if (r->ph == PH_END && !elsewhere)
 			stack_resync(s, r->depth + 1, r->span);
 		else
 			stack_resync(s, r->depth, r->parent);
 	}
 	top = s->n ? s->v[s->n - 1].span : -1;
-	if (r->ph == PH_END) {
+	if (elsewhere)
+		end_elsewhere(c, r, p);
+	else if (r->ph == PH_END) {
 		size_t i = s->n;
 
 		while (i > 0 && s->v[i - 1].span != r->span)
@@ -440,8 +469,9 @@ static int load_schema(struct checker *c, const char *path)
 static const char check_help[] =
 	"Usage: clrtrace check [OPTIONS] FILE|-\n\n"
 	"Validate a trace: every record against the schema, seq gaps not explained\n"
-	"by trace.dropped, span nesting per thread, and exception stories that\n"
-	"contradict their own records.  Prints one line per problem\n"
+	"by trace.dropped, span nesting per thread (a load ended on another thread\n"
+	"must close a span open on the one its begin_tid names), and exception\n"
+	"stories that contradict their own records.  Prints one line per problem\n"
 	"(FILE:LINE: what) and exits 1 if there was any.\n\n"
 	"  -s, --schema FILE     validate against FILE instead of the built-in schema\n"
 	"  -m, --max-problems N  print at most N problems (default: all)\n"

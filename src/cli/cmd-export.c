@@ -5,7 +5,8 @@
  * become complete "X" events, written when they end (so nesting is exact
  * even where the trace leaves a span open); spans that never end are
  * closed at the end of what they enclose or of the trace, marked
- * args.unfinished.  Instants are "i" (thread scope).  An event's name is
+ * args.unfinished; a load another thread finished (begin_tid) closes on
+ * the thread that began it, args.end_tid.  Instants are "i" (thread scope).  An event's name is
  * its record's event (a closed vocabulary, so viewers can group and colour
  * by it); what view would print after it is args.detail, beside the
  * record's payload.  A rethrow gets a flow ("s" at its original's throw,
@@ -284,11 +285,26 @@ static bool span_end(struct exporter *x, struct xthread *t, const struct rec *r)
 	if (i == 0)
 		return false;
 	end_args = args_with_detail(x, r, t->v[i - 1].detail);
+	if (r->tid != t->tid) /* a load another thread finished (begin_tid) */
+		json_object_set_new(end_args, "end_tid", json_integer(r->tid));
 	while (t->n > i) /* spans inside it that never ended */
 		close_span(x, t, --t->n, r->ts, NULL, true);
 	close_span(x, t, --t->n, r->ts, end_args, false);
 	json_decref(end_args);
 	return true;
+}
+
+/* An end on another thread than its begin (begin_tid): close the span on
+ * the thread that began it; false if its begin is not held there. */
+static bool span_end_elsewhere(struct exporter *x, const struct rec *r)
+{
+	int64_t tid = jint(r->j, "begin_tid");
+	struct xthread *t;
+
+	if (tid <= 0 || tid == r->tid)
+		return false;
+	t = u64map_get(&x->threads, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)tid);
+	return t && span_end(x, t, r);
 }
 
 /* Convert one record. */
@@ -303,7 +319,8 @@ static void export_record(struct exporter *x, const struct rec *r)
 		note_throw(x, r);
 	if (r->ph == PH_BEGIN && r->span >= 0)
 		span_begin(x, t, r);
-	else if (r->ph != PH_END || !span_end(x, t, r)) /* instants, and ends whose begin is not in the file */
+	else if (r->ph != PH_END || !(span_end_elsewhere(x, r) || span_end(x, t, r)))
+		/* instants, and ends whose begin is not in the file */
 		emit(x, "i", r->event, r->cat, r->pid, r->tid, us(x, r->ts), 0, args_with_detail(x, r, NULL));
 }
 
@@ -378,7 +395,9 @@ static const char export_help[] =
 	"(exception.rethrow) and a nested exception to its outer one\n"
 	"(exception.nested); otherData.start_time is the first record's time (UTC).\n"
 	"A stack (-e +stacks) gets its source lines from the PDBs: each frame its\n"
-	"file and line, args.site the throw site as view prints it.\n\n"
+	"file and line, args.site the throw site as view prints it.  A load another\n"
+	"thread finished (begin_tid) is one event on the thread that began it, the\n"
+	"finishing thread in args.end_tid.\n\n"
 	"  -F, --format FORMAT  chrome (the only one so far)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           this text\n" JOURNAL_HELP;

@@ -80,6 +80,7 @@ struct viewer {
 	uint64_t last_thread;
 	bool any_printed;
 	struct u64map threads; /* pid<<32|tid -> struct vthread */
+	struct u64map load_depth; /* pid<<40^span of an open load -> its depth+1 */
 	struct vthread *holder; /* interleaved: the one thread holding a begin */
 	struct vthread **order; /* grouped: threads in order of their first line */
 	size_t n_order;
@@ -235,6 +236,14 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	v_puts(v, out, v->line.s);
 	if (last->dur_ns >= 0)
 		fprintf(out, " (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
+	/* a load the runtime finished on another thread than its begin's:
+	 * said on both threads' lines */
+	if (last->ph == PH_END && jint(last->j, "begin_tid") > 0 && jint(last->j, "begin_tid") != jint(last->j, "tid")) {
+		if (r->tid == jint(last->j, "tid"))
+			fprintf(out, " [begun on tid %" PRId64 "]", jint(last->j, "begin_tid"));
+		else
+			fprintf(out, " [ended on tid %" PRId64 "]", jint(last->j, "tid"));
+	}
 	if (r->v > 1)
 		fprintf(out, " [schema v%" PRId64 "]", r->v);
 	fprintf(out, "%s\n", v->color && color ? colors[COLOR_NONE] : "");
@@ -281,11 +290,71 @@ static void flush_others(struct viewer *v, const struct vthread *self)
 	v->holder = NULL;
 }
 
+/* Key of R's load span in load_depth. */
+static uint64_t load_key(const struct rec *r)
+{
+	return ((uint64_t)(uint32_t)r->pid << 40) ^ (uint64_t)r->span;
+}
+
+/* A load's end R written on another thread than its begin (begin_tid):
+ * its line on the thread that began it too, where the span ends, merged
+ * with the begin if that thread holds it back. */
+static void end_on_begin_thread(struct viewer *v, const struct rec *r)
+{
+	int64_t tid = jint(r->j, "begin_tid");
+	struct vthread *a = u64map_get(&v->threads, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)tid);
+	uintptr_t depth = (uintptr_t)u64map_del(&v->load_depth, load_key(r));
+	struct rec there;
+
+	if (!a)
+		return;
+	if (a->has_pending && a->pending.span == r->span) {
+		print_line(v, &a->pending, r);
+		rec_done(&a->pending);
+		a->has_pending = false;
+		return;
+	}
+	if (!depth)
+		return; /* its begin was not shown */
+	flush_pending(v, a);
+	there = *r;
+	there.tid = tid;
+	there.depth = (int64_t)depth - 1;
+	there.thread = a->managed;
+	there.managed_tid = a->managed_tid;
+	there.thread_name = a->name;
+	print_line(v, &there, NULL);
+}
+
+/* Is R a load's end on another thread than its begin, that -t and the
+ * other filters would show on the thread that began it? */
+static bool selected_where_begun(const struct viewer *v, const struct rec *r)
+{
+	struct rec there = *r;
+
+	if (r->ph != PH_END || jint(r->j, "begin_tid") <= 0 || jint(r->j, "begin_tid") == r->tid)
+		return false;
+	there.tid = jint(r->j, "begin_tid");
+	return record_selected(v, &there);
+}
+
 /* Show one selected record (steals R's JSON). */
 static void show(struct viewer *v, struct rec *r)
 {
 	struct vthread *t = vthread_get(v, r);
 
+	if (r->ev == EV_ASSEMBLY_LOAD || r->ev == EV_MODULE_LOAD) {
+		if (r->ph == PH_BEGIN && r->span > 0) {
+			void **slot = u64map_slot(&v->load_depth, load_key(r));
+
+			if (slot)
+				*slot = (void *)(uintptr_t)(r->depth + 1);
+		} else if (r->ph == PH_END && jint(r->j, "begin_tid") > 0 && jint(r->j, "begin_tid") != r->tid) {
+			end_on_begin_thread(v, r);
+		} else if (r->ph == PH_END) {
+			u64map_del(&v->load_depth, load_key(r));
+		}
+	}
 	flush_others(v, t);
 
 	if (t && t->has_pending) {
@@ -476,7 +545,10 @@ static const char view_help[] =
 	"  *  an instant event\n"
 	"  >  a span begins (its end comes later, indented one step less)\n"
 	"  <  a span ends (with its duration)\n"
-	"  -  a whole span on one line: its begin and end, with its duration\n\n"
+	"  -  a whole span on one line: its begin and end, with its duration\n"
+	"An end the runtime delivered on another thread than its begin (a load a\n"
+	"waiting thread finished) is shown on the thread it came on, with \"[begun on\n"
+	"tid N]\", and on the thread that began it, with \"[ended on tid M]\".\n\n"
 	"  -e, --events LIST       only these events or categories (comma list; globs: exception.*)\n"
 	"  -t, --tid LIST          only these OS thread ids\n"
 	"  -x, --exception GLOB    only exception stories whose type matches (System.IO.*)\n"
@@ -596,9 +668,11 @@ static int view_records(struct viewer *v, struct rd *rd)
 	rd_set_idle(rd, flush_all, v);
 	while ((r = rd_record(rd, &rec)) > 0) {
 		learn(v, &rec);
-		if (!record_selected(v, &rec))
+		if (!record_selected(v, &rec)) {
+			if (selected_where_begun(v, &rec))
+				end_on_begin_thread(v, &rec);
 			rec_done(&rec);
-		else if (v->exception_glob || v->n_outcomes)
+		} else if (v->exception_glob || v->n_outcomes)
 			story_add(v, &rec);
 		else
 			show(v, &rec);
@@ -627,6 +701,7 @@ static void view_free(struct viewer *v, struct view_args *a)
 	free(v->tids);
 	free(v->order);
 	u64map_done(&v->threads, vthread_free);
+	u64map_done(&v->load_depth, NULL);
 	u64map_done(&v->names, free);
 	strbuf_free(&v->line);
 	sites_free(v->sites);

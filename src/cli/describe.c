@@ -226,7 +226,7 @@ static void d_error(struct strbuf *b, const struct rec *r)
 }
 
 static const char *const common_fields[] = {
-	"v", "seq", "ts", "pid", "tid", "thread", "event", "phase", "span", "parent", "depth", "dur_ns",
+	"v", "seq", "ts", "pid", "tid", "thread", "event", "phase", "span", "parent", "depth", "dur_ns", "begin_tid",
 };
 
 /* Events this clrtrace does not know: the fields it cannot name. */

@@ -27,6 +27,7 @@
 
 #include "common/util.h"
 #include "profiler/abi/info.h"
+#include "profiler/core/handoff.h"
 #include "profiler/families/exceptions/exceptions.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/handlers.h"
@@ -214,6 +215,8 @@ static void forget_thread(struct ct_thread *t, void *ud)
 	exm_free(t->exm);
 	t->exm = NULL;
 	t->n_spans = 0;
+	t->n_shared = 0;
+	atomic_store(&t->handoff_ended, 0);
 	atomic_store(&t->n_deferred, 0);
 	atomic_store(&t->deferred_lost, 0);
 	t->n_pins = 0;
@@ -227,6 +230,7 @@ HRESULT on_ProfilerDetachSucceeded(struct ct_thread *t)
 	pthread_mutex_lock(&detach_lock);
 	ct_com_set_detach_handler(NULL);
 	ct_threads_each(forget_thread, NULL);
+	ct_handoff_reset();
 	ct_exceptions_reset();
 	config_done(&ct.cfg);
 	free(ct.program);

@@ -170,6 +170,129 @@ static void test_nesting(void)
 	unlink(path);
 }
 
+static pthread_barrier_t handoff_step;
+
+/* The thread that begins two loads, waits while another ends them, then
+ * writes one more record. */
+static void *load_begins(void *arg)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	*(int *)arg = t->tid;
+	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_BEGIN, 42, NULL);
+	ct_emit_handoff(t, EV_MODULE_LOAD, PH_BEGIN, 43, NULL);
+	pthread_barrier_wait(&handoff_step);
+	pthread_barrier_wait(&handoff_step);
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_END, 42, NULL); /* ended already */
+	return NULL;
+}
+
+/* The thread that finishes them, inside a span of its own. */
+static void *load_ends(void *arg)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	*(int *)arg = t->tid;
+	pthread_barrier_wait(&handoff_step);
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
+	ct_emit_handoff(t, EV_MODULE_LOAD, PH_END, 43, NULL);
+	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_END, 42, NULL);
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL);
+	pthread_barrier_wait(&handoff_step);
+	return NULL;
+}
+
+/* A thread that begins a load and exits before it ends. */
+static void *load_exits(void *arg)
+{
+	struct ct_thread *t = ct_thread_get();
+
+	*(int *)arg = t->tid;
+	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_BEGIN, 50, NULL);
+	return NULL;
+}
+
+/* The record of EV PHASE on TID in ALL; NULL if none. */
+static json_t *find_rec(json_t *all, const char *ev, const char *phase, int tid)
+{
+	for (size_t i = 0; i < json_array_size(all); i++) {
+		json_t *r = json_array_get(all, i);
+
+		if (!strcmp(gets_(r, "event"), ev) && !strcmp(gets_(r, "phase"), phase) && geti(r, "tid") == tid)
+			return r;
+	}
+	return NULL;
+}
+
+/* A load begun on one thread and finished on another (the runtime does it,
+ * level by level): the end closes the span where it began and says so. */
+static void test_handoff(void)
+{
+	const char *path = "test-record-handoff.jsonl";
+	pthread_t a, b, c;
+	int ta = 0, tb = 0, tc = 0;
+	json_t *all;
+
+	start(path);
+	pthread_barrier_init(&handoff_step, NULL, 2);
+	pthread_create(&a, NULL, load_begins, &ta);
+	pthread_create(&b, NULL, load_ends, &tb);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	pthread_barrier_destroy(&handoff_step);
+	pthread_create(&c, NULL, load_exits, &tc);
+	pthread_join(c, NULL);
+	ct_emit_handoff(ct_thread_get(), EV_ASSEMBLY_LOAD, PH_END, 50, NULL);
+	ct_trace_close();
+
+	all = load(path);
+	json_t *ab = find_rec(all, "assembly.load", "begin", ta), *mb = find_rec(all, "module.load", "begin", ta),
+	       *sb = find_rec(all, "runtime.suspend", "begin", tb), *me = find_rec(all, "module.load", "end", tb),
+	       *ae = find_rec(all, "assembly.load", "end", tb), *se = find_rec(all, "runtime.suspend", "end", tb),
+	       *after = find_rec(all, "thread.create", "instant", ta), *err = find_rec(all, "trace.error", "instant", ta),
+	       *ob = find_rec(all, "assembly.load", "begin", tc),
+	       *oe = find_rec(all, "assembly.load", "end", ct_thread_get()->tid);
+	CHECK(ab && mb && sb && me && ae && se && after && err && ob && oe, "every record is there");
+	if (!(ab && mb && sb && me && ae && se && after && err && ob && oe))
+		goto out;
+	CHECK(geti(me, "span") == geti(mb, "span") && geti(ae, "span") == geti(ab, "span") &&
+		      geti(me, "begin_tid") == ta && geti(ae, "begin_tid") == ta && json_object_get(ae, "dur_ns"),
+	      "the ends on the other thread close the spans begun on the first, name it (begin_tid) and time them");
+	CHECK(geti(me, "depth") == 1 && geti(me, "parent") == geti(sb, "span") && geti(ae, "depth") == 1 &&
+		      geti(ae, "parent") == geti(sb, "span"),
+	      "they sit in their own thread's nesting like instants");
+	CHECK(geti(se, "depth") == 0 && geti(se, "span") == geti(sb, "span"), "that thread's own span still closes");
+	CHECK(geti(after, "depth") == 0 && json_is_null(json_object_get(after, "parent")) &&
+		      geti(after, "seq") > geti(ae, "seq"),
+	      "the first thread's next record is back at depth 0, numbered after the ends");
+	CHECK(strstr(gets_(err, "message"), "assembly.load ended without a begin") != NULL,
+	      "an end of a load already ended elsewhere is a trace.error");
+	CHECK(json_object_get(ab, "begin_tid") == NULL && json_object_get(me, "begin_tid") && !json_object_get(se, "begin_tid"),
+	      "only the ends on another thread carry begin_tid");
+	CHECK(geti(oe, "span") == geti(ob, "span") && geti(oe, "begin_tid") == tc,
+	      "a load whose thread exited can still be ended by another");
+	{
+		struct jf_meta m = { .ident = "t", .event = EV_ASSEMBLY_LOAD, .depth = 1, .tid = tb };
+		struct jf_entry e = { 0 };
+		char *line = json_dumps(ae, JSON_COMPACT), want[48];
+		const struct iovec *iov;
+		size_t n = 0;
+		bool found = false;
+
+		snprintf(want, sizeof(want), "CLRTRACE_BEGIN_TID=%d", ta);
+		iov = line && jf_build(&e, line, strlen(line), &m) == 0 ? jf_iovec(&e, &n) : NULL;
+		for (size_t i = 0; iov && i < n; i++)
+			found |= iov[i].iov_len == strlen(want) && memcmp(iov[i].iov_base, want, iov[i].iov_len) == 0;
+		CHECK(found, "its journal entry says %s", want);
+		jf_entry_done(&e);
+		free(line);
+	}
+out:
+	json_decref(all);
+	unlink(path);
+}
+
 static void *thread_main(void *arg)
 {
 	struct ct_thread *t = ct_thread_get();
@@ -585,6 +708,7 @@ int main(void)
 	test_nesting();
 	test_threads(false);
 	test_threads(true); /* the next trace joins the writer left running */
+	test_handoff();
 	test_drops();
 	test_partial(false);
 	test_partial(true);

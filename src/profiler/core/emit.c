@@ -12,6 +12,7 @@
 
 #include "common/util.h"
 #include "profiler/core/emit.h"
+#include "profiler/core/handoff.h"
 #include "profiler/core/jsonw.h"
 #include "profiler/core/spans.h"
 #include "profiler/core/state.h"
@@ -19,10 +20,12 @@
 #include "profiler/core/thread-ident.h"
 #include "profiler/sinks/sinks.h"
 
-/* Where a record sits: its time, span, parent, depth, and an end's duration. */
+/* Where a record sits: its time, span, parent, depth, an end's duration,
+ * and the thread that began it when that is another one. */
 struct place {
 	uint64_t ts, span, parent, dur;
 	size_t depth;
+	int begin_tid;
 };
 
 /* Make T's ,"pid":P,"tid":T,"thread":"0x…"|null and, once known,
@@ -102,6 +105,10 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 		jw_key(w, "dur_ns");
 		jw_u64(w, pl->dur);
 	}
+	if (pl->begin_tid) {
+		jw_key(w, "begin_tid");
+		jw_i64(w, pl->begin_tid);
+	}
 	if (payload)
 		jw_members(w, payload);
 	if (n_fields)
@@ -110,9 +117,12 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 }
 
 /* Place a record of phase PH in T's nesting: a begin opens a span, an end
- * closes its span (and the unended ones above it).  0, or -errno after
- * saying why in a trace.error record. */
-static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, struct place *pl)
+ * closes its span (and the unended ones above it).  A HANDOFF span (a load)
+ * goes in the handoff table too: its end may come on another thread, where
+ * it sits like an instant and names the thread that began it.  0, or -errno
+ * after saying why in a trace.error record. */
+static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
+			struct place *pl)
 {
 	pl->parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
 	pl->depth = t->n_spans;
@@ -124,10 +134,20 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 			ct_error(t, "span stack full (%zu open); %s not nested", t->n_spans, ct_events[ev].name);
 			return r;
 		}
+		/* out of memory for the table: the span stays this thread's */
+		if (handoff)
+			(void)ct_handoff_add(t, &t->spans[t->n_spans - 1]);
 		pl->span = s.id;
 	} else if (ph == PH_END) {
 		ssize_t i = ct_span_find(t, ev, key);
+		struct ct_handoff_end other;
 
+		if (i < 0 && handoff && ct_handoff_take(t, ev, key, &other)) {
+			pl->span = other.span;
+			pl->dur = pl->ts > other.ts ? pl->ts - other.ts : 0;
+			pl->begin_tid = other.tid;
+			return 0;
+		}
 		if (i < 0) {
 			ct_error(t, "%s ended without a begin on this thread", ct_events[ev].name);
 			return -ENOENT;
@@ -135,18 +155,20 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 		/* spans above it never ended: leave them open in the trace */
 		pl->span = t->spans[i].id;
 		pl->dur = pl->ts - t->spans[i].ts;
-		t->n_spans = (size_t)i;
+		ct_span_cut(t, (size_t)i);
 		pl->depth = t->n_spans;
 		pl->parent = pl->depth ? t->spans[pl->depth - 1].id : 0;
 	}
 	return 0;
 }
 
-/* Write one record with a jansson PAYLOAD (stolen) or typed FIELDS. */
-static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload,
-		    const struct jw_field *fields, size_t n_fields)
+/* Write one record with a jansson PAYLOAD (stolen) or typed FIELDS; a
+ * HANDOFF span may end on another thread than the one that began it. */
+static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
+		    json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
 	struct place pl = { .ts = ct_now(t) };
+	bool locked = false, dropped = false;
 	int r;
 
 	/* a family's callbacks may feed events of another category (the
@@ -156,17 +178,33 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 		return t ? 0 : -ENOMEM;
 	}
 	ct_thread_ident(t, pl.ts);
-	r = place_record(t, ev, ph, key, &pl);
+	/* a load, or a thread with spans another may end: the whole record
+	 * under the handoff lock, so that an end written for one of its spans
+	 * elsewhere is numbered before or after it, never in between */
+	if ((handoff || t->n_shared) && !t->in_handoff) {
+		ct_handoff_lock(t);
+		locked = true;
+	}
+	if (t->n_shared)
+		ct_handoff_settle(t);
+	r = place_record(t, ev, ph, key, handoff, &pl);
 	if (r < 0) {
 		json_decref(payload);
-		return r;
+		goto out;
 	}
 	record_write(t, ev, ph, &pl, payload, fields, n_fields);
 	json_decref(payload);
+	r = -ENOMEM;
 	if (t->line.b.oom)
-		return -ENOMEM;
-	if (ct_sinks_dispatch(&t->stage, t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth) &&
-	    ev != EV_TRACE_DROPPED)
+		goto out;
+	dropped = ct_sinks_dispatch(&t->stage, t->line.b.s, t->line.b.len, t->tid, ev, (int)pl.depth);
+	r = 0;
+out:
+	if (locked)
+		ct_handoff_unlock(t);
+	if (r < 0)
+		return r;
+	if (dropped && ev != EV_TRACE_DROPPED)
 		ct_report_drops(false);
 	return (int64_t)pl.span;
 }
@@ -174,14 +212,20 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 /* Emit one record (see emit.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
-	return emit(t, ev, ph, key, payload, NULL, 0);
+	return emit(t, ev, ph, key, false, payload, NULL, 0);
+}
+
+/* Emit one record of a span another thread may end (see emit.h). */
+int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+{
+	return emit(t, ev, ph, key, true, payload, NULL, 0);
 }
 
 /* Emit one record with a typed payload (see emit.h). */
 int64_t ct_emit_fields(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
 		       const struct jw_field *fields, size_t n)
 {
-	return emit(t, ev, ph, key, NULL, fields, n);
+	return emit(t, ev, ph, key, false, NULL, fields, n);
 }
 
 /* Report a problem of the tracer's own as a trace.error record. */

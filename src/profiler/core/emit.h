@@ -25,6 +25,12 @@ struct ct_thread;
  */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
 
+/* The same for a span whose end the runtime may deliver on another thread
+ * than its begin (a load finished by a thread that waited for it): that
+ * end closes the span on the thread that began it, sits in its own
+ * thread's nesting like an instant, and says begin_tid (handoff.c). */
+int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+
 /* The same with a typed payload, FIELDS[0..n) (borrowed, written at once):
  * the line is what ct_emit writes for the same members as a jansson
  * object, without building one. */

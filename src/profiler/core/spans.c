@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "profiler/core/handoff.h"
 #include "profiler/core/spans.h"
 #include "profiler/core/thread.h"
 
@@ -48,4 +49,27 @@ ssize_t ct_span_find(const struct ct_thread *t, enum ct_event ev, uint64_t key)
 		if (t->spans[i - 1].event == ev && t->spans[i - 1].key == key)
 			return (ssize_t)(i - 1);
 	return -1;
+}
+
+/* Find the open span with id ID; -1 if none. */
+ssize_t ct_span_find_id(const struct ct_thread *t, uint64_t id)
+{
+	for (size_t i = t->n_spans; i > 0; i--)
+		if (t->spans[i - 1].id == id)
+			return (ssize_t)(i - 1);
+	return -1;
+}
+
+/* Pop span I and those above it (they never ended: they stay open in the
+ * trace); those in the handoff table leave it. */
+void ct_span_cut(struct ct_thread *t, size_t i)
+{
+	while (t->n_spans > i) {
+		struct ct_span *s = &t->spans[--t->n_spans];
+
+		if (s->shared) {
+			ct_handoff_forget(t, s);
+			t->n_shared--;
+		}
+	}
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "profiler/abi/info.h"
+#include "profiler/core/handoff.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
 
@@ -41,6 +42,8 @@ static void thread_free(void *p)
 	}
 	if (exm_free)
 		exm_free(t->exm);
+	if (t->n_shared)
+		ct_handoff_orphan(t);
 	ct_sinks_thread_exit(&t->stage);
 	free(t->spans);
 	jw_free(&t->line);

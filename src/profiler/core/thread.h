@@ -34,6 +34,7 @@ struct ct_span {
 	uint64_t key; /* what pairs begin and end (module id, function id…) */
 	uint64_t ts;
 	enum ct_event event;
+	bool shared; /* in the handoff table: another thread may end it */
 };
 
 /* Everything the tracer keeps per OS thread. */
@@ -45,6 +46,12 @@ struct ct_thread {
 	struct ct_span *spans;
 	size_t n_spans, cap_spans;
 	uint64_t span_next, span_end; /* the block of span ids it has taken */
+	/* its spans in the handoff table (handoff.c), how many of them other
+	 * threads ended since it last looked, and whether this thread holds
+	 * the table's lock for the record it writes */
+	unsigned n_shared;
+	atomic_uint handoff_ended;
+	bool in_handoff;
 	struct exm *exm;      /* exception state machine, created on demand */
 	struct ct_deferred deferred[CT_DEFERRED_MAX];
 	atomic_uint n_deferred; /* atomic: the exit path may replay it (deferred.c) */

@@ -15,18 +15,19 @@
 
 /* One Started/Finished pair of load (or unload) callbacks as a span of EV, the thing as FIELD
  * made by TO_JSON(id, named).  The runtime can name a thing only once it is loaded, and not
- * once it is unloaded: the begin of a load and the end of an unload carry the id alone. */
-#define LOAD_SPAN(started, finished, ev, field, to_json, named_at_begin) \
+ * once it is unloaded: the begin of a load and the end of an unload carry the id alone.
+ * EMIT is ct_emit, or ct_emit_handoff for a span the runtime may end on another thread. */
+#define LOAD_SPAN(started, finished, ev, field, to_json, named_at_begin, emit) \
 	HRESULT on_##started(struct ct_thread *t, UINT_PTR id) \
 	{ \
 		if (ct_wants(ev)) \
-			ct_emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", field, to_json(id, named_at_begin))); \
+			emit(t, ev, PH_BEGIN, id, json_pack("{s:o}", field, to_json(id, named_at_begin))); \
 		return S_OK; \
 	} \
 	HRESULT on_##finished(struct ct_thread *t, UINT_PTR id, HRESULT hr) \
 	{ \
 		if (ct_wants(ev)) \
-			ct_emit(t, ev, PH_END, id, \
+			emit(t, ev, PH_END, id, \
 				json_pack("{s:o,s:o}", field, to_json(id, !(named_at_begin) && SUCCEEDED(hr)), "hr", \
 					  ct_json_hr(hr))); \
 		return S_OK; \

@@ -63,12 +63,17 @@ static json_t *module_json(ModuleID id, bool with_path)
 	return o;
 }
 
-LOAD_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false)
-LOAD_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true)
-LOAD_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false)
-LOAD_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true)
-LOAD_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false)
-LOAD_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true)
+/* The runtime loads an assembly level by level, each level done by whichever
+ * thread waiting for the load takes its lock: the Finished callbacks of an
+ * assembly or module load may come on another thread than the Started ones. */
+LOAD_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false,
+	  ct_emit)
+LOAD_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true,
+	  ct_emit)
+LOAD_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false, ct_emit_handoff)
+LOAD_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true, ct_emit)
+LOAD_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false, ct_emit_handoff)
+LOAD_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true, ct_emit)
 
 HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)
 {
