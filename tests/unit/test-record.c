@@ -244,7 +244,7 @@ static void test_handoff(void)
 	pthread_create(&c, NULL, load_exits, &tc);
 	pthread_join(c, NULL);
 	ct_emit_handoff(ct_thread_get(), EV_ASSEMBLY_LOAD, PH_END, 50, NULL);
-	ct_trace_close();
+	ct_trace_close(false);
 
 	all = load(path);
 	json_t *ab = find_rec(all, "assembly.load", "begin", ta), *mb = find_rec(all, "module.load", "begin", ta),
