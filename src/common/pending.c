@@ -34,6 +34,7 @@
 _Static_assert(sizeof(struct pending_header) <= PENDING_DATA_OFFSET, "header fits its page");
 
 #define PENDING_MAX_FILE (1ull << 30) /* no mirror is larger; a bigger file is not one */
+#define DROP_SCAN (16u << 20)         /* how far back a merge looks for the last record written */
 
 /* Read the first line of a small /proc file into BUF; false if unreadable. */
 static bool read_small(const char *path, char *buf, size_t size)
@@ -475,12 +476,70 @@ static int by_seq(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The number after KEY in the line L (N bytes), or 0. */
+static uint64_t line_number(const char *l, size_t n, const char *key)
+{
+	size_t kn = strlen(key);
+	const char *k = memmem(l, n, key, kn);
+	uint64_t v = 0;
+
+	if (!k)
+		return 0;
+	for (const char *p = k + kn; p < l + n && *p >= '0' && *p <= '9' && v < UINT64_MAX / 10; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+/* The seq of PID's last record among the lines of T (N bytes), looked at
+ * from the end and at most DROP_SCAN bytes back, or 0. */
+static uint64_t last_seq_of(const char *t, size_t n, int pid)
+{
+	size_t end = n, stop = n > DROP_SCAN ? n - DROP_SCAN : 0;
+
+	while (end > stop) {
+		const char *nl = memrchr(t + stop, '\n', end - 1 - stop);
+		size_t start = nl ? (size_t)(nl - t) + 1 : stop;
+
+		if (line_number(t + start, end - start, "\"pid\":") == (uint64_t)pid)
+			return line_number(t + start, end - start, "\"seq\":");
+		if (!nl)
+			break;
+		end = start;
+	}
+	return 0;
+}
+
+/* Say in TRACE's own words (a trace.dropped record after the last, FD) that
+ * MISSING records of PID were numbered but never written: the process died
+ * between numbering a record and copying it (a kill, an abort). */
+static int append_dropped(int fd, const char *trace, int pid, const struct line *last, uint64_t missing)
+{
+	_cleanup_free_ char *line = NULL;
+	bool plain = true;
+	int n;
+
+	for (const char *p = trace; *p; p++)
+		plain = plain && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\';
+	n = asprintf(&line,
+		     "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"thread\":null,"
+		     "\"event\":\"trace.dropped\",\"phase\":\"instant\",\"span\":null,\"parent\":null,\"depth\":0,"
+		     "\"count\":%" PRIu64 ",\"sink\":\"file\",\"where\":%s%s%s,"
+		     "\"reason\":\"the process died between numbering and writing them\"}\n",
+		     last->seq + 1, line_number(last->v, last->len, "\"ts\":"), pid, pid, missing, plain ? "\"" : "",
+		     plain ? trace : "null", plain ? "\"" : "");
+	if (n < 0)
+		return -ENOMEM;
+	return write_all(fd, line, (size_t)n);
+}
+
 /* Append to TRACE the lines of L from the first one it lacks.  The lines a
  * dead writer already wrote are a prefix of L (buffers go out in order), so
  * a binary search finds where that prefix ends.  A line the writer died
  * in the middle of writing is completed, not repeated. */
-static int append_missing(int fd, uint64_t from, const struct lines *l, int *appended)
+static int append_missing(int fd, const char *trace, int pid, uint64_t from, const struct lines *l, int *appended,
+			  uint64_t *lost)
 {
+	uint64_t prev, missing = 0;
 	struct stat st;
 	char *map = NULL;
 	const char *t = NULL;
@@ -528,6 +587,15 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 		} else
 			r = write_all(fd, "\n", 1);
 	}
+	/* a seq between the last one written and the first appended, or
+	 * between appended ones, is a record that was numbered and never
+	 * copied; before the first one known, nothing can be told */
+	prev = lo > 0 ? l->at[lo - 1].seq : last_seq_of(t, tn, pid);
+	for (size_t i = lo; i < l->n; i++) {
+		if (prev && l->at[i].seq > prev + 1)
+			missing += l->at[i].seq - prev - 1;
+		prev = l->at[i].seq;
+	}
 	if (map)
 		munmap(map, maplen);
 	for (size_t i = lo; i < l->n && r == 0; i++) {
@@ -535,6 +603,9 @@ static int append_missing(int fd, uint64_t from, const struct lines *l, int *app
 		if (r == 0)
 			++*appended;
 	}
+	if (r == 0 && missing)
+		r = append_dropped(fd, trace, pid, &l->at[l->n - 1], missing);
+	*lost = missing;
 	return r;
 }
 
@@ -604,6 +675,7 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 static int mirror_append(struct say *s, const char *trace, const struct pending_header *h, const char *data, int *n)
 {
 	struct lines l = { 0 };
+	uint64_t lost = 0;
 	bool bad = false;
 	int tfd, r = 0;
 
@@ -618,10 +690,13 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 		if (tfd < 0)
 			r = -errno;
 		else {
-			r = append_missing(tfd, h->trace_off, &l, n);
+			r = append_missing(tfd, trace, h->pid, h->trace_off, &l, n, &lost);
 			close(tfd);
 		}
 	}
+	if (r == 0 && lost)
+		say(s, 0, "%" PRIu64 " record%s numbered but never written (the process died in between): said by trace.dropped",
+		    lost, lost == 1 ? " was" : "s were");
 	if (r < 0)
 		say(s, 1, "cannot append to %s: %s", trace, strerror(-r));
 	free(l.at);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/digits.h"
@@ -272,6 +273,117 @@ static void test_pending_create(void)
 	rmdir(dir);
 }
 
+/* A record line of PID with SEQ, as the profiler writes it. */
+static int rec_line(char *buf, size_t n, uint64_t seq, int pid)
+{
+	return snprintf(buf, n, "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"event\":\"x\"}", seq,
+			1000 + seq, pid, pid);
+}
+
+/* In a child that then dies: a mirror of TRACE holding the records SEQS
+ * (0-terminated) in buffer 0.  Returns the child's pid once it is gone. */
+static int dead_writer(const char *trace, const uint64_t *seqs)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		struct pending_header *h = NULL;
+		char *mp = NULL, line[256];
+		size_t used = 0;
+		int tfd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC), fd = -1;
+
+		if (tfd < 0 || pending_create(trace, tfd, 65536, 2, &h, &mp, &fd) < 0 ||
+		    pending_reserve(h, fd, 0, 0, 65536) < 0)
+			_exit(1);
+		for (; *seqs; seqs++) {
+			int n = rec_line(line, sizeof(line), *seqs, getpid());
+			struct pending_rec r = { .seq = *seqs, .len = (uint32_t)n + 1, .magic = PENDING_REC_MAGIC };
+			char *d = pending_data(h, 0) + used;
+
+			memcpy(d, &r, sizeof(r));
+			memcpy(d + sizeof(r), line, (size_t)n);
+			d[sizeof(r) + n] = '\n';
+			used += pending_rec_size(r.len);
+		}
+		pending_set_used(h, 0, used);
+		_exit(0); /* dies with its mirror in place */
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	return pid;
+}
+
+/* A process that died between numbering a record and copying it leaves a
+ * gap: the merge appends what the mirror holds and then a trace.dropped
+ * record that counts the gap, so the trace stays gap-free or explained.
+ * The mirror holds SEQS, the trace WRITTEN (1..WRITTEN) and then another
+ * process' line; the merge appends APPENDED records, and trace.dropped
+ * with DROP_SEQ counts LOST (0: no trace.dropped). */
+static void pending_gap(const uint64_t *seqs, uint64_t written, int appended, uint64_t drop_seq, int lost)
+{
+	char dir[] = "/tmp/test-pending-gap.XXXXXX", trace[64], line[256], want[64], *text = NULL, *last = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int pid, tfd, n, k = 0;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(trace, sizeof(trace), "%s/t.jsonl", dir);
+	tfd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (tfd >= 0)
+		close(tfd);
+	pid = dead_writer(trace, seqs);
+	CHECK(pid > 0, "a writer made its mirror and died");
+	f = fopen(trace, "a");
+	for (uint64_t s = 1; f && s <= written; s++) {
+		rec_line(line, sizeof(line), s, pid);
+		fprintf(f, "%s\n", line);
+	}
+	if (f) {
+		rec_line(line, sizeof(line), 40, pid + 1);
+		fprintf(f, "%s\n", line);
+		fclose(f);
+	}
+	n = pending_recover(trace, NULL, NULL);
+	CHECK(n == appended, "%d records the trace lacked are appended (%d)", appended, n);
+	f = fopen(trace, "r");
+	while (f && getline(&text, &cap, f) > 0) {
+		k++;
+		free(last);
+		last = strdup(text);
+	}
+	if (f)
+		fclose(f);
+	CHECK(k == (int)written + 1 + appended + (lost > 0), "written, another's, appended%s (%d lines)",
+	      lost ? ", trace.dropped" : "", k);
+	snprintf(want, sizeof(want), "\"seq\":%" PRIu64 ",", drop_seq);
+	if (lost) {
+		char count[32];
+
+		snprintf(count, sizeof(count), "\"count\":%d,", lost);
+		CHECK(last && strstr(last, "\"event\":\"trace.dropped\"") && strstr(last, want) && strstr(last, count),
+		      "last, trace.dropped with %s counts %d records never written: %s", want, lost, last ? last : "");
+	} else
+		CHECK(last && !strstr(last, "trace.dropped"), "no trace.dropped when nothing is missing");
+	free(text);
+	free(last);
+	unlink(trace);
+	rmdir(dir);
+}
+
+static void test_pending_gap(void)
+{
+	/* gaps among the appended ones: 4, 7 and 8 */
+	pending_gap((const uint64_t[]){ 2, 3, 5, 6, 9, 0 }, 2, 4, 10, 3);
+	/* a gap after the last written, found behind another process' line: 4 */
+	pending_gap((const uint64_t[]){ 5, 6, 0 }, 3, 2, 7, 1);
+	/* none */
+	pending_gap((const uint64_t[]){ 3, 4, 0 }, 2, 2, 0, 0);
+}
+
 int main(void)
 {
 	test_digits();
@@ -280,5 +392,6 @@ int main(void)
 	test_strtable();
 	test_sha256();
 	test_pending_create();
+	test_pending_gap();
 	return failures ? 1 : 0;
 }
