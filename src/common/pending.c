@@ -490,16 +490,22 @@ static uint64_t line_number(const char *l, size_t n, const char *key)
 	return v;
 }
 
-/* The seq of PID's last record among the lines of T (N bytes), looked at
- * from the end and at most DROP_SCAN bytes back, or 0. */
+/* The seq of PID's last record among the whole lines of T (N bytes; a
+ * torn last line is not one), looked at from the end and at most
+ * DROP_SCAN bytes back, or 0. */
 static uint64_t last_seq_of(const char *t, size_t n, int pid)
 {
 	size_t end = n, stop = n > DROP_SCAN ? n - DROP_SCAN : 0;
+
+	while (end > stop && t[end - 1] != '\n')
+		end--;
 
 	while (end > stop) {
 		const char *nl = memrchr(t + stop, '\n', end - 1 - stop);
 		size_t start = nl ? (size_t)(nl - t) + 1 : stop;
 
+		if (!nl && stop > 0)
+			break; /* a line the window cuts */
 		if (line_number(t + start, end - start, "\"pid\":") == (uint64_t)pid)
 			return line_number(t + start, end - start, "\"seq\":");
 		if (!nl)
@@ -543,7 +549,7 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	struct stat st;
 	char *map = NULL;
 	const char *t = NULL;
-	size_t tn = 0, lo = 0, hi = l->n, maplen = 0;
+	size_t tn = 0, lo = 0, hi = l->n, maplen = 0, first;
 	bool at_start;
 	int r = 0;
 
@@ -571,6 +577,7 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 		else
 			hi = mid;
 	}
+	first = lo;
 	if (lo < l->n && maplen && map[maplen - 1] != '\n') {
 		/* a torn last line: ours (the start of the first missing line)
 		 * is finished; another's is ended so ours are not glued to it */
@@ -587,11 +594,12 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 		} else
 			r = write_all(fd, "\n", 1);
 	}
-	/* a seq between the last one written and the first appended, or
-	 * between appended ones, is a record that was numbered and never
-	 * copied; before the first one known, nothing can be told */
-	prev = lo > 0 ? l->at[lo - 1].seq : last_seq_of(t, tn, pid);
-	for (size_t i = lo; i < l->n; i++) {
+	/* a seq between the last one written (the writer writes in seq order)
+	 * and the first appended, or between appended ones, is a record that
+	 * was numbered and never copied.  Not the mirror's own records before
+	 * LO: a thread's half the writer wrote is reused, so they have holes */
+	prev = last_seq_of(t, tn, pid);
+	for (size_t i = first; i < l->n; i++) {
 		if (prev && l->at[i].seq > prev + 1)
 			missing += l->at[i].seq - prev - 1;
 		prev = l->at[i].seq;
