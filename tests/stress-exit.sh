@@ -2,7 +2,8 @@
 # The process ends while 4 threads throw (tests/programs/Storm): by
 # Environment.Exit, and by an exception nobody catches on a fifth thread.
 # Nothing recorded is lost: seq 1..N with no gap, every line whole, no drop,
-# check passes; each thread's exceptions are 0..N-1 with no hole, all of
+# check passes (the abort may cut short a record a thread was copying: then
+# the merge must say so); each thread's exceptions are 0..N-1 with no hole, all of
 # those it had caught when the process began to end (the program says how
 # many) have their summary, and only its last may be in flight.  Exit ends
 # with runtime.shutdown and its final totals; the unhandled exception's
@@ -10,14 +11,14 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-storm.sh"
 
-# ended F NAME STATUS MODE: trace Storm's MODE (4 threads) into F; the
-# exit status and what every ending must keep
+# ended F NAME STATUS MODE [died]: trace Storm's MODE (4 threads) into F; the
+# exit status and what every ending must keep (died: see whole)
 ended() {
 	local f=$1 n=$2
 	trace "$f" -- $prog "$4" 4
 	expect "$n: the program's exit status" "$?" "$3"
 	facts "$f"
-	whole "$f" "$n"
+	whole "$f" "$n" "${5:-}"
 	in_ts_order "$f" "$n"
 	threads "$f" "$n" completed atleast
 }
@@ -39,7 +40,7 @@ for v in $(test_runtimes); do
 		n=".NET $v, unhandled ($i)"
 		f="$OUT/net$v-unhandled-$i.jsonl"
 		start=$(date +%s)
-		ended "$f" "$n" 134 unhandled
+		ended "$f" "$n" 134 unhandled died
 		expect "$n: exception.unhandled for it, its summary unhandled, all on one thread" \
 			"$(fact "$f" '[.others[] | select(.[3] == "doomed")] | [map(.[0]), map(.[1] // empty), (map(.[2]) | unique | length)] | tostring')" \
 			'[["exception.throw","exception.unhandled","exception.summary"],["unhandled"],1]'

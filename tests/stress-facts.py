@@ -10,7 +10,8 @@ Usage: stress-facts.py TRACE
   (the last line has no newline); seq: count, min, max, dups, missing
   (numbers in min..max absent), backwards (records whose seq is not above
   the one before in the file); events {event: count}; dropped (sum of
-  trace.dropped counts); last_event; per_tid {tid: {records, ts_back
+  trace.dropped counts); died_dropped (those a merge wrote for records
+  numbered but never copied when the process died); last_event; per_tid {tid: {records, ts_back
   (records with a ts below the thread's one before), throws, summaries,
   outcomes {outcome: n}}}; storm {K: {tids, throws, summaries, thrown
   (1 + highest I thrown), gaps (I below it thrown with no record),
@@ -21,9 +22,12 @@ Usage: stress-facts.py TRACE
 import json
 import sys
 
+# the reason a merge gives for records a dying process numbered, never copied
+DIED = "the process died between numbering and writing them"
+
 
 def main(path):
-    f = {"lines": 0, "bad_lines": [], "torn": False, "events": {}, "dropped": 0, "last_event": None,
+    f = {"lines": 0, "bad_lines": [], "torn": False, "events": {}, "dropped": 0, "died_dropped": 0, "last_event": None,
          "errors": []}
     seqs = []
     backwards = 0
@@ -55,6 +59,8 @@ def main(path):
                 prev_seq = seq
             if ev == "trace.dropped":
                 f["dropped"] += r.get("count", 0)
+                if r.get("reason") == DIED and r.get("sink") == "file":
+                    f["died_dropped"] += r.get("count", 0)
             if ev == "trace.error":
                 f["errors"].append(str(r.get("message")))
             t = tids.setdefault(str(r.get("tid")), {"records": 0, "ts_back": 0, "last_ts": 0, "throws": 0,

@@ -27,7 +27,7 @@ started() {
 after_kill() {
 	local f=$1 n=$2 cut
 	facts "$f"
-	whole "$f" "$n"
+	whole "$f" "$n" died
 	in_ts_order "$f" "$n"
 	threads "$f" "$n" completed atleast
 	expect "$n: 4 threads' exceptions in the trace" "$(fact "$f" '.storm | length')" 4

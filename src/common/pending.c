@@ -611,8 +611,8 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 		if (r == 0)
 			++*appended;
 	}
-	if (r == 0 && missing)
-		r = append_dropped(fd, trace, pid, &l->at[l->n - 1], missing);
+	if (r == 0 && missing && (r = append_dropped(fd, trace, pid, &l->at[l->n - 1], missing)) == 0)
+		++*appended;
 	*lost = missing;
 	return r;
 }
