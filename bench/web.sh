@@ -23,6 +23,10 @@
 #   -k           keep the traces and the per-run table in $BUILD/bench/out
 #   -M           do not run make in the build directory first
 #
+# MUTED=1 adds clrtrace -x '!*' (muted: the runtime delivers the exception
+# callbacks and the state machine follows them, nothing is written) to the
+# interleaved configurations: what the callbacks cost before any record.
+#
 # LOGLEVEL=Information keeps the framework's per-request log lines (four
 # info lines a request, to the service's stdout, a file); by default the
 # service logs at Warning, as a production service configured like the
@@ -291,6 +295,7 @@ profile() {
 
 CONFIGS=(untraced clrtrace eventpipe)
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
+[ -n "${MUTED:-}" ] && CONFIGS+=(clrtrace-muted)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
