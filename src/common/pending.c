@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/pending.h"
+#include "common/strbuf.h"
 #include "common/util.h"
 
 _Static_assert(sizeof(struct pending_header) <= PENDING_DATA_OFFSET, "header fits its page");
@@ -515,27 +516,62 @@ static uint64_t last_seq_of(const char *t, size_t n, int pid)
 	return 0;
 }
 
-/* Say in TRACE's own words (a trace.dropped record after the last, FD) that
+/* Whether the N bytes at S are valid UTF-8 (the shape of each sequence). */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i], k = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
+
+		if (k == 4 || (k && c < 0xc2) || i + k >= n + (k ? 0 : 1))
+			return false;
+		for (unsigned j = 1; j <= k; j++)
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* S as a JSON string value into B, or nothing when S is not valid UTF-8
+ * (a JSON reader would refuse the line). */
+static bool json_string_to(struct strbuf *b, const char *s)
+{
+	if (!utf8_valid((const unsigned char *)s, strlen(s)))
+		return false;
+	strbuf_add(b, "\"", 1);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			strbuf_add(b, "\\", 1);
+			strbuf_add(b, p, 1);
+		} else if ((unsigned char)*p < 0x20)
+			strbuf_printf(b, "\\u%04x", (unsigned)(unsigned char)*p);
+		else
+			strbuf_add(b, p, 1);
+	}
+	strbuf_add(b, "\"", 1);
+	return true;
+}
+
+/* Say in TRACE's own words (a trace.dropped record after LAST, to FD) that
  * MISSING records of PID were numbered but never written: the process died
- * between numbering a record and copying it (a kill, an abort). */
+ * between numbering a record and copying it (a kill, an abort).  The path
+ * goes in "where" when it can be written as JSON. */
 static int append_dropped(int fd, const char *trace, int pid, const struct line *last, uint64_t missing)
 {
-	_cleanup_free_ char *line = NULL;
-	bool plain = true;
-	int n;
+	_cleanup_(strbuf_free) struct strbuf b = {};
 
-	for (const char *p = trace; *p; p++)
-		plain = plain && (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\';
-	n = asprintf(&line,
-		     "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"thread\":null,"
-		     "\"event\":\"trace.dropped\",\"phase\":\"instant\",\"span\":null,\"parent\":null,\"depth\":0,"
-		     "\"count\":%" PRIu64 ",\"sink\":\"file\",\"where\":%s%s%s,"
-		     "\"reason\":\"the process died between numbering and writing them\"}\n",
-		     last->seq + 1, line_number(last->v, last->len, "\"ts\":"), pid, pid, missing, plain ? "\"" : "",
-		     plain ? trace : "null", plain ? "\"" : "");
-	if (n < 0)
+	strbuf_printf(&b,
+		      "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"thread\":null,"
+		      "\"event\":\"trace.dropped\",\"phase\":\"instant\",\"span\":null,\"parent\":null,\"depth\":0,"
+		      "\"count\":%" PRIu64 ",\"sink\":\"file\"",
+		      last->seq + 1, line_number(last->v, last->len, "\"ts\":"), pid, pid, missing);
+	strbuf_add(&b, ",\"where\":", 9);
+	if (!json_string_to(&b, trace))
+		b.len -= 9;
+	strbuf_puts(&b, ",\"reason\":\"" PENDING_DIED_REASON "\"}\n");
+	if (b.oom)
 		return -ENOMEM;
-	return write_all(fd, line, (size_t)n);
+	return write_all(fd, b.s, b.len);
 }
 
 /* Append to TRACE the lines of L from the first one it lacks.  The lines a
@@ -550,12 +586,13 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	char *map = NULL;
 	const char *t = NULL;
 	size_t tn = 0, lo = 0, hi = l->n, maplen = 0, first;
-	bool at_start;
+	bool at_start, replaced;
 	int r = 0;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (from > (uint64_t)st.st_size)
+	replaced = from > (uint64_t)st.st_size;
+	if (replaced)
 		from = 0; /* the trace was replaced: look at all of it */
 	if (st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -598,7 +635,7 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	 * and the first appended, or between appended ones, is a record that
 	 * was numbered and never copied.  Not the mirror's own records before
 	 * LO: a thread's half the writer wrote is reused, so they have holes */
-	prev = last_seq_of(t, tn, pid);
+	prev = replaced ? 0 : last_seq_of(t, tn, pid); /* replaced: its pid may be another run's */
 	for (size_t i = first; i < l->n; i++) {
 		if (prev && l->at[i].seq > prev + 1)
 			missing += l->at[i].seq - prev - 1;

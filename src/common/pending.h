@@ -24,6 +24,9 @@ struct pending_rec {
 	uint32_t magic; /* PENDING_REC_MAGIC: recovery checks the framing */
 };
 #define PENDING_REC_MAGIC 0x43524543u /* "CREC" */
+/* The reason of the trace.dropped a merge writes for records a dying
+ * process had numbered but not yet copied */
+#define PENDING_DIED_REASON "the process died between numbering and writing them"
 /* Bytes a record of a LEN-byte line (newline included) takes in a buffer. */
 static inline size_t pending_rec_size(size_t len)
 {

@@ -322,7 +322,9 @@ static int dead_writer(const char *trace, const uint64_t *seqs)
  * with DROP_SEQ counts LOST (0: no trace.dropped). */
 static void pending_gap(const uint64_t *seqs, uint64_t written, int appended, uint64_t drop_seq, int lost)
 {
-	char dir[] = "/tmp/test-pending-gap.XXXXXX", trace[64], line[256], want[64], *text = NULL, *last = NULL;
+	/* a path with a quote and a non-ASCII letter: "where" must stay JSON */
+	char dir[] = "/tmp/test-pending-gap-\xc3\xa9\"q.XXXXXX", trace[64], line[256], want[64], where[96];
+	char *text = NULL, *last = NULL;
 	size_t cap = 0;
 	FILE *f;
 	int pid, tfd, n, k = 0;
@@ -367,6 +369,9 @@ static void pending_gap(const uint64_t *seqs, uint64_t written, int appended, ui
 		snprintf(count, sizeof(count), "\"count\":%d,", lost);
 		CHECK(last && strstr(last, "\"event\":\"trace.dropped\"") && strstr(last, want) && strstr(last, count),
 		      "last, trace.dropped with %s counts %d records never written: %s", want, lost, last ? last : "");
+		snprintf(where, sizeof(where), "\"where\":\"/tmp/test-pending-gap-\xc3\xa9\\\"q.%s/t.jsonl\",",
+			 dir + strlen(dir) - 6);
+		CHECK(last && strstr(last, where), "its where is the trace's path as a JSON string: %s", where);
 	} else
 		CHECK(last && !strstr(last, "trace.dropped"), "no trace.dropped when nothing is missing");
 	free(text);
