@@ -106,14 +106,18 @@ static int layout_find(void)
 /* Is the layout known?  Looked for at most every LAYOUT_RETRY_NS, and not
  * inside exception dispatch (MAY_TRIGGER false): EnumModules and
  * GetClassFromToken may trigger a garbage collection, which would move the
- * objects the runtime and the exception callbacks hold. */
+ * objects the runtime and the exception callbacks hold.  They also take
+ * the runtime's own locks, which a thread that waited here could hold (a
+ * class-load callback): one thread looks at a time, the others go on
+ * without waiting. */
 static bool layout_ready(uint64_t now, bool may_trigger)
 {
 	int state = __atomic_load_n(&L.state, __ATOMIC_ACQUIRE);
 
 	if (state || !may_trigger)
 		return state > 0;
-	pthread_mutex_lock(&L.lock);
+	if (pthread_mutex_trylock(&L.lock) != 0)
+		return false;
 	if (!L.state && now >= L.retry_ns) {
 		L.retry_ns = now + LAYOUT_RETRY_NS;
 		state = layout_find();
