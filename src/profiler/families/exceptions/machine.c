@@ -365,6 +365,8 @@ static struct jw_field names_field(struct namelist *l, const char *key)
 	if (!l->n)
 		return (struct jw_field){ .key = key, .kind = JW_JSON, .s = "[]", .len = 2 };
 	jw_raw(&l->w, "]", 1);
+	if (l->w.b.oom) /* no "]": the text is not JSON */
+		return (struct jw_field){ .key = key, .kind = JW_NULL };
 	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = l->w.b.s, .len = l->w.b.len };
 }
 
