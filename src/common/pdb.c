@@ -179,8 +179,7 @@ static int parse_pdb(struct pdb *p)
 		return k;
 	if (!p->md.pdb)
 		return -EOPNOTSUPP;  /* metadata, but not a PDB's */
-	if (p->md.pdb_size < 20)
-		return -EBADMSG;
+	/* md_open_root took the #Pdb stream only if it holds the id (20 bytes) */
 	memcpy(p->id, p->md.pdb, 20);
 	p->id_offset = (size_t)(p->md.pdb - p->image);
 	p->document_rows = p->md.table[MD_DOCUMENT] ? p->md.rows[MD_DOCUMENT] : 0;
