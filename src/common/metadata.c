@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "common/metadata.h"
 #include "common/strbuf.h"
 #include "common/util.h"
@@ -22,27 +23,6 @@
 #define TYPE_NESTED_PUBLIC 0x2  /* visibilities from here on are nested */
 #define MAX_NESTING 16          /* deeper is a loop in a malformed image */
 #define MAX_IMAGE (1u << 30)
-
-static inline uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-/* Whether [OFF, OFF+LEN) lies inside SIZE bytes, without overflow. */
-static inline bool inside(uint64_t size, uint64_t off, uint64_t len)
-{
-	return off <= size && len <= size - off;
-}
 
 /* ---- the column table ------------------------------------------------ */
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/bytes.h"
 #include "common/metadata.h"
 #include "common/pdb.h"
 #include "common/sha256.h"
@@ -39,22 +40,6 @@ struct pdb {
 	char **names;  /* Document row - 1 → name, filled on first use */
 	bool *bad_names;
 };
-
-static inline uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Whether [OFF, OFF+LEN) lies inside SIZE bytes, without overflow. */
-static inline bool inside(uint64_t size, uint64_t off, uint64_t len)
-{
-	return off <= size && len <= size - off;
-}
 
 /* A bounded reader over a blob. */
 struct rd {

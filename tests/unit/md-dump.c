@@ -286,14 +286,14 @@ static int map_image(struct image *file, struct image *mapped)
 
 	if (file->size < 0x40)
 		return -EBADMSG;
-	lfanew = le32_at(img + 0x3c);
+	lfanew = le32(img + 0x3c);
 	opt = lfanew + 24;
 	if ((uint64_t)opt + 64 > file->size)
 		return -EBADMSG;
-	nsec = le16_at(img + lfanew + 6);
-	sec = (size_t)opt + le16_at(img + lfanew + 20);
-	mapped->size = le32_at(img + opt + 56);    /* SizeOfImage */
-	headers = le32_at(img + opt + 60);         /* SizeOfHeaders */
+	nsec = le16(img + lfanew + 6);
+	sec = (size_t)opt + le16(img + lfanew + 20);
+	mapped->size = le32(img + opt + 56);    /* SizeOfImage */
+	headers = le32(img + opt + 60);         /* SizeOfHeaders */
 	if (sec + (size_t)nsec * 40 > file->size || headers > file->size || headers > mapped->size ||
 	    mapped->size > (1u << 30))
 		return -EBADMSG;
@@ -304,7 +304,7 @@ static int map_image(struct image *file, struct image *mapped)
 	file->data_end = headers;
 	for (uint32_t i = 0; i < nsec; i++) {
 		const uint8_t *s = img + sec + (size_t)i * 40;
-		uint32_t va = le32_at(s + 12), raw = le32_at(s + 16), ptr = le32_at(s + 20);
+		uint32_t va = le32(s + 12), raw = le32(s + 16), ptr = le32(s + 20);
 
 		if ((uint64_t)ptr + raw > file->size || va > mapped->size)
 			return -EBADMSG;

@@ -2,6 +2,7 @@
 /* What md-dump's two parts (md-dump.c, md-mangle.c) share. */
 #pragma once
 
+#include "common/bytes.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,13 +15,3 @@ int read_whole(const char *path, uint8_t **ret, size_t *size);
 /* md-dump mangle FILE: exit status. */
 int cmd_mangle(const char *path);
 
-/* Little-endian integers. */
-static inline uint16_t le16_at(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline uint32_t le32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}

@@ -232,8 +232,8 @@ static int find_root(const uint8_t *img, size_t size, size_t *off, uint32_t *len
 	md_pe_dir(&pe, 14, &crva, &csize);
 	if (csize < 16 || md_pe_rva(&pe, crva, 16, &coff) < 0)
 		return -EBADMSG;
-	rva = le32_at(img + coff + 8);
-	*len = le32_at(img + coff + 12);
+	rva = le32(img + coff + 8);
+	*len = le32(img + coff + 12);
 	return md_pe_rva(&pe, rva, *len, off);
 }
 
