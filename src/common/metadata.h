@@ -35,6 +35,11 @@ enum md_table {
 	MD_TABLE_MAX = 0x38,
 };
 
+/* A metadata token: the table in the top byte, the row (1-based) below. */
+#define MD_TOKEN(table, row) ((uint32_t)(table) << 24 | (uint32_t)(row))
+#define MD_TOKEN_TABLE(token) ((uint32_t)(token) >> 24)
+#define MD_TOKEN_ROW(token) ((uint32_t)(token) & 0xffffffu)
+
 /* How an image lies in memory: as the file (offsets are file offsets), or
  * mapped by sections (an RVA is the offset from the base). */
 enum md_layout { MD_LAYOUT_FILE, MD_LAYOUT_MAPPED };

@@ -21,9 +21,9 @@ ULONG ct_field_offset(const struct md *md, mdTypeDef td, ClassID cls, const char
 	uint32_t row = 0;
 	mdFieldDef fd;
 
-	if (td >> 24 != MD_TYPEDEF || md_find_field(md, td & 0xffffffu, name, &row) < 0)
+	if (MD_TOKEN_TABLE(td) != MD_TYPEDEF || md_find_field(md, MD_TOKEN_ROW(td), name, &row) < 0)
 		return 0;
-	fd = (mdFieldDef)MD_FIELD << 24 | row;
+	fd = MD_TOKEN(MD_FIELD, row);
 	if (FAILED(info_GetClassLayout(ct.info, cls, fo, ELEMENTSOF(fo), &n, &size)))
 		return 0;
 	for (ULONG i = 0; i < n && i < ELEMENTSOF(fo); i++)

@@ -42,9 +42,6 @@ static const char *map_put(struct u64map *m, uint64_t id, char *name)
 	return name;
 }
 
-#define TOKEN_ROW(t) ((t) & 0xffffffu)
-#define TOKEN_IS(t, table) ((t) >> 24 == (table))
-
 /* Metadata import for a module; NULL if it has none.  Only where the
  * metadata cannot be read in place: it makes the runtime's own lookups in
  * the module slower for the rest of the process (see module-md.c). */
@@ -110,8 +107,8 @@ static char *resolve_function(FunctionID f)
 	if (FAILED(info_GetFunctionInfo2(ct.info, f, 0, &cls, &mod, &tok, 0, NULL, NULL)))
 		return NULL;
 	struct md md;
-	if (TOKEN_IS(tok, MD_METHODDEF) && ct_module_md(mod, &md) == 0 &&
-	    md_method_name(&md, TOKEN_ROW(tok), &res) == 0)
+	if (MD_TOKEN_TABLE(tok) == MD_METHODDEF && ct_module_md(mod, &md) == 0 &&
+	    md_method_name(&md, MD_TOKEN_ROW(tok), &res) == 0)
 		return res;
 	com_object *mdi = module_metadata(mod);
 	if (!mdi)
@@ -146,7 +143,7 @@ static char *resolve_class(ClassID c)
 	if (FAILED(hr) || !mod || !td)
 		return NULL;
 	struct md md;
-	if (TOKEN_IS(td, MD_TYPEDEF) && ct_module_md(mod, &md) == 0 && md_type_name(&md, TOKEN_ROW(td), &res) == 0)
+	if (MD_TOKEN_TABLE(td) == MD_TYPEDEF && ct_module_md(mod, &md) == 0 && md_type_name(&md, MD_TOKEN_ROW(td), &res) == 0)
 		return res;
 	com_object *mdi = module_metadata(mod);
 	if (!mdi)

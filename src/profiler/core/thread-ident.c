@@ -95,8 +95,8 @@ static int layout_find(void)
 	if (md_find_type(&md, "System.Threading", "Thread", &type) < 0 ||
 	    md_find_field(&md, type, "t_currentThread", &field) < 0)
 		return -1;
-	td = (mdTypeDef)MD_TYPEDEF << 24 | type;
-	L.current = (mdFieldDef)MD_FIELD << 24 | field;
+	td = MD_TOKEN(MD_TYPEDEF, type);
+	L.current = MD_TOKEN(MD_FIELD, field);
 	if (FAILED(info_GetClassFromToken(ct.info, mod, td, &L.cls)) || !L.cls)
 		return 0;
 	L.id_off = ct_field_offset(&md, td, L.cls, "_managedThreadId");
