@@ -317,7 +317,7 @@ static int points_push(struct pdb_point **v, size_t *n, size_t *cap, const struc
 int pdb_sequence_points(struct pdb *p, uint32_t method_token, struct pdb_point **points, size_t *n)
 {
 	_cleanup_free_ struct pdb_point *v = NULL;
-	uint32_t rid = method_token & 0xffffff, doc, idx, len, u;
+	uint32_t rid = MD_TOKEN_ROW(method_token), doc, idx, len, u;
 	bool first = true, first_visible = true;
 	int64_t line = 0, column = 0;
 	size_t cnt = 0, cap = 0;
@@ -328,7 +328,7 @@ int pdb_sequence_points(struct pdb *p, uint32_t method_token, struct pdb_point *
 
 	*points = NULL;
 	*n = 0;
-	if (method_token >> 24 != 0x06 || rid == 0 || rid > p->method_rows)
+	if (MD_TOKEN_TABLE(method_token) != MD_METHODDEF || rid == 0 || rid > p->method_rows)
 		return -ENOENT;
 	if (md_get(&p->md, MD_METHODDEBUGINFO, rid, 0, &doc) < 0 || md_get(&p->md, MD_METHODDEBUGINFO, rid, 1, &idx) < 0)
 		return -EBADMSG;
