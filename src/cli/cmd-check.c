@@ -200,7 +200,7 @@ static void stack_resync(struct stack *s, int64_t depth, int64_t parent)
  * runtime finished there): close the span on the thread that began it. */
 static void end_elsewhere(struct checker *c, const struct rec *r, const struct proc *p)
 {
-	int64_t tid = jint(r->j, "begin_tid");
+	int64_t tid = r->begin_tid;
 	struct stack *s = map_obtain(&c->threads, run_thread_key(r, c->run, tid), sizeof(*s));
 	size_t i = s ? s->n : 0;
 
@@ -228,7 +228,7 @@ static void check_nesting(struct checker *c, const struct rec *r)
 	int64_t top;
 	const char *what = r->event;
 	/* an end on another thread than its begin: an instant here */
-	bool elsewhere = r->ph == PH_END && jint(r->j, "begin_tid") > 0 && jint(r->j, "begin_tid") != r->tid;
+	bool elsewhere = r->begin_tid > 0;
 
 	if (r->ph < 0 || r->tid < 0 || r->pid < 0 || r->depth < 0)
 		return; /* the schema check has said what is wrong */

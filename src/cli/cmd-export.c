@@ -298,10 +298,10 @@ static bool span_end(struct exporter *x, struct xthread *t, const struct rec *r)
  * the thread that began it; false if its begin is not held there. */
 static bool span_end_elsewhere(struct exporter *x, const struct rec *r)
 {
-	int64_t tid = jint(r->j, "begin_tid");
+	int64_t tid = r->begin_tid;
 	struct xthread *t;
 
-	if (tid <= 0 || tid == r->tid)
+	if (tid <= 0)
 		return false;
 	t = u64map_get(&x->threads, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)tid);
 	return t && span_end(x, t, r);

@@ -238,11 +238,11 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 		fprintf(out, " (%s)", fmt_dur(dur, sizeof(dur), last->dur_ns));
 	/* a load the runtime finished on another thread than its begin's:
 	 * said on both threads' lines */
-	if (last->ph == PH_END && jint(last->j, "begin_tid") > 0 && jint(last->j, "begin_tid") != jint(last->j, "tid")) {
-		if (r->tid == jint(last->j, "tid"))
-			fprintf(out, " [begun on tid %" PRId64 "]", jint(last->j, "begin_tid"));
+	if (last->begin_tid > 0) {
+		if (r->tid == last->tid)
+			fprintf(out, " [begun on tid %" PRId64 "]", last->begin_tid);
 		else
-			fprintf(out, " [ended on tid %" PRId64 "]", jint(last->j, "tid"));
+			fprintf(out, " [ended on tid %" PRId64 "]", last->tid);
 	}
 	if (r->v > 1)
 		fprintf(out, " [schema v%" PRId64 "]", r->v);
@@ -301,7 +301,7 @@ static uint64_t load_key(const struct rec *r)
  * with the begin if that thread holds it back. */
 static void end_on_begin_thread(struct viewer *v, const struct rec *r)
 {
-	int64_t tid = jint(r->j, "begin_tid");
+	int64_t tid = r->begin_tid;
 	struct vthread *a = u64map_get(&v->threads, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)tid);
 	uintptr_t depth = (uintptr_t)u64map_del(&v->load_depth, load_key(r));
 	struct rec there;
@@ -332,9 +332,9 @@ static bool selected_where_begun(const struct viewer *v, const struct rec *r)
 {
 	struct rec there = *r;
 
-	if (r->ph != PH_END || jint(r->j, "begin_tid") <= 0 || jint(r->j, "begin_tid") == r->tid)
+	if (r->begin_tid <= 0)
 		return false;
-	there.tid = jint(r->j, "begin_tid");
+	there.tid = r->begin_tid;
 	return record_selected(v, &there);
 }
 
@@ -349,7 +349,7 @@ static void show(struct viewer *v, struct rec *r)
 
 			if (slot)
 				*slot = (void *)(uintptr_t)(r->depth + 1);
-		} else if (r->ph == PH_END && jint(r->j, "begin_tid") > 0 && jint(r->j, "begin_tid") != r->tid) {
+		} else if (r->begin_tid > 0) {
 			end_on_begin_thread(v, r);
 		} else if (r->ph == PH_END) {
 			u64map_del(&v->load_depth, load_key(r));

@@ -366,6 +366,9 @@ int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, ch
 	out->parent = jint(j, "parent");
 	out->depth = jint(j, "depth");
 	out->dur_ns = jint(j, "dur_ns");
+	out->begin_tid = jint(j, "begin_tid");
+	if (out->ph != PH_END || out->begin_tid <= 0 || out->begin_tid == out->tid)
+		out->begin_tid = -1;
 	return 0;
 fail:
 	if (r < 0)

@@ -26,6 +26,9 @@ struct rec {
 	const char *thread;  /* managed ThreadID or NULL */
 	int64_t managed_tid; /* Thread.ManagedThreadId, or -1 when the record has none */
 	const char *thread_name; /* Thread.Name, or NULL */
+	int64_t begin_tid;   /* an end written on another thread than its begin
+			      * (a load the runtime finished there): the tid that
+			      * began it; else -1 */
 	enum ct_event ev;
 	enum ct_phase ph;
 	int cat;             /* enum ct_category or _CAT_INVALID */
