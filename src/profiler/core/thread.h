@@ -19,7 +19,8 @@ struct exm; /* exceptions/machine.h */
 
 /* A handler Enter stashed while the runtime held the exception object
  * unprotected (dotnet/runtime#132462), fed to the machine at the thread's
- * next exception callback (exceptions/deferred.c). */
+ * next exception callback or before its next record (exceptions/deferred.c,
+ * emit.c). */
 struct ct_deferred {
 	int kind;             /* enum exm_input_kind */
 	uint64_t fn, object, frame, pc, ts;

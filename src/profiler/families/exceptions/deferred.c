@@ -6,7 +6,8 @@
  * moves the object and the filter or catch funclet then gets a stale
  * reference.  Any time spent in those two callbacks widens that window, so
  * they only copy a few words into the thread's struct; the records are
- * built at the thread's next exception callback (the matching Leave, a
+ * built before the thread's next record of any kind (core/emit.c: a load or
+ * a GC the filter starts nests inside it) or at its next exception callback (the matching Leave, a
  * nested throw, the thread's end) or at Shutdown on that thread, in the
  * same order and with the time of the Enter.
  */

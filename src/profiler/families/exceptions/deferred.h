@@ -2,7 +2,8 @@
 /*
  * Handler Enter callbacks that run while the runtime holds the exception
  * object in an unprotected local (dotnet/runtime#132462): stashed per
- * thread, fed to the state machine at the thread's next exception callback.
+ * thread, fed to the state machine at the thread's next exception callback
+ * or before the thread's next record of any kind (core/emit.c).
  */
 #pragma once
 
