@@ -92,8 +92,10 @@ struct exr {
 	uint64_t handler_fn, handler_fp, handler_pc;
 	uint64_t parent_id, parent_handler_fn, rethrow_of, superseded_by;
 	const char *context;      /* static; NULL when not nested */
-	char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
+	/* function names: the input's, which outlive the machine (machine.h) */
+	const char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
 	char *exc_type;           /* its type, once the story started */
+	size_t type_hash;         /* of the type the throw named, for recent[] */
 	char *exc_text;           /* {id,type,message,hresult} as written, once: its records repeat it */
 	size_t exc_len;
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
@@ -180,9 +182,8 @@ static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t i
  * access of the type, and a new wrapper of the same inner object at the
  * old wrapper's address would need the old one collected and the inner
  * one not moved. */
-static uint64_t recent_find(const struct exm_input *in, uint64_t *origin)
+static uint64_t recent_find(const struct exm_input *in, size_t type_hash, uint64_t *origin)
 {
-	size_t type_hash = hash_str(in->type);
 	uint64_t next = atomic_load(&recent.next);
 
 	if (!in->object || (!in->traced && !in->inner))
@@ -386,12 +387,6 @@ static void names_reopen(struct namelist *l)
 		l->w.b.len--;
 }
 
-static void set_str(char **slot, const char *s)
-{
-	free(*slot);
-	*slot = s ? strdup(s) : NULL;
-}
-
 /* --- spans of one exception, closed innermost first ----------------------- */
 
 static void close_sframe(struct ctx *c, struct exr *r, const char *flag)
@@ -480,11 +475,6 @@ static void exr_free(struct exr *r)
 {
 	if (!r)
 		return;
-	free(r->sframe_name);
-	free(r->uframe_name);
-	free(r->handler_name);
-	free(r->thrown_in);
-	free(r->caught_in);
 	free(r->exc_type);
 	free(r->exc_text);
 	json_decref(r->story_fields);
@@ -732,14 +722,12 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 	struct exm *m = c->m;
 	size_t k = 0;
 	bool had_uframe = r->uframe_open;
-	char *uname = had_uframe && r->uframe_name ? strdup(r->uframe_name) : NULL;
+	const char *uname = had_uframe ? r->uframe_name : NULL;
 
 	while (k + 1 < m->n && escapes(r, m->live[m->n - 2 - k], fp, fn))
 		k++;
-	if (!k) {
-		free(uname);
+	if (!k)
 		return;
-	}
 	close_unwind(c, r, "continued");
 	for (size_t j = 0; j < k; j++) {
 		struct exr *b = m->live[m->n - 2 - j];
@@ -754,7 +742,6 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, uname, "resumed");
 		r->uframe_open = true;
 	}
-	free(uname);
 }
 
 /* The record whose open handler of state S matches FRAME (0: any), or -1. */
@@ -795,7 +782,7 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
 	r->handler_fp = in->frame;
 	r->handler_pc = in->pc;
 	r->filter_pending = false;
-	set_str(&r->handler_name, in->function);
+	r->handler_name = in->function;
 	out_fn(c, r, handler_event[s], PH_BEGIN, in->function, NULL);
 }
 
@@ -847,15 +834,16 @@ static void find_rethrow(struct exm *m, struct exr *r, const struct exm_input *i
 			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
 		}
 	if (!r->rethrow_of)
-		r->rethrow_of = recent_find(in, &r->origin);
+		r->rethrow_of = recent_find(in, r->type_hash, &r->origin);
 }
 
 /* R's exception object, {"id","type","message","hresult"}, written once
  * (no message member when the runtime gave none). */
 static char *exception_text(const struct exr *r, const struct exm_input *in, size_t *len)
 {
+	static const char hex[] = "0123456789abcdef";
 	struct jw w = { 0 };
-	char hr[11];
+	char hr[12] = "\"0x";
 
 	jw_raw(&w, "{\"id\":", 6);
 	jw_u64(&w, r->id);
@@ -869,10 +857,12 @@ static char *exception_text(const struct exr *r, const struct exm_input *in, siz
 			jw_raw(&w, "null", 4);
 	}
 	jw_key(&w, "hresult");
-	snprintf(hr, sizeof(hr), "0x%08x", (uint32_t)in->hresult);
-	if (in->has_hresult)
-		jw_str(&w, hr);
-	else
+	if (in->has_hresult) {
+		for (int i = 0; i < 8; i++)
+			hr[3 + i] = hex[((uint32_t)in->hresult >> (28 - 4 * i)) & 0xf];
+		hr[11] = '"';
+		jw_raw(&w, hr, sizeof(hr));
+	} else
 		jw_raw(&w, "null", 4);
 	jw_raw(&w, "}", 1);
 	if (w.b.oom) {
@@ -946,6 +936,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->legacy = in->legacy;
 	r->t0 = now(c);
 	r->muted = in->muted;
+	r->type_hash = hash_str(in->type);
 	r->state = S_SEARCH;
 	if (parent)
 		nest_in(r, parent);
@@ -958,7 +949,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	 * this one says it was caught (an await's continuation can run while
 	 * the CatcherEnter is still held back, see deferred.c) */
 	if (in->object)
-		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, hash_str(in->type));
+		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, r->type_hash);
 	start_story(c, r, in);
 }
 
@@ -972,10 +963,10 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	r->boundary_pending = false; /* legacy EH: the search went past it */
 	r->frames_entered++;
 	r->sframe_fn = in->fn;
-	set_str(&r->sframe_name, in->function);
+	r->sframe_name = in->function;
 	if (!r->muted) {
-		if (!r->thrown_in && in->function)
-			r->thrown_in = strdup(in->function);
+		if (!r->thrown_in)
+			r->thrown_in = in->function;
 		names_add(&r->searched, in->function);
 	}
 	out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_BEGIN, in->function, NULL);
@@ -1026,7 +1017,7 @@ static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input
 	}
 	close_uframe(c, r, NULL, true);
 	r->uframe_fn = in->fn;
-	set_str(&r->uframe_name, in->function);
+	r->uframe_name = in->function;
 	out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, in->function, NULL);
 	r->uframe_open = true;
 	/* an unhandled exception unwinds its last frame: the process dies
@@ -1091,9 +1082,9 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 	/* caught: another thread may throw it again before this catch ends
 	 * (an await's continuation) */
 	if (r->exc_type)
-		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, hash_str(r->exc_type));
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
 	if (!r->muted)
-		set_str(&r->caught_in, in->function);
+		r->caught_in = in->function;
 	enter_handler(c, r, S_CATCH, in);
 }
 

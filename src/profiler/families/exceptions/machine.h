@@ -123,7 +123,10 @@ enum exm_know { EXM_KNOW_UNKNOWN = 0, EXM_KNOW_NO, EXM_KNOW_YES };
 struct exm_input {
 	enum exm_input_kind kind;
 	uint64_t fn;          /* function identity: enter kinds, catcher found */
-	const char *function; /* its name (NULL only for muted exceptions) */
+	/* its name (NULL only for muted exceptions); kept, not copied: it
+	 * must stay valid while the machine lives (the glue's names are
+	 * cached for the whole process) */
+	const char *function;
 	uint64_t object;      /* THROWN, CATCH_ENTER: object identity */
 	uint64_t frame;       /* handler enter/leave: clause frame pointer, 0 unknown */
 	/* THROWN only: */
