@@ -15,8 +15,9 @@
 #                two CPUs or more).  Off by default: on a machine that
 #                others load, a pinned service cannot move off a busy CPU
 #   -p           then profile: one more run of untraced, clrtrace and
-#                clrtrace -x '!*' (muted: callbacks, no record) on each
-#                endpoint with `perf record --call-graph dwarf` on the
+#                clrtrace -x '!*' (muted: callbacks, no record), and with
+#                NULLPROF=1 the null profiler, on each endpoint with
+#                `perf record --call-graph dwarf` on the
 #                service during the measured window; reports in
 #                $BUILD/bench/out/perf-* (the .data files are large)
 #                (-r 0 -p: the profiles alone)
@@ -26,6 +27,9 @@
 # MUTED=1 adds clrtrace -x '!*' (muted: the runtime delivers the exception
 # callbacks and the state machine follows them, nothing is written) to the
 # interleaved configurations: what the callbacks cost before any record.
+# NULLPROF=1 adds null-profiler: bench/null-profiler asking for the
+# exception callbacks and returning from each at once, what the runtime's
+# delivery of them costs any profiler (the floor under clrtrace's loss).
 #
 # LOGLEVEL=Information keeps the framework's per-request log lines (four
 # info lines a request, to the service's stdout, a file); by default the
@@ -128,6 +132,7 @@ export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so
 [ -x "$CLRTRACE" ] && [ -f "$CLRTRACE_LIBRARY" ] || die "no clrtrace and libclrtrace.so in $BUILD"
 command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
 build_bench Web "$srcdir/tests/programs/Web"
+[ -z "${NULLPROF:-}" ] || build_null_profiler
 
 # service on CPU 0, wrk (and perf) on CPU 1: they do not take each other's CPU
 SVC_PIN=() WRK_PIN=()
@@ -181,6 +186,8 @@ start() {
 	clrtrace) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-muted) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -x '!*' -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-base) cmd+=(CLRTRACE_LIBRARY="$BASE/libclrtrace.so" "${SVC_PIN[@]}" "$BASE/clrtrace" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
+	null-profiler) cmd+=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}'
+		CORECLR_PROFILER_PATH="$NULLPROF" "${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	eventpipe) cmd+=(DOTNET_EnableEventPipe=1 DOTNET_EventPipeConfig='Microsoft-Windows-DotNETRuntime:0x8000:5'
 		DOTNET_EventPipeOutputPath="$trace" DOTNET_EventPipeOutputStreaming=1 "${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	esac
@@ -296,6 +303,7 @@ profile() {
 CONFIGS=(untraced clrtrace eventpipe)
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
 [ -n "${MUTED:-}" ] && CONFIGS+=(clrtrace-muted)
+[ -n "${NULLPROF:-}" ] && CONFIGS+=(null-profiler)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -369,7 +377,7 @@ END {
 if [ "$PROFILE" = 1 ]; then
 	echo >&2
 	for ep in $ENDPOINTS; do
-		for cfg in untraced clrtrace clrtrace-muted; do
+		for cfg in untraced clrtrace clrtrace-muted ${NULLPROF:+null-profiler}; do
 			profile "$cfg" "$ep"
 		done
 	done
