@@ -94,10 +94,9 @@ struct exr {
 	const char *context;      /* static; NULL when not nested */
 	/* function names: the input's, which outlive the machine (machine.h) */
 	const char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
-	char *exc_type;           /* its type, once the story started */
+	struct strbuf exc_type;   /* its type, once the story started (len 0: not started) */
 	size_t type_hash;         /* of the type the throw named, for recent[] */
-	char *exc_text;           /* {id,type,message,hresult} as written, once: its records repeat it */
-	size_t exc_len;
+	struct jw exc_text;       /* {id,type,message,hresult} as written, once: its records repeat it */
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	struct namelist searched, finally, unwound;
 	json_t *filters, *nested;
@@ -125,6 +124,7 @@ struct exm {
 	struct exr *live[MAX_LIVE];
 	size_t n;
 	bool dying;
+	struct exr *spare;        /* the last story's, its buffers kept for the next */
 };
 
 static atomic_uint_fast64_t next_id = 1;
@@ -244,7 +244,8 @@ static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph
 static struct jw_field exc_field(const struct exr *r)
 {
 	return (struct jw_field){
-		.key = "exception", .kind = JW_JSON, .s = r->exc_text, .len = r->exc_len,
+		.key = "exception", .kind = JW_JSON, .s = r->exc_text.b.len ? r->exc_text.b.s : NULL,
+		.len = r->exc_text.b.len,
 	};
 }
 
@@ -475,8 +476,8 @@ static void exr_free(struct exr *r)
 {
 	if (!r)
 		return;
-	free(r->exc_type);
-	free(r->exc_text);
+	strbuf_free(&r->exc_type);
+	jw_free(&r->exc_text);
 	json_decref(r->story_fields);
 	jw_free(&r->searched.w);
 	jw_free(&r->finally.w);
@@ -484,6 +485,51 @@ static void exr_free(struct exr *r)
 	json_decref(r->filters);
 	json_decref(r->nested);
 	free(r);
+}
+
+/* A record for a new story: M's spare, its text buffers emptied but kept
+ * (a thread that throws often allocates nothing per story), or a new one. */
+static struct exr *exr_new(struct exm *m)
+{
+	struct exr *r = m->spare;
+	struct jw keep[5];
+
+	if (!r)
+		return calloc(1, sizeof(*r));
+	m->spare = NULL;
+	keep[0] = r->searched.w;
+	keep[1] = r->finally.w;
+	keep[2] = r->unwound.w;
+	keep[3] = r->exc_text;
+	keep[4] = (struct jw){ r->exc_type };
+	*r = (struct exr){ 0 };
+	r->searched.w = keep[0];
+	r->finally.w = keep[1];
+	r->unwound.w = keep[2];
+	r->exc_text = keep[3];
+	r->exc_type = keep[4].b;
+	jw_reset(&r->searched.w);
+	jw_reset(&r->finally.w);
+	jw_reset(&r->unwound.w);
+	jw_reset(&r->exc_text);
+	strbuf_reset(&r->exc_type);
+	return r;
+}
+
+/* R's story is over: its buffers become M's spare (or are freed). */
+static void exr_done(struct exm *m, struct exr *r)
+{
+	if (!r)
+		return;
+	if (m->spare) {
+		exr_free(r);
+		return;
+	}
+	json_decref(r->story_fields);
+	json_decref(r->filters);
+	json_decref(r->nested);
+	r->story_fields = r->filters = r->nested = NULL;
+	m->spare = r;
 }
 
 /* exception.summary for R (once), and the outcome totals. */
@@ -547,7 +593,7 @@ static void finish(struct ctx *c, struct exr *r, enum ct_outcome o, const char *
 {
 	close_all(c, r, flag);
 	summarize(c, r, o);
-	exr_free(r);
+	exr_done(c->m, r);
 }
 
 /* Pop the top record with outcome O. */
@@ -802,8 +848,8 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc_type && in->type &&
-	    strcmp(b->exc_type, in->type) == 0) {
+	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc_type.len && in->type &&
+	    strcmp(b->exc_type.s, in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = OUTCOME_RETHROWN;
 	}
@@ -838,46 +884,45 @@ static void find_rethrow(struct exm *m, struct exr *r, const struct exm_input *i
 }
 
 /* R's exception object, {"id","type","message","hresult"}, written once
- * (no message member when the runtime gave none). */
-static char *exception_text(const struct exr *r, const struct exm_input *in, size_t *len)
+ * into r->exc_text (no message member when the runtime gave none; empty
+ * when out of memory). */
+static void exception_text(struct exr *r, const struct exm_input *in)
 {
 	static const char hex[] = "0123456789abcdef";
-	struct jw w = { 0 };
+	struct jw *w = &r->exc_text;
 	char hr[12] = "\"0x";
 
-	jw_raw(&w, "{\"id\":", 6);
-	jw_u64(&w, r->id);
-	jw_key(&w, "type");
-	jw_str(&w, in->type ? in->type : "?");
+	jw_raw(w, "{\"id\":", 6);
+	jw_u64(w, r->id);
+	jw_key(w, "type");
+	jw_str(w, in->type ? in->type : "?");
 	if (!in->no_message) {
-		jw_key(&w, "message");
+		jw_key(w, "message");
 		if (in->message)
-			jw_str(&w, in->message);
+			jw_str(w, in->message);
 		else
-			jw_raw(&w, "null", 4);
+			jw_raw(w, "null", 4);
 	}
-	jw_key(&w, "hresult");
+	jw_key(w, "hresult");
 	if (in->has_hresult) {
 		for (int i = 0; i < 8; i++)
 			hr[3 + i] = hex[((uint32_t)in->hresult >> (28 - 4 * i)) & 0xf];
 		hr[11] = '"';
-		jw_raw(&w, hr, sizeof(hr));
+		jw_raw(w, hr, sizeof(hr));
 	} else
-		jw_raw(&w, "null", 4);
-	jw_raw(&w, "}", 1);
-	if (w.b.oom) {
-		jw_free(&w);
-		return NULL;
-	}
-	*len = w.b.len;
-	return strbuf_steal(&w.b);
+		jw_raw(w, "null", 4);
+	jw_raw(w, "}", 1);
+	if (w->b.oom)
+		jw_reset(w); /* empty: written as null */
 }
 
 /* Open R's story: exception.throw, then the search begins. */
 static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	r->exc_type = strdup(in->type ? in->type : "?");
-	r->exc_text = exception_text(r, in, &r->exc_len);
+	strbuf_puts(&r->exc_type, in->type ? in->type : "?");
+	if (r->exc_type.oom)
+		strbuf_reset(&r->exc_type);
+	exception_text(r, in);
 	/* the filters and nested lists are made on first use: most stories have none */
 	r->searched.on = r->finally.on = r->unwound.on = true;
 	if (!r->muted && wanted(c, EV_EXCEPTION_THROW)) {
@@ -918,7 +963,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 
 	if (m->n >= MAX_LIVE)
 		reset(c, "too many nested exceptions", in);
-	r = calloc(1, sizeof(*r));
+	r = exr_new(m);
 	if (!r) {
 		report(c, "out of memory tracking an exception");
 		return;
@@ -1081,7 +1126,7 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 		r->object = in->object; /* a GC may have moved it */
 	/* caught: another thread may throw it again before this catch ends
 	 * (an await's continuation) */
-	if (r->exc_type)
+	if (r->exc_type.len)
 		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
 	if (!r->muted)
 		r->caught_in = in->function;
@@ -1187,6 +1232,7 @@ void exm_free(struct exm *m)
 		return;
 	for (size_t i = 0; i < m->n; i++)
 		exr_free(m->live[i]);
+	exr_free(m->spare);
 	free(m);
 }
 
