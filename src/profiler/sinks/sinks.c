@@ -283,34 +283,11 @@ void ct_sinks_kick(void)
 	pthread_mutex_unlock(&flusher_lock);
 }
 
-/* The writer's shortest period, while threads fill their halves faster
- * than CLRTRACE_FLUSH_MS empties them. */
-#define FLUSH_MIN_MS 2
-
-/* The next period: a quarter of WAIT (at least FLUSH_MIN_MS) when a thread
- * had to do a round itself since the last one (the writing then happens
- * on the program's own thread, inside a callback), else twice WAIT back up
- * to CLRTRACE_FLUSH_MS. */
-static unsigned flusher_period(unsigned wait, uint64_t *seen)
-{
-	uint64_t now = stage_self_rounds();
-
-	if (now != *seen) {
-		*seen = now;
-		now = wait / 4 > FLUSH_MIN_MS ? wait / 4 : FLUSH_MIN_MS;
-		return now < wait ? (unsigned)now : wait;
-	}
-	return wait < spec.flush_ms / 2 ? wait * 2 : spec.flush_ms;
-}
-
 /* The writer thread: take the staged records to the sinks every
- * CLRTRACE_FLUSH_MS (sooner while threads fill their buffers faster than
- * that), and when a thread stages a record too big for its buffers
- * (ct_sinks_kick). */
+ * CLRTRACE_FLUSH_MS, and when a thread stages a record too big for its
+ * buffers (ct_sinks_kick). */
 static void *flusher_main(void *arg)
 {
-	unsigned wait = spec.flush_ms;
-	uint64_t seen = stage_self_rounds();
 	struct timespec ts;
 
 	pthread_mutex_lock(&flusher_lock);
@@ -318,8 +295,8 @@ static void *flusher_main(void *arg)
 		if (!atomic_load(&kicked)) {
 			if (spec.flush_ms) {
 				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_sec += wait / 1000;
-				ts.tv_nsec += (long)(wait % 1000) * 1000000L;
+				ts.tv_sec += spec.flush_ms / 1000;
+				ts.tv_nsec += (long)(spec.flush_ms % 1000) * 1000000L;
 				if (ts.tv_nsec >= 1000000000L) {
 					ts.tv_sec++;
 					ts.tv_nsec -= 1000000000L;
@@ -333,8 +310,6 @@ static void *flusher_main(void *arg)
 		atomic_store(&kicked, false);
 		pthread_mutex_unlock(&flusher_lock);
 		ct_flush_all(false);
-		if (spec.flush_ms)
-			wait = flusher_period(wait, &seen);
 		pthread_mutex_lock(&flusher_lock);
 	}
 	pthread_mutex_unlock(&flusher_lock);

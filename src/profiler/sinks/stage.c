@@ -8,9 +8,8 @@
  * hands it to the writer and goes on in the other one; when both are full,
  * it does the writer's round itself.
  *
- * The writer (the flusher thread every CLRTRACE_FLUSH_MS, or sooner while
- * threads fill their halves faster than that; a thread whose halves are
- * full; or a thread flushing on its way out)
+ * The writer (the flusher thread every CLRTRACE_FLUSH_MS, a thread whose
+ * halves are full, or a thread flushing on its way out)
  * reads the counter, S, then takes each slot's lock once: numbering and
  * copying happen under that lock, so every record up to S is in a slot by
  * then.  A merge by seq hands the sinks the records up to S in seq order
@@ -79,7 +78,6 @@ static char **mirror_paths;
 static size_t n_mirror_paths;
 
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_uint_fast64_t self_rounds; /* see stage_self_rounds */
 
 /* The records that end a trace (the only ones after the seal). */
 static inline bool last_record(enum ct_event ev)
@@ -339,9 +337,7 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 			s->active = o;
 			break;
 		}
-		/* both halves wait for the writer: the disk is slower than the
-		 * program, or the writer comes too seldom (it speeds up) */
-		atomic_fetch_add_explicit(&self_rounds, 1, memory_order_relaxed);
+		/* both halves wait for the writer: the disk is slower than the program */
 		slot_unlock(s);
 		ct_flush_all(false); /* the writer has not come: do its round here */
 		slot_lock(s);
@@ -515,12 +511,6 @@ bool stage_round(bool dying, void (*deliver)(const struct ct_rec *r), void (*don
 uint64_t stage_numbered(void)
 {
 	return atomic_load(&numbering) & SEQ_MASK;
-}
-
-/* Rounds threads did themselves (see stage.h). */
-uint64_t stage_self_rounds(void)
-{
-	return atomic_load_explicit(&self_rounds, memory_order_relaxed);
 }
 
 /* Seal the numbering (see stage.h). */

@@ -23,9 +23,6 @@ int stage_put(struct ct_stage_ref *ref, char *line, size_t len, int tid, enum ct
 bool stage_round(bool dying, void (*deliver)(const struct ct_rec *r), void (*done)(bool dying));
 /* Records numbered so far. */
 uint64_t stage_numbered(void);
-/* Rounds a thread did itself because both its halves were full: the
- * writer comes too seldom for how fast records arrive. */
-uint64_t stage_self_rounds(void);
 /* Seal the numbering: only a last record (runtime.shutdown) gets a seq
  * after this.  Returns the records numbered before it. */
 uint64_t stage_seal(void);
