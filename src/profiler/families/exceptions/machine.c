@@ -492,7 +492,8 @@ static void exr_free(struct exr *r)
 static struct exr *exr_new(struct exm *m)
 {
 	struct exr *r = m->spare;
-	struct jw keep[5];
+	struct jw keep[4];
+	struct strbuf type;
 
 	if (!r)
 		return calloc(1, sizeof(*r));
@@ -501,13 +502,13 @@ static struct exr *exr_new(struct exm *m)
 	keep[1] = r->finally.w;
 	keep[2] = r->unwound.w;
 	keep[3] = r->exc_text;
-	keep[4] = (struct jw){ r->exc_type };
+	type = r->exc_type;
 	*r = (struct exr){ 0 };
 	r->searched.w = keep[0];
 	r->finally.w = keep[1];
 	r->unwound.w = keep[2];
 	r->exc_text = keep[3];
-	r->exc_type = keep[4].b;
+	r->exc_type = type;
 	jw_reset(&r->searched.w);
 	jw_reset(&r->finally.w);
 	jw_reset(&r->unwound.w);
