@@ -150,7 +150,11 @@ trap '[ -n "$SVC" ] && kill -TERM $SVC 2>/dev/null; rm -rf "$TMP"' EXIT
 RESULTS=$TMP/results.tsv
 : >"$RESULTS"
 TICK=$(getconf CLK_TCK)
-PORT0=$((30000 + $$ % 20000))
+# services listen below the ephemeral range: a port wrk's connections used
+# (TIME_WAIT) cannot be bound again at once
+EPH=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+[[ ${EPH:-} =~ ^[0-9]+$ ]] && [ "$EPH" -gt 12000 ] || EPH=32768
+PORT0=$((10000 + $$ % (EPH - 11000)))
 RUNNO=0
 
 # cpu_ticks PID...: user + system clock ticks of the processes (every thread).
