@@ -275,16 +275,23 @@ static void test_handoff(void)
 	{
 		struct jf_meta m = { .ident = "t", .event = EV_ASSEMBLY_LOAD, .depth = 1, .tid = tb };
 		struct jf_entry e = { 0 };
-		char *line = json_dumps(ae, JSON_COMPACT), want[48];
+		char *line = json_dumps(ae, JSON_COMPACT), want[48], said[48];
 		const struct iovec *iov;
 		size_t n = 0;
-		bool found = false;
+		bool found = false, in_message = false;
 
 		snprintf(want, sizeof(want), "CLRTRACE_BEGIN_TID=%d", ta);
+		snprintf(said, sizeof(said), ", begun on thread %d", ta);
 		iov = line && jf_build(&e, line, strlen(line), &m) == 0 ? jf_iovec(&e, &n) : NULL;
-		for (size_t i = 0; iov && i < n; i++)
+		for (size_t i = 0; iov && i < n; i++) {
 			found |= iov[i].iov_len == strlen(want) && memcmp(iov[i].iov_base, want, iov[i].iov_len) == 0;
+			in_message |= iov[i].iov_len > 8 && memcmp(iov[i].iov_base, "MESSAGE=", 8) == 0 &&
+				      iov[i].iov_len >= strlen(said) &&
+				      memcmp((const char *)iov[i].iov_base + iov[i].iov_len - strlen(said), said,
+					     strlen(said)) == 0;
+		}
 		CHECK(found, "its journal entry says %s", want);
+		CHECK(in_message, "and its MESSAGE ends with '%s'", said);
 		jf_entry_done(&e);
 		free(line);
 	}

@@ -278,7 +278,7 @@ char *jf_message(json_t *rec, enum ct_event ev, int depth)
 {
 	struct strbuf b = { 0 };
 	const char *phase = json_string_value(json_object_get(rec, "phase"));
-	json_t *dur = json_object_get(rec, "dur_ns");
+	json_t *dur = json_object_get(rec, "dur_ns"), *begin = json_object_get(rec, "begin_tid");
 	size_t before;
 
 	for (int i = 0; i < depth && i < MESSAGE_INDENT_MAX; i++)
@@ -298,6 +298,10 @@ char *jf_message(json_t *rec, enum ct_event ev, int depth)
 	}
 	if (json_is_integer(dur))
 		append_duration(&b, json_integer_value(dur));
+	/* an end written on another thread than its begin (a load another
+	 * thread finished): where it began, as CLRTRACE_BEGIN_TID says */
+	if (json_is_integer(begin))
+		strbuf_printf(&b, ", begun on thread %" JSON_INTEGER_FORMAT, json_integer_value(begin));
 	return strbuf_steal(&b);
 }
 
