@@ -36,7 +36,13 @@ for v in $(test_runtimes); do
 		echo "$n: $(fact "$f" .seq.count) records, $(($(date +%s) - start)) s"
 		[ -s "$FAILMARK" ] || rm -f "$f"
 
-		# 134: the runtime aborts (SIGABRT) on an unhandled exception
+		# 134: the runtime aborts (SIGABRT) on an unhandled exception.  One
+		# CI run saw 162 on .NET 8 (signal 34, the runtime's activation
+		# signal for GC suspension): .NET 8 restores that signal's default
+		# action before abort(), so one sent in between kills the process
+		# (.NET 9 stopped restoring it, dotnet/runtime#105578).  Not
+		# reproduced in 120 traced and 65 untraced runs; kept a failure
+		# until it is known whether the tracer makes it likelier.
 		n=".NET $v, unhandled ($i)"
 		f="$OUT/net$v-unhandled-$i.jsonl"
 		start=$(date +%s)
