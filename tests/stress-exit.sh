@@ -41,7 +41,7 @@ for v in $(test_runtimes); do
 		# signal for GC suspension): .NET 8 restores that signal's default
 		# action before abort(), so one sent in between kills the process
 		# (.NET 9 stopped restoring it, dotnet/runtime#105578).  Not
-		# reproduced in 120 traced and 65 untraced runs; kept a failure
+		# reproduced in 145 traced and 65 untraced runs; kept a failure
 		# until it is known whether the tracer makes it likelier.
 		n=".NET $v, unhandled ($i)"
 		f="$OUT/net$v-unhandled-$i.jsonl"
