@@ -77,6 +77,7 @@ KEEP=0
 MAKE=1
 BASE=${BASE:-}
 LOGLEVEL=${LOGLEVEL:-Warning}
+WITH_NULLPROF=${NULLPROF:+1} # build_null_profiler sets NULLPROF to the library
 
 usage() { sed -n '/^# Usage:/,/^# The service is/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
 die() { echo "bench: $*" >&2; exit 1; }
@@ -132,7 +133,7 @@ export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so
 [ -x "$CLRTRACE" ] && [ -f "$CLRTRACE_LIBRARY" ] || die "no clrtrace and libclrtrace.so in $BUILD"
 command -v dotnet >/dev/null 2>&1 || die "no dotnet on PATH"
 build_bench Web "$srcdir/tests/programs/Web"
-[ -z "${NULLPROF:-}" ] || build_null_profiler
+[ -z "$WITH_NULLPROF" ] || build_null_profiler
 
 # service on CPU 0, wrk (and perf) on CPU 1: they do not take each other's CPU
 SVC_PIN=() WRK_PIN=()
@@ -307,7 +308,7 @@ profile() {
 CONFIGS=(untraced clrtrace eventpipe)
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
 [ -n "${MUTED:-}" ] && CONFIGS+=(clrtrace-muted)
-[ -n "${NULLPROF:-}" ] && CONFIGS+=(null-profiler)
+[ -n "$WITH_NULLPROF" ] && CONFIGS+=(null-profiler)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -381,7 +382,7 @@ END {
 if [ "$PROFILE" = 1 ]; then
 	echo >&2
 	for ep in $ENDPOINTS; do
-		for cfg in untraced clrtrace clrtrace-muted ${NULLPROF:+null-profiler}; do
+		for cfg in untraced clrtrace clrtrace-muted ${WITH_NULLPROF:+null-profiler}; do
 			profile "$cfg" "$ep"
 		done
 	done
