@@ -370,6 +370,7 @@ static void test_drops(void)
 	unlink(path); /* the file is removed while in use */
 	for (int i = 0; i < 3; i++)
 		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	usleep(30 * 1000); /* past the 10 ms the sink waits between two looks */
 	ct_flush_all(false); /* notices, counts 5 lost, reopens */
 	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);

@@ -284,7 +284,7 @@ static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_p
 	if (r->muted || !wanted(c, ev))
 		return;
 	for (size_t i = 0; i < n && !has_exc; i++)
-		has_exc = strcmp(f[i].key, "exception") == 0;
+		has_exc = f[i].key[0] == 'e' && strcmp(f[i].key, "exception") == 0;
 	if (!has_exc)
 		f[n++] = (struct jw_field){ .key = "exception", .kind = JW_IDREF, .i = (int64_t)r->id };
 	if (c->e->record_fields) {
