@@ -194,9 +194,9 @@ static HRESULT detach_requested(void)
 	else {
 		atomic_store(&detaching, true);
 		t->in_callback++;
-		pthread_mutex_lock(&t->lock);
+		ct_thread_lock(t);
 		ct_stop(t, EV_RUNTIME_DETACH);
-		pthread_mutex_unlock(&t->lock);
+		ct_thread_unlock(t);
 		t->in_callback--;
 		hr = CORPROF_E_PROFILER_DETACHING;
 	}
@@ -210,7 +210,7 @@ static HRESULT detach_requested(void)
  * call fails while detaching); at most CT_PINS_MAX a thread stay pinned. */
 static void forget_thread(struct ct_thread *t, void *ud)
 {
-	if (pthread_mutex_trylock(&t->lock) != 0)
+	if (!ct_thread_trylock(t))
 		return;
 	exm_free(t->exm);
 	t->exm = NULL;
@@ -220,7 +220,7 @@ static void forget_thread(struct ct_thread *t, void *ud)
 	atomic_store(&t->n_deferred, 0);
 	atomic_store(&t->deferred_lost, 0);
 	t->n_pins = 0;
-	pthread_mutex_unlock(&t->lock);
+	ct_thread_unlock(t);
 }
 
 /* The runtime is about to unload us: forget this attach, so that the next

@@ -76,9 +76,9 @@ static inline bool always_called(int slot)
 		if (stash_only(slot)) { \
 			ret_ = on_##name ON_ARGS args; \
 		} else { \
-			pthread_mutex_lock(&t_->lock); \
+			ct_thread_lock(t_); \
 			ret_ = on_##name ON_ARGS args; \
-			pthread_mutex_unlock(&t_->lock); \
+			ct_thread_unlock(t_); \
 		} \
 		t_->in_dispatch = false; \
 		t_->in_callback--; \

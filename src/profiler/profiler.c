@@ -46,11 +46,13 @@ static void on_exit_flush(void)
 		/* the lock its callbacks hold: Shutdown on another thread may
 		 * be ending this thread's stories (exit() from inside one of
 		 * its callbacks already holds it) */
-		bool locked = !t->in_callback && pthread_mutex_lock(&t->lock) == 0;
+		bool locked = !t->in_callback;
 
+		if (locked)
+			ct_thread_lock(t);
 		ct_exceptions_exit(t);
 		if (locked)
-			pthread_mutex_unlock(&t->lock);
+			ct_thread_unlock(t);
 	}
 	ct_flush_all(false);
 }

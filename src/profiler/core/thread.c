@@ -49,7 +49,6 @@ static void thread_free(void *p)
 	jw_free(&t->line);
 	free(t->ids);
 	free(t->name);
-	pthread_mutex_destroy(&t->lock);
 	free(t);
 	thread_self = NULL;
 }
@@ -71,7 +70,6 @@ struct ct_thread *ct_thread_get(void)
 	if (!t)
 		return NULL;
 	t->tid = (int)syscall(SYS_gettid);
-	pthread_mutex_init(&t->lock, NULL);
 	thread_self = t;
 	(void)pthread_setspecific(thread_key, t);
 	return t;

@@ -611,14 +611,14 @@ static void exit_other(struct ct_thread *t, void *self)
 {
 	struct exm_input in = { .kind = EXM_EXIT };
 
-	if (t == self || !t->exm || pthread_mutex_trylock(&t->lock) != 0)
+	if (t == self || !t->exm || !ct_thread_trylock(t))
 		return;
 	t->fed_by_other = true;
 	/* a catch block that T is in: its begin (T stashed it) */
 	if (ct_deferred_take(t) && exm_depth(t->exm))
 		feed(t, &in);
 	t->fed_by_other = false;
-	pthread_mutex_unlock(&t->lock);
+	ct_thread_unlock(t);
 }
 
 /* Called by Shutdown and at exit() (src/profiler.c) on the exiting thread,
