@@ -6,6 +6,7 @@
 # is a bug to chase (tests/attach.sh asserts one such run per runtime).
 # Needs the Attach program as tests/attach.sh builds it (run that first).
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/lib.sh"
 RUNS=10
 while getopts n:h o; do
 	case $o in
@@ -14,7 +15,6 @@ while getopts n:h o; do
 	*) exit 2 ;;
 	esac
 done
-. "$srcdir/bench/lib.sh"
 find_build clrtrace
 OUT=$BUILD/bench/out/detach
 mkdir -p "$OUT"

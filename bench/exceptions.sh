@@ -46,6 +46,7 @@ unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_Ena
 	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES 2>/dev/null
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/lib.sh"
 N=${N:-50000}
 WARMUP=${WARMUP:-1000}
 ROUNDS=${ROUNDS:-7}
@@ -55,7 +56,6 @@ THREADS_MODE=""
 BASE=${BASE:-}
 
 usage() { sed -n '/^# Usage:/,/^# BUILD is/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
-die() { echo "bench: $*" >&2; exit 1; }
 
 while getopts "n:w:r:T:kMh" opt; do
 	case $opt in
@@ -81,7 +81,6 @@ done
 [ -x /usr/bin/time ] || die "no /usr/bin/time (Debian package time) for the CPU time"
 
 # --- the build directory --------------------------------------------------------
-. "$srcdir/bench/lib.sh"
 find_build libclrtrace.so
 if [ "$MAKE" = 1 ] && [ -f "$BUILD/Makefile" ]; then
 	TMPDIR_MAKE_LOG=$BUILD/bench-make.log

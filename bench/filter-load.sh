@@ -33,8 +33,8 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_GCgen0size 2>/dev/null
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/lib.sh"
 RUNS=20 THREADS=64 ITERATIONS=2000 GEN0=""
-die() { echo "bench: $*" >&2; exit 1; }
 while getopts "n:t:i:g:h" opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
@@ -51,7 +51,6 @@ for v in RUNS THREADS ITERATIONS; do
 done
 [ -z "$GEN0" ] || [[ $GEN0 =~ ^(0x)?[0-9a-fA-F]+$ ]] || die "GEN0SIZE is hexadecimal, not '$GEN0'"
 
-. "$srcdir/bench/lib.sh"
 find_build autoconf.h
 CLRTRACE=$BUILD/clrtrace
 export CLRTRACE_LIBRARY=$BUILD/libclrtrace.so

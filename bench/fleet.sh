@@ -14,7 +14,6 @@
 # file copies, and the sink's own loss reports are shown.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-die() { echo "fleet.sh: $*" >&2; exit 1; }
 . "$srcdir/bench/lib.sh"
 N=20000
 ROUNDS=1500

@@ -1,4 +1,7 @@
-# Shared by the benchmark scripts; source it after setting srcdir and die().
+# Shared by the benchmark scripts; source it right after setting srcdir.
+
+# die MESSAGE: say it as bench: MESSAGE on stderr and exit 1.
+die() { echo "bench: $*" >&2; exit 1; }
 
 # find_build FILE: set BUILD (absolute) to the build directory given as
 # BUILD=DIR, or else to the first of ./, ../build*, ./build* and

@@ -22,9 +22,9 @@
 set -u
 export LC_ALL=C
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/lib.sh"
 N=${N:-100000}
 ROUNDS=${ROUNDS:-5}
-die() { echo "bench: $*" >&2; exit 1; }
 while getopts "n:r:h" opt; do
 	case $opt in
 	n) N=$OPTARG ;;
@@ -33,7 +33,6 @@ while getopts "n:r:h" opt; do
 	*) exit 2 ;;
 	esac
 done
-. "$srcdir/bench/lib.sh"
 find_build autoconf.h
 [ -f "$BUILD/Makefile" ] && [ -f "$BUILD/autoconf.h" ] || die "$BUILD is not a configured build directory"
 

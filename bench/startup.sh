@@ -29,10 +29,10 @@ unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_Ena
 	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES 2>/dev/null
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/lib.sh"
 RUNS=${RUNS:-20}
 MAKE=1
 BASE=${BASE:-}
-die() { echo "bench: $*" >&2; exit 1; }
 while getopts "r:Mh" opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
@@ -44,7 +44,6 @@ done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a number, not '$RUNS'"
 [ -z "$BASE" ] || { [ -x "$BASE/clrtrace" ] && [ -f "$BASE/libclrtrace.so" ]; } ||
 	die "BASE=$BASE holds no clrtrace and libclrtrace.so"
-. "$srcdir/bench/lib.sh"
 find_build libclrtrace.so
 if [ "$MAKE" = 1 ] && [ -f "$BUILD/Makefile" ]; then
 	make -C "$BUILD" -s -j"$(nproc)" clrtrace libclrtrace.so >"$BUILD/bench-make.log" 2>&1 ||

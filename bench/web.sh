@@ -66,6 +66,7 @@ unset CORECLR_ENABLE_PROFILING CORECLR_PROFILER CORECLR_PROFILER_PATH DOTNET_Ena
 	CLRTRACE_OUTPUT CLRTRACE_EVENTS CLRTRACE_EXCEPTIONS CLRTRACE_PROCESSES ASPNETCORE_URLS 2>/dev/null
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+. "$srcdir/bench/lib.sh"
 DURATION=${DURATION:-10}
 WARM=${WARM:-5}
 ROUNDS=${ROUNDS:-5}
@@ -80,7 +81,6 @@ LOGLEVEL=${LOGLEVEL:-Warning}
 WITH_NULLPROF=${NULLPROF:+1} # build_null_profiler sets NULLPROF to the library
 
 usage() { sed -n '/^# Usage:/,/^# The service is/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
-die() { echo "bench: $*" >&2; exit 1; }
 
 while getopts "d:w:r:c:e:PpkMh" opt; do
 	case $opt in
@@ -121,7 +121,6 @@ command -v curl >/dev/null 2>&1 || die "curl is needed"
 [ "$PROFILE" = 0 ] || command -v perf >/dev/null 2>&1 || die "-p needs perf (Debian package linux-perf)"
 
 # --- the build directory and the service -------------------------------------------
-. "$srcdir/bench/lib.sh"
 find_build libclrtrace.so
 if [ "$MAKE" = 1 ] && [ -f "$BUILD/Makefile" ]; then
 	echo "bench: make -C $BUILD" >&2
