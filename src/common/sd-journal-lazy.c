@@ -9,12 +9,13 @@
  * for the real functions (the journal code calls them unchanged) and
  * forward to them; without libsystemd they fail with -ELIBACC.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <systemd/sd-journal.h>
+
+#include "common/lazy-lib.h"
 
 /* the soname of every libsystemd since 209, the version the symbols are of */
 #define SD_SONAME "libsystemd.so.0"
@@ -48,21 +49,20 @@ static pthread_once_t sd_once = PTHREAD_ONCE_INIT;
  * would fail half-way through reading a journal). */
 static void sd_load(void)
 {
-	void *h = dlopen(SD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	bool all;
+	static const char *const names[] = {
+#define SD_FN(name, params, args) #name,
+		SD_INT_FNS
+#undef SD_FN
+		"sd_journal_close",
+	};
+	void **const slots[] = {
+#define SD_FN(name, params, args) (void **)&sd.name,
+		SD_INT_FNS
+#undef SD_FN
+		(void **)&sd.sd_journal_close,
+	};
 
-	if (!h)
-		return;
-#define SD_FN(name, params, args) *(void **)&sd.name = dlsym(h, #name);
-	SD_INT_FNS
-#undef SD_FN
-	*(void **)&sd.sd_journal_close = dlsym(h, "sd_journal_close");
-	all = sd.sd_journal_close != NULL;
-#define SD_FN(name, params, args) all = all && sd.name;
-	SD_INT_FNS
-#undef SD_FN
-	if (!all)
-		sd = (__typeof__(sd)){ 0 }; /* the handle stays: it may be shared */
+	(void)lazy_lib_load(SD_SONAME, names, slots, sizeof(names) / sizeof(names[0]));
 }
 
 /* Each function: load on first use, then call the real one. */

@@ -8,10 +8,11 @@
  * real functions (pdb.c calls them unchanged) and forward to them; without
  * zlib, inflateInit2_ fails with Z_VERSION_ERROR and the PDB is not read.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <zlib.h>
+
+#include "common/lazy-lib.h"
 
 /* the soname of zlib 1.x, the ABI of the symbols */
 #define Z_SONAME "libz.so.1"
@@ -26,15 +27,10 @@ static pthread_once_t z_once = PTHREAD_ONCE_INIT;
 /* Open zlib and find the three functions (all or none). */
 static void z_load(void)
 {
-	void *h = dlopen(Z_SONAME, RTLD_NOW | RTLD_LOCAL);
+	static const char *const names[] = { "inflateInit2_", "inflate", "inflateEnd" };
+	void **const slots[] = { (void **)&z.inflateInit2_, (void **)&z.inflate, (void **)&z.inflateEnd };
 
-	if (!h)
-		return;
-	*(void **)&z.inflateInit2_ = dlsym(h, "inflateInit2_");
-	*(void **)&z.inflate = dlsym(h, "inflate");
-	*(void **)&z.inflateEnd = dlsym(h, "inflateEnd");
-	if (!z.inflateInit2_ || !z.inflate || !z.inflateEnd)
-		z = (__typeof__(z)){ 0 }; /* the handle stays: it may be shared */
+	(void)lazy_lib_load(Z_SONAME, names, slots, sizeof(names) / sizeof(names[0]));
 }
 
 /* inflateInit2(): load zlib first; Z_VERSION_ERROR without it. */
