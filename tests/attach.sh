@@ -336,8 +336,8 @@ expect "ps: a dead socket is listed with its reason" \
 # a fake runtime on the socket of a non-.NET process: every malformed
 # answer is one clear line, never a crash or a wild read (the string counts
 # are past the end or overflow a size when doubled)
-fake_server() { # MODE: answer every command so
-	python3 -c '
+fake_server() { # MODE: answer every command so (exec: the job is python, which kill ends)
+	exec python3 -c '
 import socket, struct, sys, os
 path, mode = sys.argv[1], sys.argv[2]
 srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(8)
