@@ -14,9 +14,14 @@
 # ended F NAME STATUS MODE [died]: trace Storm's MODE (4 threads) into F; the
 # exit status and what every ending must keep (died: see whole)
 ended() {
-	local f=$1 n=$2
+	local f=$1 n=$2 st
 	trace "$f" -- $prog "$4" 4
-	expect "$n: the program's exit status" "$?" "$3"
+	st=$?
+	if [ "$v" = 8 ] && [ "$3" = 134 ] && [ "$st" = 162 ]; then
+		ok "$n: the program's exit status: 162, .NET 8's own abort race (below)"
+	else
+		expect "$n: the program's exit status" "$st" "$3"
+	fi
 	facts "$f"
 	whole "$f" "$n" "${5:-}"
 	in_ts_order "$f" "$n"
@@ -36,13 +41,16 @@ for v in $(test_runtimes); do
 		echo "$n: $(fact "$f" .seq.count) records, $(($(date +%s) - start)) s"
 		[ -s "$FAILMARK" ] || rm -f "$f"
 
-		# 134: the runtime aborts (SIGABRT) on an unhandled exception.  One
-		# CI run saw 162 on .NET 8 (signal 34, the runtime's activation
-		# signal for GC suspension): .NET 8 restores that signal's default
-		# action before abort(), so one sent in between kills the process
-		# (.NET 9 stopped restoring it, dotnet/runtime#105578).  Not
-		# reproduced in 145 traced and 65 untraced runs; kept a failure
-		# until it is known whether the tracer makes it likelier.
+		# 134: the runtime aborts (SIGABRT) on an unhandled exception.  On
+		# .NET 8 it may be 162 (signal 34, the runtime's activation signal
+		# for GC suspension): .NET 8 restores that signal's default action
+		# before abort(), so one sent in between kills the process (.NET 9
+		# stopped restoring it, dotnet/runtime#105578).  Whatever the
+		# status, every check below holds.  bench/abort-race.sh measures it
+		# with a 64 KiB gen0 (a collection every few hundred exceptions):
+		# 1.6 % of untraced runs end so, 1.5 % under a profiler that returns
+		# at once, and about twice as many traced (bench/README.md); with
+		# the default gen0 it is rare (one CI run in this project's life).
 		n=".NET $v, unhandled ($i)"
 		f="$OUT/net$v-unhandled-$i.jsonl"
 		start=$(date +%s)
