@@ -316,9 +316,12 @@ static void out_flag(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_pha
 static void out_fn(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *function,
 		   const char *flag)
 {
-	struct jw_field f[3] = { { .key = "function", .kind = JW_STR, .s = function } };
+	struct jw_field f[3]; /* not zeroed: frame spans are off by default */
 	size_t n = 1;
 
+	if (r->muted || !wanted(c, ev))
+		return;
+	f[0] = (struct jw_field){ .key = "function", .kind = JW_STR, .s = function };
 	if (flag)
 		f[n++] = (struct jw_field){ .key = flag, .kind = JW_BOOL, .b = true };
 	out_fields(c, r, ev, ph, f, n);
