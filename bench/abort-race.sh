@@ -19,15 +19,7 @@
 # Needs the Storm program as tests/stress-exit.sh builds it (run that first).
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 . "$srcdir/bench/lib.sh"
-RUNS=300
-while getopts n:h o; do
-	case $o in
-	n) RUNS=$OPTARG ;;
-	h) sed -n 's/^# Usage: /Usage: /p' "$0"; exit 0 ;;
-	*) exit 2 ;;
-	esac
-done
-case $RUNS in '' | *[!0-9]*) die "-n wants a number of runs, not '$RUNS'" ;; esac
+runs_option 300 "$@"
 WITH_NULLPROF=${NULLPROF:+1} # build_null_profiler sets NULLPROF to the library
 find_build libclrtrace.so
 [ -z "$WITH_NULLPROF" ] || build_null_profiler

@@ -7,14 +7,7 @@
 # Needs the Attach program as tests/attach.sh builds it (run that first).
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 . "$srcdir/bench/lib.sh"
-RUNS=10
-while getopts n:h o; do
-	case $o in
-	n) RUNS=$OPTARG ;;
-	h) sed -n 's/^# Usage: /Usage: /p' "$0"; exit 0 ;;
-	*) exit 2 ;;
-	esac
-done
+runs_option 10 "$@"
 find_build clrtrace
 OUT=$BUILD/bench/out/detach
 mkdir -p "$OUT"

@@ -3,6 +3,22 @@
 # die MESSAGE: say it as bench: MESSAGE on stderr and exit 1.
 die() { echo "bench: $*" >&2; exit 1; }
 
+# runs_option DEFAULT "$@": the options of a script that takes only
+# -n RUNS and -h (its "# Usage: " line); sets RUNS, a number.
+runs_option() {
+	local o
+	RUNS=$1
+	shift
+	while getopts n:h o; do
+		case $o in
+		n) RUNS=$OPTARG ;;
+		h) sed -n 's/^# Usage: /Usage: /p' "$0"; exit 0 ;;
+		*) exit 2 ;;
+		esac
+	done
+	case $RUNS in '' | *[!0-9]*) die "-n wants a number of runs, not '$RUNS'" ;; esac
+}
+
 # find_build FILE: set BUILD (absolute) to the build directory given as
 # BUILD=DIR, or else to the first of ./, ../build*, ./build* and
 # $srcdir/build* that holds an executable clrtrace and FILE.
@@ -17,7 +33,8 @@ find_build() {
 		done
 		[ -n "${BUILD:-}" ] || die "no build directory found; configure and build one, then BUILD=DIR $0"
 	fi
-	BUILD=$(cd "$BUILD" && pwd) || die "BUILD=$BUILD is not a directory"
+	c=$BUILD
+	BUILD=$(cd "$c" 2>/dev/null && pwd) || die "BUILD=$c is not a directory"
 }
 
 # build_bench NAME DIR: build the C# project DIR (DIR/NAME.csproj) out of the
