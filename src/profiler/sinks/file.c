@@ -183,14 +183,14 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 {
 	const char *nl, *eol;
 	size_t done, whole;
-	uint64_t lost;
+	uint64_t lost, now = mono_coarse_ns();
 	int r;
 
 	/* removed?  Asked at most every STAT_EVERY_NS (an fstat per round was
 	 * 2.6 % of the tracer's time on a throwing web service); what goes into
 	 * a removed file meanwhile is counted lost with it */
-	if (f->gone[0] || mono_coarse_ns() >= f->next_stat_ns) {
-		f->next_stat_ns = mono_coarse_ns() + STAT_EVERY_NS;
+	if (f->gone[0] || now >= f->next_stat_ns) {
+		f->next_stat_ns = now + STAT_EVERY_NS;
 		file_check_removed(s, f, true);
 	}
 	if (f->gone[0]) {
