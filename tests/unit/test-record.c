@@ -4,6 +4,7 @@
  * nesting, gap-free seq, drop accounting.  The sinks are opened with a
  * spec of the test's own, whose voice the test captures. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <linux/fs.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "profiler/core/emit.h"
 #include "profiler/core/jsonw.h"
 #include "profiler/core/state.h"
@@ -275,23 +277,23 @@ static void test_handoff(void)
 	{
 		struct jf_meta m = { .ident = "t", .event = EV_ASSEMBLY_LOAD, .depth = 1, .tid = tb };
 		struct jf_entry e = { 0 };
-		char *line = json_dumps(ae, JSON_COMPACT), want[48], said[48];
+		char *line = json_dumps(ae, JSON_COMPACT), want[48], tail[48];
 		const struct iovec *iov;
 		size_t n = 0;
 		bool found = false, in_message = false;
 
 		snprintf(want, sizeof(want), "CLRTRACE_BEGIN_TID=%d", ta);
-		snprintf(said, sizeof(said), ", begun on thread %d", ta);
+		snprintf(tail, sizeof(tail), ", begun on thread %d", ta);
 		iov = line && jf_build(&e, line, strlen(line), &m) == 0 ? jf_iovec(&e, &n) : NULL;
 		for (size_t i = 0; iov && i < n; i++) {
 			found |= iov[i].iov_len == strlen(want) && memcmp(iov[i].iov_base, want, iov[i].iov_len) == 0;
 			in_message |= iov[i].iov_len > 8 && memcmp(iov[i].iov_base, "MESSAGE=", 8) == 0 &&
-				      iov[i].iov_len >= strlen(said) &&
-				      memcmp((const char *)iov[i].iov_base + iov[i].iov_len - strlen(said), said,
-					     strlen(said)) == 0;
+				      iov[i].iov_len >= strlen(tail) &&
+				      memcmp((const char *)iov[i].iov_base + iov[i].iov_len - strlen(tail), tail,
+					     strlen(tail)) == 0;
 		}
 		CHECK(found, "its journal entry says %s", want);
-		CHECK(in_message, "and its MESSAGE ends with '%s'", said);
+		CHECK(in_message, "and its MESSAGE ends with '%s'", tail);
 		jf_entry_done(&e);
 		free(line);
 	}
@@ -645,6 +647,56 @@ static void test_jsonw(void)
 	test_jsonw_strings();
 }
 
+/* Integers are written as printf writes them, at every length and on a
+ * line that must grow for them. */
+static void test_jsonw_u64(void)
+{
+	static const uint64_t v[] = { 0, 9, 10, 99, 100, 99999999, 100000000, 1000000000000000000u,
+				      1795404877932407906u, UINT64_MAX };
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+		struct jw w = { 0 };
+		char want[32];
+
+		snprintf(want, sizeof(want), "%" PRIu64, v[i]);
+		jw_u64(&w, v[i]);
+		bad += !w.b.s || strcmp(w.b.s, want) != 0 || w.b.len != strlen(want);
+		jw_free(&w);
+	}
+	CHECK(bad == 0, "jw_u64 writes what printf writes (%u of %zu differ)", bad, ELEMENTSOF(v));
+}
+
+/* A record's ts is written from the thread's copy of its upper digits: a
+ * change of those digits, and a ts too small to have them, come out right. */
+static void test_ts(void)
+{
+	const char *path = "test-record-ts.jsonl";
+	static const uint64_t ts[] = { 1795404877932407906u, 1795404877999999999u, 1795404878000000000u,
+				       1795404878000000001u, 5, 100000000u, 1795404878000000002u,
+				       9223372036854775807u };
+	struct ct_thread *t;
+	unsigned bad = 0;
+	json_t *all;
+
+	start(path);
+	t = ct_thread_get();
+	for (size_t i = 0; i < ELEMENTSOF(ts); i++) {
+		t->ts_replay = ts[i];
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	}
+	t->ts_replay = 0;
+	ct_trace_close(false);
+	all = load(path);
+	CHECK(json_array_size(all) == ELEMENTSOF(ts), "%zu records written (got %zu)", ELEMENTSOF(ts),
+	      json_array_size(all));
+	for (size_t i = 0; i < json_array_size(all) && i < ELEMENTSOF(ts); i++)
+		bad += (uint64_t)geti(json_array_get(all, i), "ts") != ts[i];
+	CHECK(bad == 0, "each record's ts is the time it was given (%u of %zu differ)", bad, ELEMENTSOF(ts));
+	json_decref(all);
+	unlink(path);
+}
+
 /* A typed payload is written byte for byte as the same members built as
  * jansson values (the exception records' two ways, core/jsonw.h). */
 static void test_fields(void)
@@ -712,8 +764,10 @@ int main(void)
 {
 	test_journal_deep();
 	test_jsonw();
+	test_jsonw_u64();
 	test_fields();
 	test_nesting();
+	test_ts();
 	test_threads(false);
 	test_threads(true); /* the next trace joins the writer left running */
 	test_handoff();

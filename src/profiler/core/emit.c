@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/digits.h"
 #include "common/util.h"
 #include "profiler/core/emit.h"
 #include "profiler/core/handoff.h"
@@ -64,6 +65,29 @@ static void thread_ids(struct ct_thread *t)
 
 /* Write the record after its seq into t->line: room for {"v":1,"seq":N
  * is kept in front (ct_sinks_dispatch fills it in as it numbers it). */
+/* Write TS (ns since the epoch, 19 digits) into T's line: the digits above
+ * the last eight from T's copy of them, made again when they change. */
+static void ts_write(struct ct_thread *t, uint64_t ts)
+{
+	uint64_t hi = ts / 100000000u;
+	struct strbuf *b = &t->line.b;
+
+	if (hi == 0 || b->len + 40 >= b->cap) { /* before 1973, or the line must grow */
+		jw_u64(&t->line, ts);
+		return;
+	}
+	if (hi != t->ts_hi || !t->ts_hi_len) {
+		t->ts_hi = hi;
+		t->ts_hi_len = (uint8_t)digits_u64(t->ts_hi_text + sizeof(t->ts_hi_text), hi);
+		memmove(t->ts_hi_text, t->ts_hi_text + sizeof(t->ts_hi_text) - t->ts_hi_len, t->ts_hi_len);
+	}
+	memcpy(b->s + b->len, t->ts_hi_text, 16); /* constant size: the bytes past them are overwritten */
+	b->len += t->ts_hi_len;
+	digits8(b->s + b->len + 8, (uint32_t)(ts % 100000000u));
+	b->len += 8;
+	b->s[b->len] = '\0';
+}
+
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
 			 const json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
@@ -82,7 +106,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	jw_reset(w);
 	jw_raw(w, "                                 ", CT_SEQ_ROOM);
 	jw_key(w, "ts");
-	jw_u64(w, pl->ts);
+	ts_write(t, pl->ts);
 	if (!t->ids_len || t->ids_pid != ct.pid || t->ids_managed != t->managed_id)
 		thread_ids(t);
 	jw_raw(w, t->ids, t->ids_len);
