@@ -27,6 +27,9 @@
 # MUTED=1 adds clrtrace -x '!*' (muted: the runtime delivers the exception
 # callbacks and the state machine follows them, nothing is written) to the
 # interleaved configurations: what the callbacks cost before any record.
+# DEVNULL=1 adds clrtrace-devnull: clrtrace writing to /dev/null, all its
+# work but the kernel's copy of the records into the page cache.
+# NO_EVENTPIPE=1 leaves EventPipe out (fewer configurations, more rounds).
 # NULLPROF=1 adds null-profiler: bench/null-profiler asking for the
 # exception callbacks and returning from each at once, what the runtime's
 # delivery of them costs any profiler (the floor under clrtrace's loss).
@@ -189,6 +192,7 @@ start() {
 	untraced) cmd+=("${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	clrtrace) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-muted) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -x '!*' -o "file:$trace" -- dotnet "$DLL" "$url") ;;
+	clrtrace-devnull) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o file:/dev/null -- dotnet "$DLL" "$url") ;;
 	clrtrace-base) cmd+=(CLRTRACE_LIBRARY="$BASE/libclrtrace.so" "${SVC_PIN[@]}" "$BASE/clrtrace" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	null-profiler) cmd+=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}'
 		CORECLR_PROFILER_PATH="$NULLPROF" "${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
@@ -304,9 +308,11 @@ profile() {
 	echo "bench: profile of $cfg $ep: $rep" >&2
 }
 
-CONFIGS=(untraced clrtrace eventpipe)
+CONFIGS=(untraced clrtrace)
+[ -n "${NO_EVENTPIPE:-}" ] || CONFIGS+=(eventpipe)
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
 [ -n "${MUTED:-}" ] && CONFIGS+=(clrtrace-muted)
+[ -n "${DEVNULL:-}" ] && CONFIGS+=(clrtrace-devnull)
 [ -n "$WITH_NULLPROF" ] && CONFIGS+=(null-profiler)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
@@ -361,8 +367,10 @@ END {
 				printf "  (%s: %d socket errors in wrk)\n", cf[i], err[k]
 		}
 		t = median("clrtrace" SUBSEP ep[e], 4); p = median("eventpipe" SUBSEP ep[e], 4)
-		printf "clrtrace loss %s, EventPipe loss %s", loss(t, u), loss(p, u)
-		if (u > p)
+		printf "clrtrace loss %s", loss(t, u)
+		if (p > 0)
+			printf ", EventPipe loss %s", loss(p, u)
+		if (p > 0 && u > p)
 			printf "; clrtrace loss / EventPipe loss: %.2f", (u - t) / (u - p)
 		printf "\n"
 		t = median("clrtrace" SUBSEP ep[e], 18); p = median("eventpipe" SUBSEP ep[e], 18)
