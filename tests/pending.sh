@@ -4,7 +4,7 @@
 # that process dies later); crafted headers give one line, never a crash;
 # pid reuse (a PID namespace's pid 1, twice) neither truncates the dead
 # run's file nor confuses `check`; a SIGTERM-stopped program's last records
-# reach the trace without `recover`.
+# reach the trace without `recover`; a FIFO or /dev/null gets no mirror.
 . "${top_srcdir:-.}/tests/lib.sh"
 dll=$(build_program Probe)
 GUID='{94D19DC5-3374-47C3-9729-75E330DECA23}'
@@ -226,6 +226,45 @@ expect "timeout: its status 124" "$?" 124
 sleep 0.5
 pgrep -f "$dll sleep 60000" >/dev/null && fail "the program outlived timeout" || ok "timeout: the program is gone"
 ! ls "$tt".*.pending >/dev/null 2>&1 && ok "timeout: run merged what the program left" || fail "timeout: FILE.<pid>.pending left"
+
+# 5. a trace sent to a FIFO or a device: no mirror beside it (nothing
+# could be recovered into it, and /dev/null.<pid>.pending would be left in
+# /dev); the records still go through; a FIFO with no reader never blocks
+mkfifo "$OUT/fifo"
+cat "$OUT/fifo" >"$OUT/fifo.out" &
+cp=$!
+env $TRACED CLRTRACE_OUTPUT="file:$OUT/fifo" dotnet "$dll" term >"$OUT/fifo.prog" 2>&1 &
+fp=$!
+wait_for sleeping "$OUT/fifo.prog" || fail "fifo: did not start"
+! ls "$OUT"/fifo.*.pending >/dev/null 2>&1 && ok "a trace to a FIFO has no FILE.<pid>.pending beside it" ||
+	fail "a mirror beside the FIFO: $(ls "$OUT"/fifo.*.pending)"
+kill -TERM $fp
+wait $fp
+expect "fifo: the program's handler ran" "$?" 7
+wait $cp
+expect "the FIFO's reader got the records, to runtime.shutdown" "$(tail -1 "$OUT/fifo.out" | jq -r .event)" runtime.shutdown
+# a FIFO no one reads does not stop the program: the default file instead
+mkfifo "$OUT/fifo2"
+(cd "$OUT" && timeout 60 "$CLRTRACE" run -o "file:$OUT/fifo2" -- dotnet "$dll" hello >/dev/null 2>"$OUT/fifo2.err")
+expect "a FIFO with no reader: the program runs and exits 0" "$?" 0
+grep -q "cannot open trace file $OUT/fifo2: a FIFO with no reader; writing $OUT/clrtrace-Probe-[0-9]*.jsonl instead" \
+	"$OUT/fifo2.err" && ok "run says so and where the records went instead" || fail "fifo2: $(cat "$OUT/fifo2.err")"
+check_trace "$(ls "$OUT"/clrtrace-Probe-*.jsonl | head -1)"
+rm -f "$OUT"/clrtrace-Probe-*.jsonl
+if [ -w /dev ]; then
+	env $TRACED CLRTRACE_OUTPUT="file:/dev/null" dotnet "$dll" sleep 60000 >"$OUT/null.prog" 2>&1 &
+	np=$!
+	wait_for sleeping "$OUT/null.prog" || fail "/dev/null: did not start"
+	[ ! -e "/dev/null.$np.pending" ] && ok "a trace to /dev/null leaves nothing in /dev" ||
+		fail "/dev/null.$np.pending made"
+	kill -9 $np
+	wait $np 2>/dev/null
+	rm -f "/dev/null.$np.pending"
+fi
+"$CLRTRACE" run -o file:/dev/null -- dotnet "$dll" hello >/dev/null 2>"$OUT/null-run.err"
+expect "run to /dev/null: the program's status" "$?" 0
+expect "and its summary says where the trace went" "$(grep clrtrace: "$OUT/null-run.err")" \
+	"clrtrace: trace sent to /dev/null, not a regular file: nothing to count"
 
 # as PID 1 of a PID namespace (a container's entrypoint)
 if [ "$(id -u)" = 0 ] && unshare -fp --mount-proc true 2>/dev/null; then

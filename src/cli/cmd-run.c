@@ -122,6 +122,7 @@ struct run_found {
 	struct run_counts c;
 	char **paths; /* every trace file found, in the order found */
 	int files;
+	char *device; /* a target that is no regular file (/dev/null, a FIFO): nothing to read back */
 };
 
 /* Merge and count one trace file this run wrote (once, however often it is found). */
@@ -188,9 +189,14 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 
 		if (!pat || glob(pat, 0, NULL, &g) != 0)
 			continue;
-		for (size_t j = 0; j < g.gl_pathc; j++)
-			if (stat(g.gl_pathv[j], &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= start)
+		for (size_t j = 0; j < g.gl_pathc; j++) {
+			if (stat(g.gl_pathv[j], &st) < 0)
+				continue;
+			if (S_ISREG(st.st_mode) && st.st_mtime >= start)
 				found_file(rf, g.gl_pathv[j], quiet);
+			else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !rf->device)
+				rf->device = strdup(g.gl_pathv[j]);
+		}
 		globfree(&g);
 	}
 	if (!by_pid)
@@ -243,7 +249,12 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 		fprintf(stderr, "clrtrace: trace sent to the journal (journalctl CLRTRACE_PID=%d)%s%s\n", (int)pid,
 			journal_down ? ", which was not reachable when the program started" : "", loss);
 	if (rf->files == 0) {
-		if (!strstr(outputs, "journal"))
+		if (strstr(outputs, "journal"))
+			return;
+		if (rf->device)
+			fprintf(stderr, "clrtrace: trace sent to %s, not a regular file: nothing to count%s\n",
+				rf->device, loss);
+		else
 			fprintf(stderr, st->reports ? "clrtrace: no trace file is left%s\n"
 						    : "clrtrace: no trace file was written (was the program a .NET program?)%s\n",
 				loss);
@@ -278,6 +289,7 @@ static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, i
 	if (!quiet)
 		say_summary(&rf, outputs, pid, &st, journal_down);
 	strv_freep(&rf.paths);
+	free(rf.device);
 }
 
 /* The signals passed on to the program: what service managers, timeout(1),

@@ -39,20 +39,33 @@ struct file_sink {
 	size_t torn;            /* bytes of that line in the file */
 	char gone[160];         /* the file was removed and cannot be made again: why */
 	bool in_error;
+	bool regular;           /* a regular file: the only kind a mirror goes beside */
 };
 
-/* Open PATH for appending, never through a symlink. */
+/* Open PATH for appending, never through a symlink.  Non-blocking, so that
+ * a FIFO with no reader fails (ENXIO) instead of stopping the program at
+ * start; writes block again once it is open. */
 static int file_open_path(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	int fl;
 
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		fl = -errno;
+		close(fd);
+		return fl;
+	}
+	return fd;
 }
 
 /* Open the sink from its template. */
 static int file_open(struct ct_sink *s, const struct ct_output *o, const struct ct_sink_spec *spec, char **why)
 {
 	struct file_sink *f;
+	struct stat st;
 	char *path;
 	int fd;
 
@@ -61,7 +74,8 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 		return -ENOMEM;
 	fd = file_open_path(path);
 	if (fd < 0) {
-		if (asprintf(why, "cannot open trace file %s: %s", path, strerror(-fd)) < 0)
+		if (asprintf(why, "cannot open trace file %s: %s", path,
+			     fd == -ENXIO ? "a FIFO with no reader" : strerror(-fd)) < 0)
 			*why = NULL;
 		free(path);
 		return fd;
@@ -69,6 +83,8 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 	f = calloc(1, sizeof(*f));
 	if (f)
 		f->buf = malloc(FILE_BUFFER_SIZE);
+	if (f)
+		f->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (!f || !f->buf) {
 		free(f);
 		close(fd);
@@ -82,12 +98,14 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 	return 0;
 }
 
-/* The file's path and descriptor, for the staging area's mirror. */
+/* The file's path and descriptor, for the staging area's mirror: none for
+ * a device or a FIFO (/dev/null.<pid>.pending would be litter in /dev, and
+ * nothing could be recovered into them). */
 bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd)
 {
 	const struct file_sink *f = s->data;
 
-	if (s->ops->kind != OUT_FILE || !f)
+	if (s->ops->kind != OUT_FILE || !f || !f->regular)
 		return false;
 	*path = f->path;
 	*fd = f->fd;

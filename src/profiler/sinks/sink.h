@@ -62,7 +62,7 @@ extern const struct ct_sink_ops ct_sink_journal_ops;
 extern const struct ct_sink_ops ct_sink_stderr_ops;
 
 /* A file sink's path and descriptor (the staging area mirrors its records
- * beside it); false for other kinds. */
+ * beside it); false for other kinds, and for a device or a FIFO. */
 bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd);
 
 /* For sinks: count N records lost for REASON (short text: "disk full").
