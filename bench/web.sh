@@ -28,7 +28,8 @@
 # callbacks and the state machine follows them, nothing is written) to the
 # interleaved configurations: what the callbacks cost before any record.
 # DEVNULL=1 adds clrtrace-devnull: clrtrace writing to /dev/null, all its
-# work but the kernel's copy of the records into the page cache.
+# work but the kernel's copy of the records into the page cache and the
+# .pending mirror (a device gets none: its halves are private memory).
 # NO_EVENTPIPE=1 leaves EventPipe out (fewer configurations, more rounds).
 # NULLPROF=1 adds null-profiler: bench/null-profiler asking for the
 # exception callbacks and returning from each at once, what the runtime's
