@@ -232,7 +232,7 @@ pgrep -f "$dll sleep 60000" >/dev/null && fail "the program outlived timeout" ||
 # /dev); the records still go through; a FIFO with no reader never blocks
 mkfifo "$OUT/fifo"
 cat "$OUT/fifo" >"$OUT/fifo.out" &
-cp=$!
+reader=$!
 env $TRACED CLRTRACE_OUTPUT="file:$OUT/fifo" dotnet "$dll" term >"$OUT/fifo.prog" 2>&1 &
 fp=$!
 wait_for sleeping "$OUT/fifo.prog" || fail "fifo: did not start"
@@ -241,7 +241,7 @@ wait_for sleeping "$OUT/fifo.prog" || fail "fifo: did not start"
 kill -TERM $fp
 wait $fp
 expect "fifo: the program's handler ran" "$?" 7
-wait $cp
+wait $reader
 expect "the FIFO's reader got the records, to runtime.shutdown" "$(tail -1 "$OUT/fifo.out" | jq -r .event)" runtime.shutdown
 # a FIFO no one reads does not stop the program: the default file instead
 mkfifo "$OUT/fifo2"
