@@ -74,8 +74,11 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 		return -ENOMEM;
 	fd = file_open_path(path);
 	if (fd < 0) {
+		/* ENXIO is also a device with no driver behind it: say FIFO only for one */
+		bool fifo = fd == -ENXIO && lstat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+
 		if (asprintf(why, "cannot open trace file %s: %s", path,
-			     fd == -ENXIO ? "a FIFO with no reader" : strerror(-fd)) < 0)
+			     fifo ? "a FIFO with no reader" : strerror(-fd)) < 0)
 			*why = NULL;
 		free(path);
 		return fd;
@@ -83,14 +86,13 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 	f = calloc(1, sizeof(*f));
 	if (f)
 		f->buf = malloc(FILE_BUFFER_SIZE);
-	if (f)
-		f->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (!f || !f->buf) {
 		free(f);
 		close(fd);
 		free(path);
 		return -ENOMEM;
 	}
+	f->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	f->fd = fd;
 	f->path = path;
 	s->data = f;
