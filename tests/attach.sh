@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 
 runtimes=$(test_runtimes)
-installed10=$(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \(10\.[^ ]*\) .*/\1/p' | sort -V | tail -1)
 PIDS=""
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done' EXIT
 
@@ -59,7 +58,7 @@ one_line() {
 for v in $runtimes; do
 	n=".NET $v"
 	prog=$(program_cmd Attach "$v")
-	if [ "$v" = 10 ]; then want=$installed10; else want=$(pack_version "$v"); fi
+	want=$(rt_version "$v")
 
 	# a private TMPDIR: the socket is found through the program's environment
 	mkdir -p "$OUT/tmp$v"
@@ -252,7 +251,7 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
 	p=$pid
 	[ ! -e "$long" ] && ls "/proc/$p/root$long"/dotnet-diagnostic-"$p"-*-socket >/dev/null 2>&1 &&
 		ok "namespace: the socket is visible only through /proc/$p/root" || fail "namespace: the setup is broken"
-	expect "namespace: ps lists the program" "$("$CLRTRACE" ps | awk -v p="$p" '$1 == p {print $2, $4}')" "$installed10 Attach"
+	expect "namespace: ps lists the program" "$("$CLRTRACE" ps | awk -v p="$p" '$1 == p {print $2, $4}')" "$(rt_version 10) Attach"
 	"$CLRTRACE" attach -o file:/tmp/ns.jsonl "$p" >"$OUT/ns.out" 2>"$OUT/ns.err"
 	expect "namespace: attach exit status" "$?" 0
 	expect "namespace: attach says nothing on stderr" "$(cat "$OUT/ns.err")" ""

@@ -140,14 +140,38 @@ check_trace() {
 	fi
 }
 
-# --- .NET 8, 9 and 10 ---------------------------------------------------------
-# .NET 10 is the installed SDK's runtime (framework-dependent builds).  .NET 8
-# and 9 run self-contained, from the runtime packs of the NuGet source.  That
-# source holds only some versions and can fail a first request, so a restore
-# is retried, then pinned to a version the source lists.  The version found
-# for each major is kept in $RT_DIR/netV.version for every later test.
+# --- the runtime matrix -------------------------------------------------------
+# One row a runtime the tests run on: KEY WANTED HOW.  KEY names it in test
+# output and file names (its major version, "10n" for .NET 10's newest
+# patch); WANTED is the runtime pack version wanted from the NuGet source
+# (CLRTRACE_TEST_PACK_KEY overrides it, "10n" as 10n); HOW is one of
+#   installed  the installed SDK's runtime: `dotnet NAME.dll`
+#   sc         a self-contained build for net<major>.0 pinned to the pack
+#   root       a runtime root assembled from the pack (the installed
+#              muxer, host/fxr and shared/Microsoft.NETCore.App from the
+#              pack) running the .NET 10 build, rolled forward to a newer
+#              major (there is no SDK for it here)
+# The NuGet source holds only some versions and can fail a first request:
+# the wanted version is tried twice, then the versions the source names
+# (NU1102's nearest) and the older patches below.  The version found is kept
+# in $RT_DIR/netKEY.version ("VERSION TRIES") for every later test.
 RT_DIR="$top_builddir/tests/out/packs"
-RT_MAJORS="10 8 9"
+RT_MATRIX="10 - installed
+8 8.0.34 sc
+9 9.0.23 sc
+11 11.0.0 root
+10n 10.0.15 root"
+# older patches to fall back to, newest first
+RT_FALLBACK="8.0.33 8.0.31 9.0.22 9.0.20 10.0.14 10.0.13"
+RT_KEYS=$(echo "$RT_MATRIX" | cut -d' ' -f1 | tr '\n' ' ')
+RT_KEYS=${RT_KEYS% }
+
+# rt_row KEY FIELD: field 2 (wanted) or 3 (how) of KEY's row
+rt_row() { echo "$RT_MATRIX" | awk -v k="$1" -v f="$2" '$1 == k { print $f }'; }
+# rt_how KEY: installed, sc or root
+rt_how() { rt_row "$1" 3; }
+# rt_major KEY: the major version (10n: 10)
+rt_major() { echo "${1%%[!0-9]*}"; }
 
 # _rt_note MESSAGE: a note on stderr (test_runtimes and program_cmd run in $(...)).
 _rt_note() { echo "note: $*" >&2; }
@@ -155,14 +179,27 @@ _rt_note() { echo "note: $*" >&2; }
 # _rt_fail MESSAGE: fail the calling test from inside $(...): finish() sees the mark.
 _rt_fail() { echo "FAIL: $*" >&2; echo "$*" >>"$FAILMARK"; }
 
-# _rt_restore V PIN LOG: restore an empty self-contained program for .NET V
-# with the packs pinned to PIN (empty: the SDK's choice); print the runtime
-# pack version it got.
+# _rt_restore KEY PIN LOG: for an sc row, restore an empty self-contained
+# program for the key's major with the packs pinned to PIN (empty: the SDK's
+# choice); for a root row, download the runtime pack PIN into $RT_DIR/pkgs.
+# Prints the runtime pack version it got.
 _rt_restore() {
-	local v=$1 pin=$2 log=$3 d="$RT_DIR/net$1.probe"
+	local key=$1 pin=$2 log=$3 v d="$RT_DIR/net$1.probe"
+	v=$(rt_major "$key")
 	rm -rf "$d" && mkdir -p "$d/p" || return 1
 	cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/Directory.Build.targets" "$d/"
 	chmod u+w "$d"/*
+	if [ "$(rt_how "$key")" = root ]; then
+		[ -n "$pin" ] || return 1
+		# the runtime and ASP.NET Core (tests/webapp.sh), the same version
+		printf '<Project Sdk="Microsoft.NET.Sdk"><ItemGroup><PackageDownload Include="%s" Version="[%s]" /><PackageDownload Include="%s" Version="[%s]" /></ItemGroup></Project>\n' \
+			Microsoft.NETCore.App.Runtime.linux-x64 "$pin" Microsoft.AspNetCore.App.Runtime.linux-x64 "$pin" >"$d/p/p.csproj"
+		dotnet restore --packages "$RT_DIR/pkgs" "$d/p/p.csproj" >>"$log" 2>&1 || return 1
+		[ -f "$RT_DIR/pkgs/microsoft.netcore.app.runtime.linux-x64/$pin/runtimes/linux-x64/native/libcoreclr.so" ] || return 1
+		[ -d "$RT_DIR/pkgs/microsoft.aspnetcore.app.runtime.linux-x64/$pin/runtimes/linux-x64/lib" ] || return 1
+		echo "$pin"
+		return
+	fi
 	echo '<Project Sdk="Microsoft.NET.Sdk"/>' >"$d/p/p.csproj"
 	dotnet restore -r linux-x64 -p:SelfContained=true -p:TestTargetFramework="net$v.0" ${pin:+-p:TestPackVersion=$pin} \
 		"$d/p/p.csproj" >>"$log" 2>&1 || return 1
@@ -170,59 +207,86 @@ _rt_restore() {
 	  | .version | ltrimstr("[") | sub(",.*"; "")' "$d/p/obj/project.assets.json"
 }
 
-# _rt_candidates V LOG: pack versions of .NET V to fall back to, newest first:
-# the ones the NuGet source lists, those its NU1102 errors name, then a few
-# known ones (when the source cannot be searched).
-_rt_candidates() {
-	local v=$1 log=$2
-	{
-		timeout 120 dotnet package search Microsoft.NETCore.App.Runtime.linux-x64 --exact-match --format json 2>>"$log" |
-			jq -r '.searchResult[]?.packages[]?.version' 2>/dev/null
-		grep -o 'Nearest version: [0-9.]*' "$log" | sed 's/.* //'
-		case $v in 8) echo 8.0.33 8.0.31 8.0.29 ;; 9) echo 9.0.22 9.0.20 9.0.18 ;; esac | tr ' ' '\n'
-	} | grep -E "^$v\\.0\\.[0-9]+\$" | sort -t. -k3,3nr -u | awk '!seen[$0]++' | head -4
+# _rt_root VERSION: assemble $RT_DIR/root-VERSION from the downloaded packs
+# (the installed muxer, host/fxr/VERSION, shared/Microsoft.NETCore.App/VERSION
+# and shared/Microsoft.AspNetCore.App/VERSION), whole or not at all.
+_rt_root() {
+	local ver=$1 root="$RT_DIR/root-$1" pkgs="$RT_DIR/pkgs" muxer fw asp pack
+	pack="$pkgs/microsoft.netcore.app.runtime.linux-x64/$ver/runtimes/linux-x64"
+	[ -x "$root/dotnet" ] && return 0
+	muxer=$(readlink -f "$(command -v dotnet)") || return 1
+	rm -rf "$root.tmp"
+	fw="$root.tmp/shared/Microsoft.NETCore.App/$ver"
+	asp="$root.tmp/shared/Microsoft.AspNetCore.App/$ver"
+	mkdir -p "$root.tmp/host/fxr/$ver" "$fw" "$asp" &&
+		cp "$muxer" "$root.tmp/dotnet" &&
+		cp "$pack/native/libhostfxr.so" "$root.tmp/host/fxr/$ver/" &&
+		cp "$pack"/lib/net*/* "$fw/" &&
+		find "$pack/native" -maxdepth 1 -type f ! -name libhostfxr.so -exec cp {} "$fw/" \; &&
+		cp "$pkgs/microsoft.aspnetcore.app.runtime.linux-x64/$ver/runtimes/linux-x64/lib"/net*/* "$asp/" &&
+		mv "$root.tmp" "$root"
 }
 
-# _rt_resolve V: find a runtime pack for .NET V (called under the lock);
-# writes $RT_DIR/netV.version ("VERSION TRIES") or $RT_DIR/netV.failed.
+# _rt_candidates KEY LOG: pack versions of KEY's major to fall back to,
+# newest first: those the source's NU1102 errors name, then the older
+# patches of RT_FALLBACK.
+_rt_candidates() {
+	local v
+	v=$(rt_major "$1")
+	{
+		grep -o 'Nearest version: [0-9.]*' "$2" | sed 's/.* //'
+		echo "$RT_FALLBACK" | tr ' ' '\n'
+	} | grep -E "^$v\\.0\\.[0-9]+\$" | awk '!seen[$0]++' | head -4
+}
+
+# _rt_resolve KEY: find a runtime pack for KEY (called under the lock);
+# writes $RT_DIR/netKEY.version ("VERSION TRIES") or $RT_DIR/netKEY.failed.
 _rt_resolve() {
-	local v=$1 log="$RT_DIR/net$1.log" got="" tries=0 var="CLRTRACE_TEST_PACK_$1" pin
+	local key=$1 log="$RT_DIR/net$1.log" got="" tries=0 var="CLRTRACE_TEST_PACK_$1" pin
 	: >"$log"
-	# the SDK's own choice (or CLRTRACE_TEST_PACK_V), twice: a first request can fail
+	# the wanted version (or CLRTRACE_TEST_PACK_KEY), twice: a first request can fail
 	eval "pin=\${$var:-}"
+	[ -n "$pin" ] || pin=$(rt_row "$key" 2)
 	for pin in "$pin" "$pin"; do
 		tries=$((tries + 1))
 		echo "== try $tries: ${pin:-the SDK default}" >>"$log"
-		got=$(_rt_restore "$v" "$pin" "$log") && [ -n "$got" ] && break
+		got=$(_rt_restore "$key" "$pin" "$log") && [ -n "$got" ] && break
 		got=""; sleep 2
 	done
 	if [ -z "$got" ]; then
-		for pin in $(_rt_candidates "$v" "$log"); do
+		for pin in $(_rt_candidates "$key" "$log"); do
 			tries=$((tries + 1))
 			echo "== try $tries: $pin" >>"$log"
-			got=$(_rt_restore "$v" "$pin" "$log") && [ -n "$got" ] && break
+			got=$(_rt_restore "$key" "$pin" "$log") && [ -n "$got" ] && break
 			got=""
 		done
 	fi
+	if [ -n "$got" ] && [ "$(rt_how "$key")" = root ] && ! _rt_root "$got" >>"$log" 2>&1; then
+		echo "== could not assemble the runtime root of $got" >>"$log"
+		got=""
+	fi
 	if [ -n "$got" ]; then
-		echo "$got $tries" >"$RT_DIR/net$v.version"
-		rm -f "$RT_DIR/net$v.failed"
+		echo "$got $tries" >"$RT_DIR/net$key.version"
+		rm -f "$RT_DIR/net$key.failed"
 	else
-		echo "no .NET $v runtime pack from the NuGet source after $tries tries ($(grep -m1 -o 'error NU[0-9]*:.*' "$log" | cut -c1-160); see $log)" >"$RT_DIR/net$v.failed"
+		echo "no .NET $key runtime pack from the NuGet source after $tries tries ($(grep -m1 -o 'error NU[0-9]*:.*' "$log" | cut -c1-160); see $log)" >"$RT_DIR/net$key.failed"
 	fi
 }
 
-# test_runtimes: the major versions to test, e.g. "10 8 9".  A .NET 8 or 9
+# test_runtimes [KEYS]: the runtimes to test, keys of RT_MATRIX in its
+# order ("10 8 9 11 10n"), or those of KEYS (a test that needs what only
+# some rows have, or a slow one run where the runtimes differ).  A runtime
 # that cannot be had fails the test under CI=true, else is left out with a
-# note.  CLRTRACE_TEST_RUNTIMES (e.g. "10") narrows the list outside CI;
+# note.  CLRTRACE_TEST_RUNTIMES (e.g. "10 11") narrows the list outside CI;
 # CLRTRACE_SANITIZERS (set by make check-sanitizers) makes it 10 alone.
 test_runtimes() {
-	local v list=""
+	local v list="" want=${1:-$RT_KEYS}
 	mkdir -p "$RT_DIR"
-	for v in $RT_MAJORS; do
-		# make check-sanitizers: only .NET 10 runs through `dotnet`, where
-		# tests/sanitizers/dotnet preloads the ASan runtime; the
-		# self-contained 8 and 9 apphosts are tested by the main suite
+	for v in $RT_KEYS; do
+		echo " $want " | grep -q " $v " || continue
+		# make check-sanitizers: only .NET 10 runs through the installed
+		# `dotnet`, where tests/sanitizers/dotnet preloads the ASan runtime;
+		# the other runtimes are tested by the main suite
 		if [ "$v" != 10 ] && [ -n "${CLRTRACE_SANITIZERS:-}" ]; then
 			continue
 		fi
@@ -233,7 +297,7 @@ test_runtimes() {
 				_rt_note ".NET $v left out (CLRTRACE_TEST_RUNTIMES=$CLRTRACE_TEST_RUNTIMES)"; continue
 			fi
 		fi
-		if [ "$v" != 10 ]; then
+		if [ "$(rt_how "$v")" != installed ]; then
 			(
 				flock 9
 				# a failure is tried again after 10 minutes, not by every test
@@ -256,33 +320,55 @@ test_runtimes() {
 	echo "${list# }"
 }
 
-# pack_version V: the runtime pack version the .NET V (8, 9) builds use.
+# pack_version KEY: the runtime pack version KEY's row uses (not 10's).
 pack_version() { cut -d' ' -f1 "$RT_DIR/net$1.version" 2>/dev/null; }
 
-# program_cmd NAME V: build tests/programs/NAME for .NET V once and print the
-# words that run it (use them unquoted): "dotnet /abs/NAME.dll" for 10, the
-# self-contained "/abs/NAME" for 8 and 9.  Fails (after printing them, and
-# noting why) when the build failed: `cmd=$(program_cmd ...) || die ...`.
-# A .NET 8 or 9 build has a directory of its own per pack and sources (a
-# hash of them), put in place whole once built: a test that builds changed
-# sources never removes or rewrites the build another test is running (a
-# program gone under `clrtrace run` says only "no trace file was written"),
-# nor the build files another program's build reads.
+# rt_version KEY: the runtime version a program run for KEY reports.
+rt_version() {
+	if [ "$(rt_how "$1")" = installed ]; then
+		dotnet --list-runtimes | sed -n "s/^Microsoft.NETCore.App \\($(rt_major "$1")\\.[^ ]*\\) .*/\\1/p" | sort -V | tail -1
+	else
+		pack_version "$1"
+	fi
+}
+
+# program_cmd NAME KEY: build tests/programs/NAME for runtime KEY once and
+# print the words that run it (use them unquoted): "dotnet /abs/NAME.dll"
+# for 10, the self-contained "/abs/NAME" for 8 and 9, "ROOT/dotnet
+# /abs/NAME.dll" (rolled forward with env DOTNET_ROLL_FORWARD=Major) for a
+# runtime root.  Fails (after printing them, and noting why) when the build
+# failed: `cmd=$(program_cmd ...) || die ...`.  A self-contained build has a
+# directory of its own per pack and sources (a hash of them), put in place
+# whole once built: a test that builds changed sources never removes or
+# rewrites the build another test is running (a program gone under
+# `clrtrace run` says only "no trace file was written"), nor the build files
+# another program's build reads.
 program_cmd() {
-	local name=$1 v=$2 dll pack hash bin src
-	if [ "$v" = 10 ]; then
+	local name=$1 key=$2 v dll pack hash bin src how
+	v=$(rt_major "$key")
+	how=$(rt_how "$key")
+	if [ "$how" = installed ] || [ "$how" = root ]; then
 		dll=$(build_program "$name") || { _rt_fail "could not build $name"; echo "dotnet $top_builddir/tests/out/bin/$name-net10/$name.dll"; return 1; }
-		echo "dotnet $dll"
+		if [ "$how" = installed ]; then
+			echo "dotnet $dll"
+		elif [ -z "$(pack_version "$key")" ]; then
+			_rt_fail "program_cmd $name $key: no .NET $key runtime root (call test_runtimes first)"
+			echo "dotnet $dll"; return 1
+		elif [ "$v" -gt 10 ]; then
+			echo "env DOTNET_ROLL_FORWARD=Major $RT_DIR/root-$(pack_version "$key")/dotnet $dll"
+		else
+			echo "$RT_DIR/root-$(pack_version "$key")/dotnet $dll"
+		fi
 		return
 	fi
-	pack=$(pack_version "$v")
+	pack=$(pack_version "$key")
 	if [ -z "$pack" ]; then
-		_rt_fail "program_cmd $name $v: no .NET $v runtime pack (call test_runtimes first)"
-		echo "$top_builddir/tests/out/bin/$name-net$v/$name"; return 1
+		_rt_fail "program_cmd $name $key: no .NET $key runtime pack (call test_runtimes first)"
+		echo "$top_builddir/tests/out/bin/$name-net$key/$name"; return 1
 	fi
 	hash=$(sources_hash "$name")
-	bin="$top_builddir/tests/out/bin/$name-net$v-$pack-$hash"
-	src="$top_builddir/tests/out/src/$name-net$v-$pack-$hash"
+	bin="$top_builddir/tests/out/bin/$name-net$key-$pack-$hash"
+	src="$top_builddir/tests/out/src/$name-net$key-$pack-$hash"
 	mkdir -p "$top_builddir/tests/out/bin"
 	(
 		flock 9
@@ -305,9 +391,9 @@ program_cmd() {
 		fi
 		# its builds for other sources or packs that no test took for two hours
 		touch "$bin"
-		find "$top_builddir/tests/out/bin" "$top_builddir/tests/out/src" -mindepth 1 -maxdepth 1 -name "$name-net$v-*" \
-			! -name "$name-net$v-$pack-$hash" ! -name '*.tmp' -mmin +120 -exec rm -rf {} + 2>/dev/null
+		find "$top_builddir/tests/out/bin" "$top_builddir/tests/out/src" -mindepth 1 -maxdepth 1 -name "$name-net$key-*" \
+			! -name "$name-net$key-$pack-$hash" ! -name '*.tmp' -mmin +120 -exec rm -rf {} + 2>/dev/null
 		exit 0
-	) 9>"$top_builddir/tests/out/.build-$name-net$v.lock" || { _rt_fail "could not build $name for .NET $v ($pack)"; echo "$bin/$name"; return 1; }
+	) 9>"$top_builddir/tests/out/.build-$name-net$key.lock" || { _rt_fail "could not build $name for .NET $key ($pack)"; echo "$bin/$name"; return 1; }
 	echo "$bin/$name"
 }
