@@ -6,7 +6,8 @@
 # compiler-generated types) and an assembly it writes with names C# cannot
 # (characters reflection escapes, global members; .NET 9 and 10).  Every
 # line reflection prints for a TypeDef, MethodDef, field or the MVID must
-# be one md-dump prints, and reflection must have resolved nearly every row
+# be one md-dump prints, the methods with [UnmanagedCallersOnly] the same
+# both ways, and reflection must have resolved nearly every row
 # the reader lists (so the comparison covers them).  The same answers from
 # the images laid out as mapped.  Every other assembly of each runtime is
 # read too, without reflection (md-dump's own cross-checks).  Every
@@ -17,7 +18,7 @@
 DUMP="$top_builddir/tests/unit/md-dump"
 [ -x "$DUMP" ] || die "$DUMP is not built"
 
-# count KIND FILE: the lines of FILE for KIND (T, M or F)
+# count KIND FILE: the lines of FILE for KIND (T, M, F or U)
 count() { grep -c "^$1 " "$2"; }
 
 # compare V WHAT CMD [ARG]: MdNames ARG (default WHAT) on .NET V (CMD runs
@@ -51,6 +52,9 @@ compare() {
 		fi
 	done
 	expect ".NET $v $what: the MVID" "$(grep '^V ' "$base.reader")" "$(grep '^V ' "$base.reflection")"
+	# the methods with [UnmanagedCallersOnly]: the same both ways
+	expect ".NET $v $what: the [UnmanagedCallersOnly] methods ($(count U "$base.reader.sorted"))" \
+		"$(grep '^U ' "$base.reader.sorted" | tr '\n' ' ')" "$(grep '^U ' "$base.reflection.sorted" | tr '\n' ' ')"
 	# the same read from the image laid out as the loader maps it
 	if "$DUMP" --mapped "$path" >"$base.mapped" 2>"$base.mapped.err" && cmp -s "$base.mapped" "$base.reader"; then
 		ok ".NET $v $what: the same from the mapped layout, and its extent in both"
@@ -104,9 +108,11 @@ done
 for want in 'T [0-9]* MdNames.Outer`1+Inner`1$' 'T [0-9]* MdNames.Outer`1+Plain+<GetEnumerator>d__0$' \
 	'T [0-9]* MdNames.Deep+Level1+Level2+Level3$' 'T [0-9]* <>f__AnonymousType0`2$' 'T [0-9]* NoNamespace+Nested$' \
 	'T 1 <Module>$' 'M [0-9]* MdNames.Cases+<>c__DisplayClass0_0.<Run>b__0$' 'M [0-9]* MdNames.Explicit.System.IDisposable.Dispose$' \
-	'F [0-9]* Ĳ$' 'F [0-9]* <>1__state$'; do
+	'F [0-9]* Ĳ$' 'F [0-9]* <>1__state$' 'U [0-9]*$'; do
 	grep -q "^$want" "$self" && ok "compared: $want" || fail "MdNames printed no line like '$want'"
 done
+grep -q '^U ' "$OUT/net10-System.Private.CoreLib.reflection" && ok "compared: CoreLib's own [UnmanagedCallersOnly] methods" ||
+	fail "reflection found no [UnmanagedCallersOnly] method in CoreLib"
 for want in 'T [0-9]* Ns.Plus\\+Name$' 'T [0-9]* Ns.Comma\\,Name+Inner\\+Odd$' 'T [0-9]* Ns.Outer+Inner.Dotted$' \
 	'M [0-9]* <Module>.GlobalMethod$' 'F 1 GlobalData$' 'F [0-9]* field,with+odd\[chars\]$'; do
 	grep -q "^$want" "$OUT/net10-emitted.reflection" && ok "compared: $want" || fail "MdNames printed no line like '$want' for MdEmitted.dll"

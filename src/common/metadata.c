@@ -661,3 +661,79 @@ int md_find_field(const struct md *md, uint32_t type, const char *name, uint32_t
 	}
 	return -ENOENT;
 }
+
+/* Is CTOR (a CustomAttributeType coded index) a constructor of the type
+ * NAMESPACE.NAME? */
+static int ctor_of(const struct md *md, uint32_t ctor, const char *namespace, const char *name)
+{
+	enum md_table table = MD_TYPEDEF;
+	uint32_t type, cls, n, ns;
+	const char *s, *t;
+
+	switch (ctor & 7) {
+	case 2: /* a MethodDef: the attribute is defined in this module */
+		if (md_method(md, ctor >> 3, &s, &type) < 0)
+			return -EBADMSG;
+		break;
+	case 3: /* a MemberRef: its class (MemberRefParent) is a TypeDef or a TypeRef */
+		if (md_get(md, MD_MEMBERREF, ctor >> 3, 0, &cls) < 0)
+			return -EBADMSG;
+		if ((cls & 7) > 1)
+			return 0; /* a method or a TypeSpec (a generic attribute) */
+		table = (cls & 7) ? MD_TYPEREF : MD_TYPEDEF;
+		type = cls >> 3;
+		break;
+	default:
+		return -EBADMSG;
+	}
+	if (!type)
+		return 0;
+	/* TypeDef and TypeRef alike: the name, then the namespace */
+	if (md_get(md, table, type, 1, &n) < 0 || md_get(md, table, type, 2, &ns) < 0 || !(s = md_string(md, n)) ||
+	    !(t = md_string(md, ns)))
+		return -EBADMSG;
+	return streq(s, name) && streq(t, namespace);
+}
+
+/* CustomAttribute is sorted by its Parent (a HasCustomAttribute coded
+ * index) when the header says so, else searched through. */
+int md_has_attribute(const struct md *md, uint32_t token, const char *namespace, const char *name)
+{
+	const enum coded k = HAS_CUSTOM_ATTRIBUTE;
+	bool sorted = md->sorted & (UINT64_C(1) << MD_CUSTOMATTRIBUTE);
+	uint32_t want, lo = 1, hi = md->rows[MD_CUSTOMATTRIBUTE] + 1, v, ctor;
+	unsigned tag;
+	int r;
+
+	for (tag = 0; tag < coded[k].n && coded[k].tables[tag] != MD_TOKEN_TABLE(token); tag++)
+		;
+	if (tag == coded[k].n || !MD_TOKEN_ROW(token) || MD_TOKEN_ROW(token) > md->rows[MD_TOKEN_TABLE(token)] ||
+	    MD_TOKEN_ROW(token) >= (UINT32_C(1) << (32 - coded[k].bits)))
+		return -EBADMSG;
+	want = MD_TOKEN_ROW(token) << coded[k].bits | tag;
+	while (sorted && lo < hi) { /* the first row whose Parent is WANT or more */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (md_get(md, MD_CUSTOMATTRIBUTE, mid, 0, &v) < 0)
+			return -EBADMSG;
+		if (v < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t row = lo; row <= md->rows[MD_CUSTOMATTRIBUTE]; row++) {
+		if (md_get(md, MD_CUSTOMATTRIBUTE, row, 0, &v) < 0)
+			return -EBADMSG;
+		if (v != want) {
+			if (sorted)
+				break;
+			continue;
+		}
+		if (md_get(md, MD_CUSTOMATTRIBUTE, row, 1, &ctor) < 0)
+			return -EBADMSG;
+		r = ctor_of(md, ctor, namespace, name);
+		if (r)
+			return r;
+	}
+	return 0;
+}

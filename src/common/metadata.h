@@ -29,6 +29,8 @@ enum md_table {
 	MD_TYPEDEF = 0x02,
 	MD_FIELD = 0x04,
 	MD_METHODDEF = 0x06,
+	MD_MEMBERREF = 0x0a,
+	MD_CUSTOMATTRIBUTE = 0x0c,
 	MD_NESTEDCLASS = 0x29,
 	MD_DOCUMENT = 0x30,         /* Portable PDB tables */
 	MD_METHODDEBUGINFO = 0x31,
@@ -130,3 +132,9 @@ int md_find_type(const struct md *md, const char *namespace, const char *name, u
 /* The Field row named NAME among TypeDef row TYPE's own fields.  0,
  * -ENOENT, -EBADMSG. */
 int md_find_field(const struct md *md, uint32_t type, const char *name, uint32_t *field);
+
+/* Does the row of TOKEN (a MethodDef, TypeDef, ... token) carry a custom
+ * attribute of the top-level type NAMESPACE.NAME (defined in this module
+ * or referenced)?  1, 0, -EBADMSG (also: no such row, or a table
+ * that attributes cannot name). */
+int md_has_attribute(const struct md *md, uint32_t token, const char *namespace, const char *name);

@@ -7,6 +7,9 @@
  *                       M row name      md_method_name of each MethodDef row
  *                       F row field     each field of TypeDef row, found
  *                                       back by md_find_field
+ *                       U row           each MethodDef row that carries
+ *                                       [UnmanagedCallersOnly]
+ *                                       (md_has_attribute)
  *                       V mvid          md_mvid, as .NET prints a GUID
  *                     A lookup that fails or disagrees (md_find_field,
  *                     md_find_type of a top-level type, md_method's owner),
@@ -195,6 +198,24 @@ static unsigned dump_methods(const struct md *md, const char *path)
 	return bad;
 }
 
+/* U lines: the methods that carry [UnmanagedCallersOnly].  The number of
+ * lookups that failed. */
+static unsigned dump_uco(const struct md *md, const char *path)
+{
+	unsigned bad = 0;
+
+	for (uint32_t m = 1; m <= md->rows[MD_METHODDEF]; m++) {
+		int k = md_has_attribute(md, MD_TOKEN(MD_METHODDEF, m), UCO_NS, UCO_NAME);
+
+		if (k < 0) {
+			fprintf(stderr, "%s: MethodDef %u: md_has_attribute: %s\n", path, m, why(k));
+			bad++;
+		} else if (k)
+			printf("U %u\n", m);
+	}
+	return bad;
+}
+
 /* F lines: each field of each type, which md_find_field must find back
  * (the first of its name: C# never gives two fields one name).  The
  * number of lookups that failed. */
@@ -255,6 +276,10 @@ static unsigned check_misses(const struct md *md, const char *path)
 		{ "md_method_name past the last MethodDef", md_method_name(md, md->rows[MD_METHODDEF] + 1, &n2),
 		  -EBADMSG },
 		{ "md_get of column 9 of TypeDef 1", md_get(md, MD_TYPEDEF, 1, MD_MAX_COLUMNS, &row), -EBADMSG },
+		{ "md_has_attribute of MethodDef 0", md_has_attribute(md, MD_TOKEN(MD_METHODDEF, 0), UCO_NS, UCO_NAME),
+		  -EBADMSG },
+		{ "md_has_attribute of a table no attribute names",
+		  md_has_attribute(md, MD_TOKEN(MD_NESTEDCLASS, 1), UCO_NS, UCO_NAME), -EBADMSG },
 	};
 	unsigned bad = 0;
 
@@ -371,7 +396,8 @@ static int cmd_dump(const char *path, bool as_mapped)
 		k = md_open_image(file.bytes, file.size, MD_LAYOUT_FILE, &md);
 	if (k < 0)
 		return fprintf(stderr, "md-dump: %s: %s\n", path, why(k)), 1;
-	bad += dump_types(&md, path) + dump_methods(&md, path) + dump_fields(&md, path) + check_misses(&md, path);
+	bad += dump_types(&md, path) + dump_methods(&md, path) + dump_uco(&md, path) + dump_fields(&md, path) +
+	       check_misses(&md, path);
 	k = md_mvid(&md, mvid);
 	if (k < 0) {
 		fprintf(stderr, "%s: md_mvid: %s\n", path, why(k));

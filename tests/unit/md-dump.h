@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The attribute md-dump looks for on each method (a U line): what the
+ * tracer asks (src/profiler/families/exceptions/glue.c). */
+#define UCO_NS "System.Runtime.InteropServices"
+#define UCO_NAME "UnmanagedCallersOnlyAttribute"
+
 /* What a reader's error means, for one line. */
 const char *why(int k);
 

@@ -140,6 +140,16 @@ static void exercise_names(const struct md *md, const struct md *full, size_t le
 		if (md_find_field(full, owner, name, &wf) < 0 || f != wf)
 			wrong(t, "md_find_field type/field", len, owner, r);
 	}
+	/* whether each method carries [UnmanagedCallersOnly] */
+	for (uint32_t r = 0; r <= md->rows[MD_METHODDEF] + 1; r++) {
+		int k = md_has_attribute(md, MD_TOKEN(MD_METHODDEF, r), UCO_NS, UCO_NAME);
+
+		if (k < 0 || !full)
+			continue;
+		t->answers++;
+		if (md_has_attribute(full, MD_TOKEN(MD_METHODDEF, r), UCO_NS, UCO_NAME) != k)
+			wrong(t, "md_has_attribute", len, r, (uint32_t)k);
+	}
 	for (uint32_t r = 1; r <= ntypes; r++) {
 		uint32_t n, ns, got, w;
 		const char *name, *space;

@@ -7,6 +7,7 @@
 //   T row name        Module.ResolveType(0x02000000|row).FullName
 //   M row type.name   Module.ResolveMethod(0x06000000|row): DeclaringType.FullName "." Name
 //   F row field       each of that TypeDef's own fields (GetFields, DeclaredOnly)
+//   U row             MethodDef row that carries [UnmanagedCallersOnly]
 // TypeDef row 1, which reflection refuses to resolve, is "<Module>" with
 // the module's global fields.  Any other row reflection cannot resolve
 // prints nothing but a line on stderr, and the last line there counts them
@@ -19,6 +20,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading.Tasks;
 
 namespace MdNames
@@ -105,6 +107,16 @@ namespace MdNames
                 // a global method (in <Module>) has no declaring type
                 string owner = m.DeclaringType == null ? "<Module>" : m.DeclaringType.FullName;
                 lines.Add($"M {row} {owner}.{m.Name}");
+                try
+                {
+                    if (m.CustomAttributes.Any(a => a.AttributeType.FullName == typeof(UnmanagedCallersOnlyAttribute).FullName))
+                        lines.Add($"U {row}");
+                }
+                catch (Exception e)
+                {
+                    Console.Error.WriteLine($"unresolved U {row}: {e.GetType()}: {e.Message}");
+                    badMethods++;
+                }
             }
             Console.Out.Write(string.Join("\n", lines) + "\n");
             Console.Error.WriteLine($"unresolved T {badTypes} M {badMethods} F {badFields}");
@@ -188,10 +200,16 @@ namespace MdNames
             n += Buffers.Sum();
             n += new Rec(1, 2).A;
             n += Gen<int, int, int, int, int, int, int, int, int, int, int>.Arity;
+            unsafe { n += ((delegate* unmanaged<int, int>)&Unmanaged)(1); }
             return n > 0 ? 42 : 0;
 
             int Local(int v) => v + captured;
         }
+
+        // [UnmanagedCallersOnly], an attribute referenced from CoreLib (a
+        // MemberRef), where CoreLib's own are defined in it (a MethodDef)
+        [UnmanagedCallersOnly]
+        static int Unmanaged(int v) => v + 1;
 
         static IEnumerable<int> Iterate(int count)
         {
