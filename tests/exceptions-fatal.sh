@@ -1,7 +1,12 @@
 #!/bin/bash
 # Exceptions that kill the process: unhandled on the main thread and on a
-# worker thread, on .NET 10, 8 and 9.  The trace must be complete.
+# worker thread, and (.NET 8) one leaving an [UnmanagedCallersOnly] method
+# that managed code called, on .NET 10, 8 and 9.  The trace must be
+# complete.
 . "$(dirname "$0")/lib.sh"
+
+# outcomes FILE: "id:outcome " of each summary
+outcomes() { jq -r 'select(.event == "exception.summary") | "\(.exception.id):\(.outcome)"' "$1" | tr '\n' ' '; }
 
 for v in $(test_runtimes); do
 	n=".NET $v"
@@ -18,7 +23,7 @@ for v in $(test_runtimes); do
 			"$(jq -r 'select(.event == "exception.unhandled") | "\(.exception.type) \(.exception.message) \(.thrown_in)"' "$f")" \
 			"Scenarios.GammaException unhandled on $w Scenarios.Program.Doomed"
 		expect "$n $s: summaries (the earlier one caught, Gamma unhandled)" \
-			"$(jq -r 'select(.event == "exception.summary") | "\(.exception.id):\(.outcome)"' "$f" | tr '\n' ' ')" "1:caught 2:unhandled "
+			"$(outcomes "$f")" "1:caught 2:unhandled "
 		expect "$n $s: the unhandled record is on the thread that threw" \
 			"$(jq -r 'select(.event == "exception.unhandled" or (.event == "exception.throw" and .exception.id == 2)) | .tid' "$f" | sort -u | wc -l)" 1
 		# everything recorded up to the death is in the file: the finally that
@@ -36,6 +41,38 @@ for v in $(test_runtimes); do
 		expect "$n $s: seq is gap-free up to the last record" \
 			"$(jq -s 'map(.seq) | (max == length)' "$f")" true
 	done
+	# thrown in an [UnmanagedCallersOnly] method that managed code called
+	# through a delegate* unmanaged, under a catch: .NET 8 (legacy
+	# exception handling) ends the first pass at that method, though two
+	# managed frames lie below it, and the process dies; .NET 9 and 10 let
+	# the caller's catch take it
+	s=unhandled-uco
+	f="$OUT/net$v-$s.jsonl"
+	trace "$f" -e +frames -- $prog "$s"
+	rc=$?
+	check_trace "$f"
+	if [ "$v" = 8 ]; then
+		expect "$n $s: the process died" "$rc" 134
+		expect "$n $s: the runtime raised AppDomain.UnhandledException" \
+			"$(grep -c 'handler saw GammaException' "$f.stderr")" 1
+		expect "$n $s: exception.unhandled, thrown in the [UnmanagedCallersOnly] method" \
+			"$(jq -r 'select(.event == "exception.unhandled") | "\(.exception.id) \(.exception.type) \(.thrown_in)"' "$f")" \
+			"2 Scenarios.GammaException Scenarios.Program.UcoThrow"
+		expect "$n $s: summaries (the earlier one caught, Gamma unhandled)" \
+			"$(outcomes "$f")" "1:caught 2:unhandled "
+		expect "$n $s: the search ended at the [UnmanagedCallersOnly] method" \
+			"$(jq -c 'select(.event == "exception.summary" and .exception.id == 2) | [.searched, .caught_in]' "$f")" \
+			'[["Scenarios.Program.UcoThrow"],null]'
+	else
+		expect "$n $s: the process went on" "$rc $(grep -c 'done unhandled-uco' "$f.stdout")" "0 1"
+		expect "$n $s: no exception.unhandled" "$(jq -s '[.[] | select(.event == "exception.unhandled")] | length' "$f")" 0
+		expect "$n $s: Gamma caught by the caller" \
+			"$(jq -c 'select(.event == "exception.summary") | [.exception.id, .outcome, .thrown_in, .caught_in]' "$f" | tr '\n' ' ')" \
+			'[1,"caught","Scenarios.Program.Same","Scenarios.Program.Same"] [2,"caught","Scenarios.Program.UcoThrow","Scenarios.Program.UnhandledUco"] '
+	fi
+	expect "$n $s: the summary is the last exception record" \
+		"$(jq -s -r '[.[] | select(.event | startswith("exception."))] | last | "\(.event) \(.exception.id)"' "$f")" \
+		"exception.summary 2"
 done
 
 finish

@@ -282,6 +282,14 @@ static const struct fixture fixtures[] = {
 	 * unwind, after the finally blocks the runtime still runs */
 	{ "unhandled-main", "caught Same>Same f= fin=0; unhandled Doomed>- f= fin=1", 1 },
 	{ "unhandled-thread", "caught Same>Same f= fin=0; unhandled Doomed>- f=false fin=1", 1 },
+	/* thrown in an [UnmanagedCallersOnly] method that managed code called
+	 * through a delegate* unmanaged, under a catch (.NET 8.0.34, 9.0.20,
+	 * 10.0.12): .NET 8 searches that method alone, whose search leave
+	 * carries the glue's verdict (the stack snapshot at the throw shows no
+	 * native frame below it); .NET 9 and 10 let the caller catch it */
+	{ "unhandled-uco-net8", "caught Same>Same f= fin=0; unhandled UcoThrow>- f= fin=0", 1 },
+	{ "unhandled-uco-net9", "caught Same>Same f= fin=0; caught UcoThrow>UnhandledUco f= fin=0" },
+	{ "unhandled-uco-net10", "caught Same>Same f= fin=0; caught UcoThrow>UnhandledUco f= fin=0" },
 	{ "failfast", "caught Same>Same f= fin=0; caught Same>Same f= fin=0; caught Same>Same f= fin=0; "
 		      "caught Same>Same f= fin=0; caught Same>Same f= fin=0" },
 };

@@ -3,6 +3,7 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -212,6 +213,24 @@ namespace Scenarios
             Console.WriteLine("not reached");
         }
 
+        // unhandled-uco: thrown in an [UnmanagedCallersOnly] method that
+        // managed code calls through a delegate* unmanaged: the exception may
+        // not cross that reverse P/Invoke, so the caller's catch cannot take
+        // it and the process dies (AppDomain.UnhandledException is raised)
+        [UnmanagedCallersOnly]
+        static void UcoThrow() { throw new GammaException("unhandled in uco"); }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static unsafe void UnhandledUco()
+        {
+            AppDomain.CurrentDomain.UnhandledException += (s, e) =>
+                Console.Error.WriteLine("handler saw " + e.ExceptionObject.GetType().Name);
+            Same();
+            delegate* unmanaged<void> p = &UcoThrow;
+            try { p(); }
+            catch (GammaException) { counter++; }
+            Console.WriteLine("not reached");
+        }
+
         // failfast: some exceptions, then Environment.FailFast
         [MethodImpl(MethodImplOptions.NoInlining)]
         static void FailFast()
@@ -276,6 +295,7 @@ namespace Scenarios
                 case "divzero": DivZero(); break;
                 case "unhandled-main": UnhandledMain(); break;
                 case "unhandled-thread": UnhandledThread(); break;
+                case "unhandled-uco": UnhandledUco(); break;
                 case "failfast": FailFast(); break;
                 case "stress": Stress(); break;
                 case "hostile": Hostile(); break;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "profiler/families/handlers.h"
 #include "profiler/families/exceptions/clauses.h"
 #include "profiler/abi/info.h"
+#include "profiler/core/module-md.h"
 #include "profiler/core/thread-ident.h"
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/exceptions.h"
@@ -364,6 +366,43 @@ static enum exm_verdict search_end_verdict(FunctionID last, unsigned *finallys)
 	return EXM_VERDICT_UNHANDLED;
 }
 
+/* FunctionID | enum exm_know: is it an [UnmanagedCallersOnly] method?
+ * (FunctionIDs are 8-aligned pointers; a collision just asks again.) */
+#define UCO_CACHE 256
+static _Atomic uint64_t uco_cache[UCO_CACHE];
+
+/* Is F an [UnmanagedCallersOnly] method, the managed side of a reverse
+ * P/Invoke, which no exception may leave?  On .NET 8 the first pass ends
+ * there even when managed code called it through a delegate* unmanaged,
+ * and the stack snapshot shows no native frame between the two. */
+static enum exm_know reverse_entry(FunctionID f)
+{
+	size_t slot = (f >> 3) % UCO_CACHE;
+	uint64_t v = atomic_load_explicit(&uco_cache[slot], memory_order_relaxed);
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken tok = 0;
+	struct md md;
+	enum exm_know k;
+	int r;
+
+	if (f && (v & ~(uint64_t)7) == f)
+		return (enum exm_know)(v & 7);
+	if (FAILED(info_GetFunctionInfo(ct.info, f, &cls, &mod, &tok)) || !mod)
+		return EXM_KNOW_UNKNOWN;
+	if (MD_TOKEN_TABLE(tok) != MD_METHODDEF)
+		return EXM_KNOW_NO;
+	if (ct_module_md(mod, &md) < 0)
+		return EXM_KNOW_UNKNOWN; /* a dynamic module: no image to read */
+	r = md_has_attribute(&md, tok, "System.Runtime.InteropServices", "UnmanagedCallersOnlyAttribute");
+	if (r < 0)
+		return EXM_KNOW_UNKNOWN;
+	k = r ? EXM_KNOW_YES : EXM_KNOW_NO;
+	if (!(f & 7))
+		atomic_store_explicit(&uco_cache[slot], f | k, memory_order_relaxed);
+	return k;
+}
+
 static const struct exm_emitter emitter_proto = {
 	.record = emit_record,
 	.record_fields = emit_fields,
@@ -403,6 +442,15 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 
 		if (exm_search_failed(t->exm, &last))
 			in->verdict = search_end_verdict(last, &in->last_finallys);
+	}
+	/* legacy exception handling: a frame searched without a catcher that
+	 * is a reverse P/Invoke's managed side is the last; nothing comes
+	 * after it but the process's death */
+	if (ct.legacy_eh && in->kind == EXM_SEARCH_LEAVE) {
+		uint64_t fn;
+
+		if (exm_search_frame(t->exm, &fn) && reverse_entry(fn) == EXM_KNOW_YES)
+			in->verdict = EXM_VERDICT_UNHANDLED;
 	}
 	rawlog(t, in);
 	exm_feed(t->exm, in, &e);

@@ -1022,7 +1022,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	r->sframe_open = true;
 }
 
-static void on_search_leave(struct ctx *c, struct exr *r)
+static void on_search_leave(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	if (r->state != S_SEARCH || !r->sframe_open)
 		return; /* stray */
@@ -1033,15 +1033,21 @@ static void on_search_leave(struct ctx *c, struct exr *r)
 	else
 		close_sframe(c, r, NULL);
 	/* legacy EH: the outermost frame searched without a catcher, or the
-	 * last before a reverse P/Invoke, is the last callback before the
-	 * process dies; the last before the runtime's own native code may be
-	 * a boundary, known when the second pass starts */
-	if (!r->stack_depth || r->has_catcher || filter_below(c->m, c->m->n - 1) >= 0)
+	 * last before a reverse P/Invoke (native frames below it, or it is an
+	 * [UnmanagedCallersOnly] method: in->verdict), is the last callback
+	 * before the process dies; the last before the runtime's own native
+	 * code may be a boundary, known when the second pass starts */
+	if (!r->legacy || r->has_catcher || filter_below(c->m, c->m->n - 1) >= 0)
 		return;
-	r->frames_searched++;
-	if (r->frames_searched == r->native_depth && r->native_boundary) {
-		r->boundary_pending = true;
-	} else if (r->frames_searched >= r->stack_depth || r->frames_searched == r->native_depth) {
+	if (r->stack_depth) {
+		r->frames_searched++;
+		if (r->frames_searched == r->native_depth && r->native_boundary) {
+			r->boundary_pending = true;
+			return;
+		}
+	}
+	if (in->verdict == EXM_VERDICT_UNHANDLED ||
+	    (r->stack_depth && (r->frames_searched >= r->stack_depth || r->frames_searched == r->native_depth))) {
 		close_sframe(c, r, NULL);
 		close_search(c, r, NULL);
 		unhandled(c, r);
@@ -1266,6 +1272,16 @@ bool exm_search_failed(const struct exm *m, uint64_t *last)
 	return true;
 }
 
+bool exm_search_frame(const struct exm *m, uint64_t *fn)
+{
+	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
+
+	if (!r || !r->legacy || r->has_catcher || r->state != S_SEARCH || !r->sframe_open)
+		return false;
+	*fn = r->sframe_fn;
+	return true;
+}
+
 bool exm_filter_waits(const struct exm *m, uint64_t fn)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
@@ -1348,7 +1364,7 @@ static void dispatch(struct ctx *c, struct exr *r, const struct exm_input *in)
 		on_search_enter(c, r, in);
 		break;
 	case EXM_SEARCH_LEAVE:
-		on_search_leave(c, r);
+		on_search_leave(c, r, in);
 		break;
 	case EXM_FILTER_ENTER:
 		if (r->state != S_SEARCH) {

@@ -160,7 +160,12 @@ struct exm_input {
 	 * frame: whether the outer catch was left is only known later. */
 	bool legacy;
 	/* UNWIND_ENTER, UNWIND_LEAVE, new exception handling: the first
-	 * unwind input after a search that found no catcher (exm_search_failed) */
+	 * unwind input after a search that found no catcher (exm_search_failed).
+	 * SEARCH_LEAVE, legacy exception handling (exm_search_frame): UNHANDLED
+	 * when the frame left is an [UnmanagedCallersOnly] method, the managed
+	 * side of a reverse P/Invoke: the search ends there, fatally, whatever
+	 * frames lie below (managed code that called it through a
+	 * delegate* unmanaged has no native frame between). */
 	enum exm_verdict verdict;
 	/* ... when the verdict is unhandled: how many finally/fault clauses of
 	 * the last frame searched cover its call site (0: none, or unknown).
@@ -224,6 +229,10 @@ bool exm_dying(const struct exm *m);
  * next unwind input needs a verdict (exm_input.verdict)?  *LAST: the
  * function of the last frame searched. */
 bool exm_search_failed(const struct exm *m, uint64_t *last);
+/* Legacy EH: is the innermost exception searching a frame with no catcher
+ * found yet, so that the glue may say its search ends with that frame
+ * (exm_input.verdict on its SEARCH_LEAVE)?  *FN: that frame's function. */
+bool exm_search_frame(const struct exm *m, uint64_t *fn);
 /* Is a filter of function FN waiting for its result, which a catcher found
  * in FN decides (the glue then fills catch_after_filter)? */
 bool exm_filter_waits(const struct exm *m, uint64_t fn);
