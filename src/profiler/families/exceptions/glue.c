@@ -312,35 +312,46 @@ static bool walk_stack(struct walk *w)
 	return SUCCEEDED(info_DoStackSnapshot(ct.info, 0, walk_frame, 0, w, NULL, 0));
 }
 
-/* The address range of libcoreclr.so's loaded segments, found once. */
+/* The address range of the runtime's loaded image, found once: the object
+ * whose PT_LOAD segments hold the code of the ICorProfilerInfo object the
+ * runtime gave us.  By that identity, not by name: libcoreclr.so for most
+ * apps, but the executable itself in a single-file app, whose host has the
+ * runtime linked in. */
 static pthread_once_t coreclr_once = PTHREAD_ONCE_INIT;
 static uintptr_t coreclr_lo, coreclr_hi;
 
 static int coreclr_segments(struct dl_phdr_info *info, size_t size, void *data)
 {
-	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	uintptr_t mark = *(const uintptr_t *)data, lo = UINTPTR_MAX, hi = 0;
+	bool holds = false;
 
-	if (strcmp(base ? base + 1 : info->dlpi_name ? info->dlpi_name : "", "libcoreclr.so") != 0)
-		return 0;
 	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+		uintptr_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+		uintptr_t end = start + info->dlpi_phdr[i].p_memsz;
 
 		if (info->dlpi_phdr[i].p_type != PT_LOAD)
 			continue;
-		if (!coreclr_lo || lo < coreclr_lo)
-			coreclr_lo = lo;
-		if (lo + info->dlpi_phdr[i].p_memsz > coreclr_hi)
-			coreclr_hi = lo + info->dlpi_phdr[i].p_memsz;
+		holds = holds || (mark >= start && mark < end);
+		lo = start < lo ? start : lo;
+		hi = end > hi ? end : hi;
 	}
+	if (!holds)
+		return 0;
+	coreclr_lo = lo;
+	coreclr_hi = hi;
 	return 1;
 }
 
 static void coreclr_find(void)
 {
-	dl_iterate_phdr(coreclr_segments, NULL);
+	/* QueryInterface of ICorProfilerInfo: the runtime's own code */
+	uintptr_t mark = ct.info ? (uintptr_t)ct.info->vtbl[0] : 0;
+
+	if (mark)
+		dl_iterate_phdr(coreclr_segments, &mark);
 }
 
-/* Is IP inside the runtime's own native code (libcoreclr.so)?  No lock
+/* Is IP inside the runtime's own native code (coreclr_segments)?  No lock
  * and no dladdr per call: .NET 8 asks at every throw. */
 static bool runtime_code(UINT_PTR ip)
 {
