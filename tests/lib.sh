@@ -41,30 +41,38 @@ sources_hash() {
 	} | sha256sum | cut -c1-12
 }
 
-# build_net10 NAME DIR-NAME DOTNET-BUILD-ARGS...: build tests/programs/NAME
-# for .NET 10 into tests/out/bin/DIR-NAME-HASH (HASH: sources_hash of the
-# sources and the arguments), once, and print that directory.  Like
-# program_cmd's .NET 8/9 builds, each version of the sources has its own
-# directory, put in place whole once built: a test that changed the sources
-# never removes or rewrites a build another test is running.
+# build_net10 NAME DIR-NAME [--publish] DOTNET-BUILD-ARGS...: build
+# tests/programs/NAME for .NET 10 into tests/out/bin/DIR-NAME-HASH (HASH:
+# sources_hash of the sources and the arguments), once, and print that
+# directory.  Like program_cmd's .NET 8/9 builds, each version of the
+# sources has its own directory, put in place whole once built: a test that
+# changed the sources never removes or rewrites a build another test is
+# running.  --publish: `dotnet publish` instead (e.g. self-contained, with
+# the runtime pack the SDK picks from the machine's NuGet source: no
+# NuGet.config then, and a failed request is tried again once).
 build_net10() {
-	local name=$1 dir hash bin src
+	local name=$1 dir hash bin src verb=build
 	dir=$2
 	shift 2
+	[ "${1:-}" = --publish ] && { verb=publish; shift; }
 	hash=$(sources_hash "$name" "$@")
 	bin="$top_builddir/tests/out/bin/$dir-$hash"
 	src="$top_builddir/tests/out/src/$dir-$hash"
 	mkdir -p "$top_builddir/tests/out/bin"
 	(
 		flock 9
-		if [ ! -f "$bin/$name.dll" ]; then
+		if [ ! -d "$bin" ]; then
 			rm -rf "$src" "$bin.tmp"
 			mkdir -p "$src"
 			cp -r "$top_srcdir/tests/programs/$name" "$src/$name"
-			cp "$top_srcdir/tests/programs/Directory.Build.props" "$top_srcdir/tests/programs/NuGet.config" "$src/"
+			cp "$top_srcdir/tests/programs/Directory.Build.props" "$src/"
+			[ $verb = build ] && cp "$top_srcdir/tests/programs/NuGet.config" "$src/"
 			chmod -R u+w "$src"
-			dotnet build -c Release "$@" -o "$bin.tmp" "$src/$name/$name.csproj" >"$src/build.log" 2>&1 ||
-				{ cat "$src/build.log" >&2; exit 1; }
+			for try in 1 2; do
+				dotnet $verb -c Release "$@" -o "$bin.tmp" "$src/$name/$name.csproj" >"$src/build.log" 2>&1 && break
+				[ "$try" = 2 ] || [ $verb = build ] && { cat "$src/build.log" >&2; exit 1; }
+				sleep 2
+			done
 			mv "$bin.tmp" "$bin" || exit 1
 		fi
 		# its builds for other sources that no test took for two hours
@@ -84,10 +92,10 @@ build_program() {
 	echo "$bin/$1.dll"
 }
 
-# build_variant NAME VARIANT DOTNET-BUILD-ARGS...: build tests/programs/NAME
-# (.NET 10) with extra build arguments into a directory of its own (the
-# build's obj directory must not be shared with the plain build), once per
-# version of its sources; prints the directory.
+# build_variant NAME VARIANT [--publish] DOTNET-BUILD-ARGS...: build
+# tests/programs/NAME (.NET 10) with extra build arguments into a directory
+# of its own (the build's obj directory must not be shared with the plain
+# build), once per version of its sources; prints the directory.
 build_variant() {
 	local name=$1 variant=$2 bin
 	shift 2
