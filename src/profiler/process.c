@@ -2,6 +2,7 @@
 /* Who the traced process is: its command line, its name, and whether a
  * privileged run is one the user left out anyway. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +59,19 @@ char *ct_program_name(const char *cmd, size_t len)
 		argv[n++] = (char *)p;
 	name = config_program_name(argv);
 	return name ? name : strdup("dotnet");
+}
+
+/* The program's name, and for the SDK's `dotnet` (no dll named) its first
+ * argument when that is a command ("dotnet build", not "dotnet --info"). */
+char *ct_program_label(const char *program, const char *cmd, size_t len)
+{
+	size_t l0 = strlen(cmd);
+	const char *arg = l0 + 1 < len ? cmd + l0 + 1 : NULL;
+	char *label = NULL;
+
+	if (strcmp(program, "dotnet") != 0 || !arg || !*arg || *arg == '-')
+		return strdup(program);
+	return asprintf(&label, "dotnet %s", arg) < 0 ? NULL : label;
 }
 
 /* Under AT_SECURE: does CLRTRACE_PROCESSES leave PROGRAM out anyway?

@@ -5,6 +5,7 @@
  * runtime.init is built in runtime-init.c, who we are in process.c.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -159,6 +160,21 @@ static void drop_refused(enum ct_load how, bool attached)
 	ct.cfg.categories &= ~refused;
 }
 
+/* The program filter left this process out: tell `clrtrace run` (CLRTRACE_STATUS), which
+ * names the processes left out when the run ends ("clrtrace-left-out 1 PID LABEL"). */
+static void report_left_out(const struct ct_start *start, const char *cmd, size_t cmd_len)
+{
+	const char *sock = start->getenv("CLRTRACE_STATUS");
+	_cleanup_free_ char *label = NULL, *msg = NULL;
+	int n;
+
+	if (!sock || !cmd || !(label = ct_program_label(ct.program, cmd, cmd_len)))
+		return;
+	n = asprintf(&msg, "clrtrace-left-out 1 %d %s\n", (int)getpid(), label);
+	if (n > 0)
+		ct_status_send(sock, msg, (size_t)n);
+}
+
 /* Read the configuration and start tracing, or step aside. */
 HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_start *start)
 {
@@ -193,6 +209,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	drop_refused(start->how, start->attached);
 	ct.events = ct_event_mask(ct.cfg.categories);
 	if (!globs_match(&ct.cfg.processes, ct.program, NULL)) {
+		report_left_out(start, cmd, cmd_len);
 		config_done(&ct.cfg);
 		release_info();
 		return CORPROF_E_PROFILER_CANCEL_ACTIVATION;

@@ -126,16 +126,16 @@ static void announce_losses(void)
 	}
 }
 
-/* Send MSG to `clrtrace run`'s status socket ("@name": an abstract socket,
- * nothing on disk, which may be full); never waits. */
-static void send_status(const char *msg, size_t len)
+/* Send MSG to `clrtrace run`'s status socket SOCK ("@name": an abstract
+ * socket, nothing on disk, which may be full); never waits. */
+void ct_status_send(const char *sock, const char *msg, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t l = strlen(status_socket);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	size_t l = strlen(sock);
+	int fd = sock[0] == '@' ? socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) : -1;
 
 	if (fd >= 0 && l > 1 && l <= sizeof(sa.sun_path)) {
-		memcpy(sa.sun_path + 1, status_socket + 1, l - 1);
+		memcpy(sa.sun_path + 1, sock + 1, l - 1);
 		(void)sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa,
 			     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l));
 	}
@@ -170,7 +170,7 @@ static void say_exit_losses(uint64_t records)
 			strbuf_printf(&status, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
 	}
 	if (status_socket && !status.oom && status.s)
-		send_status(status.s, status.len);
+		ct_status_send(status_socket, status.s, status.len);
 	strbuf_free(&status);
 }
 

@@ -37,6 +37,8 @@ struct ct_sink_spec {
  * number open, or -errno when none could be.  *FELL_BACK: none of the
  * files opened and the default file (CT_DEFAULT_OUTPUT) took their place. */
 int ct_sinks_open(const struct ct_sink_spec *spec, bool *fell_back);
+/* Send MSG to `clrtrace run`'s status socket SOCK (CLRTRACE_STATUS, "@name"); never waits. */
+void ct_status_send(const char *sock, const char *msg, size_t len);
 
 /* A thread's slot in the staging area (stage.c), kept in its TLS struct. */
 struct ct_stage_ref {
