@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "common/config.h"
 #include "common/pending.h"
+#include "cli/run-nativeaot.h"
 #include "cli/run-outputs.h"
 #include "cli/run-status.h"
 #include "common/util.h"
@@ -235,10 +236,46 @@ static void find_run_files(struct run_found *rf, const char *outputs, const stru
 	}
 }
 
+/* What was run: the program's argv[0], and whether the program filter was the default one,
+ * which leaves the SDK's own processes out (CLI_SDK_EXCLUDED). */
+struct run_what {
+	const char *prog;
+	bool sdk_filter;
+};
+
+/* The line for the processes the program filter left out (ST), if any: after NO_TRACE's
+ * "no trace: " when they are why no trace was written.  True when said. */
+static bool say_left_out(const struct run_status *st, const struct run_what *w, bool no_trace, const char *loss)
+{
+	const char *s = st->left_out == 1 ? "" : "es";
+
+	if (!st->left_out || (!no_trace && !w->sdk_filter))
+		return false;
+	if (w->sdk_filter)
+		fprintf(stderr, "clrtrace: %sthe program filter left out %d process%s of the .NET SDK (%s); -p '*' traces them%s\n",
+			no_trace ? "no trace: " : "", st->left_out, s, st->left_names, loss);
+	else
+		fprintf(stderr, "clrtrace: no trace: the program filter (-p) left out %d process%s (%s)%s\n", st->left_out,
+			s, st->left_names, loss);
+	return true;
+}
+
+/* No trace file was written, and no process reported: say why when it can be told. */
+static void say_no_trace(const struct run_status *st, const struct run_what *w, const char *loss)
+{
+	if (say_left_out(st, w, true, loss))
+		return;
+	if (run_is_nativeaot(w->prog))
+		fprintf(stderr, "clrtrace: no trace: %s is a NativeAOT program, which has no CoreCLR to load a profiler; "
+			"trace a JIT build of it (dotnet publish without -p:PublishAot=true)%s\n", w->prog, loss);
+	else
+		fprintf(stderr, "clrtrace: no trace file was written (was the program a .NET program?)%s\n", loss);
+}
+
 /* Print the summary line(s): where the trace went, what it holds, and the loss as the
  * profilers counted it (ST: a full disk keeps it out of the trace itself). */
 static void say_summary(const struct run_found *rf, const char *outputs, pid_t pid, const struct run_status *st,
-			bool journal_down)
+			const struct run_what *w, bool journal_down)
 {
 	char loss[800];
 
@@ -254,26 +291,28 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 		if (rf->device)
 			fprintf(stderr, "clrtrace: trace sent to %s, not a regular file: nothing to count%s\n",
 				rf->device, loss);
+		else if (st->reports)
+			fprintf(stderr, "clrtrace: no trace file is left%s\n", loss);
 		else
-			fprintf(stderr, st->reports ? "clrtrace: no trace file is left%s\n"
-						    : "clrtrace: no trace file was written (was the program a .NET program?)%s\n",
-				loss);
+			say_no_trace(st, w, loss);
 		return;
 	}
 	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), ",
 		rf->c.records, rf->c.exceptions, rf->c.unhandled);
 	if (rf->files == 1) {
 		fprintf(stderr, "trace in %s%s\n", rf->paths[0], loss);
-		return;
+	} else {
+		fprintf(stderr, "traces in %d files%s:\n", rf->files, loss);
+		for (int k = 0; k < rf->files; k++)
+			fprintf(stderr, "clrtrace:   %s\n", rf->paths[k]);
 	}
-	fprintf(stderr, "traces in %d files%s:\n", rf->files, loss);
-	for (int k = 0; k < rf->files; k++)
-		fprintf(stderr, "clrtrace:   %s\n", rf->paths[k]);
+	(void)say_left_out(st, w, false, "");
 }
 
 /* Merge and summarise the trace files this run produced: those of the program PID and of every
  * process that reported on STATUS_FD, written since START; with the losses they reported. */
-static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, int status_fd, bool journal_down)
+static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, int status_fd,
+		      const struct run_what *w, bool journal_down)
 {
 	struct run_found rf = { 0 };
 	struct run_status st;
@@ -287,7 +326,7 @@ static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, i
 			pids[p.n++] = st.pids[k];
 	find_run_files(&rf, outputs, &p, start, quiet);
 	if (!quiet)
-		say_summary(&rf, outputs, pid, &st, journal_down);
+		say_summary(&rf, outputs, pid, &st, w, journal_down);
 	strv_freep(&rf.paths);
 	free(rf.device);
 }
@@ -588,6 +627,8 @@ int cmd_run(int argc, char **argv)
 	r = prepare_run(&o, argv + i, &name);
 	if (r < 0)
 		return -r;
+	struct run_what what = { .prog = argv[i], .sdk_filter = strcmp(o.processes, CLI_SDK_EXCLUDED) == 0 };
+
 	journal_down = strstr(o.outputs, "journal") && run_check_journal() < 0;
 	env = trace_opts_environment(&o);
 	if (!env) {
@@ -616,7 +657,7 @@ int cmd_run(int argc, char **argv)
 		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
 		return 1;
 	}
-	summarise(o.outputs, pid, start, quiet, status_fd, journal_down);
+	summarise(o.outputs, pid, start, quiet, status_fd, &what, journal_down);
 	if (status_fd >= 0)
 		close(status_fd);
 	free(status_env);

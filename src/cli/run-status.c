@@ -47,7 +47,8 @@ int run_status_listen(char **env)
 	return fd;
 }
 
-/* Add REASON (control bytes made '?') to REASONS, a list of distinct ones. */
+/* Add REASON (control bytes made '?') to REASONS, a list of distinct ones (a reason for a
+ * loss, or the name of a process left out). */
 static void add_reason(char *reasons, size_t size, const char *reason, size_t len)
 {
 	char clean[160];
@@ -62,12 +63,25 @@ static void add_reason(char *reasons, size_t size, const char *reason, size_t le
 	snprintf(reasons + used, size - used, "%s%s", used ? ", " : "", clean);
 }
 
+/* Take one "clrtrace-left-out 1 PID LABEL\n": a process the program filter left out. */
+static void parse_left_out(struct run_status *st, const char *msg)
+{
+	const char *label = strchr(msg + 20, ' ');
+
+	if (!label || !*++label)
+		return;
+	st->left_out++;
+	add_reason(st->left_names, sizeof(st->left_names), label, strcspn(label, "\n"));
+}
+
 /* Take one report: "clrtrace-status 1 PID RECORDS" then "LOST\tWHERE\tREASON" lines. */
 static void parse_report(struct run_status *st, char *msg, size_t len)
 {
 	char *line, *end = msg + len, *nl;
 
 	msg[len] = 0;
+	if (strncmp(msg, "clrtrace-left-out 1 ", 20) == 0)
+		parse_left_out(st, msg);
 	if (strncmp(msg, "clrtrace-status 1 ", 18) != 0)
 		return;
 	st->reports++;

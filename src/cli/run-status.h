@@ -15,6 +15,8 @@ struct run_status {
 		uint64_t lost;     /* records lost, all processes */
 		char reasons[256]; /* distinct reasons, ", " between */
 	} sink[_RS_MAX];
+	int left_out;         /* processes the program filter left out */
+	char left_names[256]; /* their distinct names ("dotnet build", "MSBuild"), ", " between */
 };
 
 /* "; N records lost: REASONS" (one kind of sink), or by kind; "" if none. */
