@@ -78,6 +78,12 @@ expect "-p Probe: the trace of Probe only" "$(names narrow)" "Probe "
 grep -q "^clrtrace: [0-9]* records, .*trace in $OUT/narrow-Probe-[0-9]*\.jsonl$" "$OUT/narrow.traced.err" &&
 	ok "-p Probe: the summary says where the trace is" || fail "-p Probe: summary: $(cat "$OUT/narrow.traced.err")"
 
+# -p that matches none of them: no trace, and the summary names the programs it left out
+"$CLRTRACE" run -o "file:$OUT/nomatch-%n-%p.jsonl" -p Nothing -- "$OUT/scripts/two.sh" >/dev/null 2>"$OUT/nomatch.err"
+expect "-p Nothing: the script's status" "$?" 0
+expect "-p Nothing: the line names the programs left out" "$(grep "^clrtrace: " "$OUT/nomatch.err")" \
+	"clrtrace: no trace: the program filter (-p) left out 2 processes (Probe, Sample)"
+
 # a child that dies before it can report (FailFast): its file is found by the .pending file it
 # left, merged, and named in the summary
 compare failfast "$OUT/scripts/failfast.sh"
