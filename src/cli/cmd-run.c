@@ -286,8 +286,10 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 		fprintf(stderr, "clrtrace: trace sent to the journal (journalctl CLRTRACE_PID=%d)%s%s\n", (int)pid,
 			journal_down ? ", which was not reachable when the program started" : "", loss);
 	if (rf->files == 0) {
-		if (strstr(outputs, "journal"))
+		if (strstr(outputs, "journal")) {
+			(void)say_left_out(st, w, false, "");
 			return;
+		}
 		if (rf->device)
 			fprintf(stderr, "clrtrace: trace sent to %s, not a regular file: nothing to count%s\n",
 				rf->device, loss);
