@@ -3,9 +3,9 @@
  * A NativeAOT program has no CoreCLR: nothing loads a profiler into it, and
  * `run` can only say so.  The mark chosen is the dynamic symbol
  * DotNetRuntimeDebugHeader: every NativeAOT runtime (.NET 7 on) exports it
- * for debuggers and createdump, so strip leaves it in .dynstr, while the
- * apphost, the single-file host and libcoreclr have none (checked on .NET
- * 10's).  It is found the way the loader finds it, through the program
+ * for debuggers and createdump, so strip leaves it in .dynstr (seen in
+ * .NET 8's and 10's), while the apphost, the single-file host (8, 9) and
+ * libcoreclr (10) have none.  It is found the way the loader finds it, through the program
  * headers (PT_DYNAMIC's DT_STRTAB), which no strip removes, unlike section
  * names such as .dotnet_eh_table or __managedcode; strings such as
  * RhpNewFast or DOTNET_ would need a read of the whole file.  A few small
