@@ -8,6 +8,7 @@
 #include "common/utf16.h"
 #include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
+#include "profiler/families/exceptions/pin.h"
 #include "profiler/runtime-init.h"
 #include "profiler/start.h"
 
@@ -115,15 +116,17 @@ static bool legacy_exception_handling(void)
 	return false;
 }
 
-/* The runtime object of runtime.init: version, build, major, legacy_eh
- * (sets ct.runtime_major and ct.legacy_eh). */
+/* The runtime object of runtime.init: version, build, major, legacy_eh,
+ * pins_exceptions (sets ct.runtime_major and ct.legacy_eh). */
 json_t *ct_runtime_json(void)
 {
 	json_t *runtime = runtime_version();
 
 	ct.legacy_eh = legacy_exception_handling();
-	if (json_is_object(runtime))
+	if (json_is_object(runtime)) {
 		json_object_set_new(runtime, "legacy_eh", json_boolean(ct.legacy_eh));
+		json_object_set_new(runtime, "pins_exceptions", json_boolean(ct_pin_wanted()));
+	}
 	return runtime;
 }
 

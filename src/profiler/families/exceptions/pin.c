@@ -23,8 +23,11 @@
 /* Does this runtime need it, and can the profiler do it?  The funclet
  * helpers belong to the managed exception handling of .NET 9 and 10; the
  * legacy one (.NET 8, or DOTNET_LegacyExceptionHandling=1) did not lose the
- * object in 20 runs of tests/programs/FilterLoad under the old clrtrace. */
-static bool pin_wanted(void)
+ * object in 20 runs of tests/programs/FilterLoad under the old clrtrace,
+ * and 11.0.0 has the fix (0 crashes in 25 stressed runs with a profiler
+ * that does nothing, against 19 in 25 on 10.0.15).  No 9.0.x or 10.0.x
+ * release has it so far: every one is pinned. */
+bool ct_pin_wanted(void)
 {
 	return ct.info_version >= 13 && !ct.legacy_eh && ct.runtime_major >= 9 && ct.runtime_major < 11;
 }
@@ -34,7 +37,7 @@ void ct_pin_thrown(struct ct_thread *t, ObjectID obj)
 {
 	uintptr_t h = 0;
 
-	if (!obj || !pin_wanted() || t->n_pins >= CT_PINS_MAX)
+	if (!obj || !ct_pin_wanted() || t->n_pins >= CT_PINS_MAX)
 		return;
 	if (FAILED(info_CreateHandle(ct.info, obj, COR_PRF_HANDLE_TYPE_PINNED, &h)))
 		h = 0; /* keep the slot: one per live exception */

@@ -7,6 +7,9 @@
 
 #include "profiler/core/tracer.h"
 
+/* Does this runtime get the workaround (its version and exception
+ * handling known: after ct_runtime_json)? */
+bool ct_pin_wanted(void);
 /* In ExceptionThrown (cooperative mode: OBJ is valid): pin it. */
 void ct_pin_thrown(struct ct_thread *t, ObjectID obj);
 /* The thread follows LIVE exceptions now: unpin the ones above. */
