@@ -4,7 +4,8 @@
 # On .NET 10, 8 and 9.
 . "$(dirname "$0")/lib.sh"
 
-for v in $(test_runtimes); do
+# slow: where exception handling differs (8 legacy; 10 pinned, 11 not)
+for v in $(test_runtimes "10 8 11"); do
 	n=".NET $v"
 	prog=$(program_cmd Scenarios "$v")
 
