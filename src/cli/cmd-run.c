@@ -170,7 +170,7 @@ static bool left_pending(const char *path, time_t start)
 		struct stat st;
 
 		found = end != rest && (*end == '.') && pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) < 0 &&
-			errno == ESRCH && stat(g.gl_pathv[j], &st) == 0 && st.st_mtime >= start;
+			errno == ESRCH && stat(g.gl_pathv[j], &st) == 0 && st.st_mtime >= start && st.st_uid == geteuid();
 	}
 	globfree(&g);
 	return found;
@@ -193,7 +193,9 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 		for (size_t j = 0; j < g.gl_pathc; j++) {
 			if (stat(g.gl_pathv[j], &st) < 0)
 				continue;
-			if (S_ISREG(st.st_mode) && st.st_mtime >= start)
+			/* another user's file is never this run's: the profiler
+			 * does not write into one (a shared directory) */
+			if (S_ISREG(st.st_mode) && st.st_mtime >= start && st.st_uid == geteuid())
 				found_file(rf, g.gl_pathv[j], quiet);
 			else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !rf->device)
 				rf->device = strdup(g.gl_pathv[j]);

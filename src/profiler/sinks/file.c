@@ -42,14 +42,49 @@ struct file_sink {
 	bool regular;           /* a regular file: the only kind a mirror goes beside */
 };
 
-/* Open PATH for appending, never through a symlink.  Non-blocking, so that
- * a FIFO with no reader fails (ENXIO) instead of stopping the program at
- * start; writes block again once it is open. */
+/* May the tracing user append its trace to ST, a file that was already
+ * there?  Only to its own: in a shared directory (/tmp) another user can
+ * make the file first, under a name as predictable as a pid, and would read
+ * the trace (exception messages and all) or stall it through a FIFO.  A
+ * regular file or a FIFO must belong to the tracing user, and a regular
+ * file must not be writable by others (anyone could truncate or forge
+ * records); a character device may also be root's (/dev/null). */
+static int file_is_ours(const struct stat *st)
+{
+	uid_t me = geteuid();
+
+	if (S_ISREG(st->st_mode))
+		return st->st_uid == me && !(st->st_mode & S_IWOTH) ? 0 : -EPERM;
+	if (S_ISFIFO(st->st_mode))
+		return st->st_uid == me ? 0 : -EPERM;
+	if (S_ISCHR(st->st_mode))
+		return st->st_uid == me || st->st_uid == 0 ? 0 : -EPERM;
+	return -EPERM;
+}
+
+/* Open PATH for appending, never through a symlink: created exclusively,
+ * or else opened only when file_is_ours.  Non-blocking, so that a FIFO with
+ * no reader fails (ENXIO) instead of stopping the program at start; writes
+ * block again once it is open. */
 static int file_open_path(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-	int fl;
+	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	struct stat st;
+	int fd = -1, fl;
 
+	/* a file removed between the two opens: try again, a few times */
+	for (int i = 0; i < 3 && fd < 0; i++) {
+		fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		fd = open(path, flags);
+		if (fd < 0 && errno != ENOENT)
+			return -errno;
+		if (fd >= 0 && (fstat(fd, &st) < 0 || file_is_ours(&st) < 0)) {
+			close(fd);
+			return -EPERM;
+		}
+	}
 	if (fd < 0)
 		return -errno;
 	fl = fcntl(fd, F_GETFL);
@@ -78,7 +113,9 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 		bool fifo = fd == -ENXIO && lstat(path, &st) == 0 && S_ISFIFO(st.st_mode);
 
 		if (asprintf(why, "cannot open trace file %s: %s", path,
-			     fifo ? "a FIFO with no reader" : strerror(-fd)) < 0)
+			     fifo		  ? "a FIFO with no reader"
+			     : fd == -EPERM	  ? "it is another user's file, or others may write to it"
+						  : strerror(-fd)) < 0)
 			*why = NULL;
 		free(path);
 		return fd;
