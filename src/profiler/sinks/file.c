@@ -64,11 +64,14 @@ static int file_is_ours(const struct stat *st)
 
 /* Open PATH for appending, never through a symlink: created exclusively,
  * or else opened only when file_is_ours.  Non-blocking, so that a FIFO with
- * no reader fails (ENXIO) instead of stopping the program at start; writes
- * block again once it is open. */
+ * no reader fails (ENXIO) instead of stopping the program at start.  Writes
+ * to a regular file block again once it is open; to anything else (a FIFO,
+ * a terminal) they stay non-blocking: a reader that stops reading makes
+ * records count as lost (EAGAIN), never a program thread wait, because a
+ * thread whose staging halves are full does the writer's round itself. */
 static int file_open_path(const char *path)
 {
-	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
 	struct stat st;
 	int fd = -1, fl;
 
@@ -87,6 +90,8 @@ static int file_open_path(const char *path)
 	}
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		return fd;
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		fl = -errno;

@@ -100,6 +100,8 @@ const char *ct_sink_errno_reason(int e)
 		return "file size limit exceeded";
 	case EROFS:
 		return "read-only file system";
+	case EAGAIN: /* a FIFO or terminal, non-blocking (file.c) */
+		return "the reader of the pipe is not reading";
 	default:
 		return strerror(-e);
 	}
