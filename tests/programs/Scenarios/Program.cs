@@ -276,6 +276,37 @@ namespace Scenarios
             catch (GammaException) { counter++; }
         }
 
+        // rethrow-gc: `throw;` after a compacting collection moved the caught
+        // object: garbage allocated before the throw dies in the catch, so
+        // the collection slides the exception down (its ObjectID changes on
+        // runtimes where clrtrace does not pin it: .NET 11, .NET 8)
+        static object[] litter;
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Litter()
+        {
+            litter = new object[4096];
+            for (int i = 0; i < litter.Length; i++) litter[i] = new byte[64];
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void RethrowGcInner()
+        {
+            Litter();
+            try { throw new AlphaException("moved"); }
+            catch (AlphaException)
+            {
+                litter = null;
+                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+                counter++;
+                throw;
+            }
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void RethrowGc()
+        {
+            try { RethrowGcInner(); }
+            catch (AlphaException) { counter++; }
+        }
+
         public static int Main(string[] args)
         {
             foreach (var a in args) {
@@ -289,6 +320,7 @@ namespace Scenarios
                 case "in-catch": InCatch(); break;
                 case "caught-in-catch": CaughtInCatch(); break;
                 case "rethrow": Rethrow(); break;
+                case "rethrow-gc": RethrowGc(); break;
                 case "throw-ex": ThrowEx(); break;
                 case "async": AwaitIt().GetAwaiter().GetResult(); break;
                 case "nullref": NullRef(); break;
