@@ -273,6 +273,11 @@ static const struct fixture fixtures[] = {
 	{ "in-catch", "superseded InCatchInner>InCatchInner f= fin=0; caught InCatchInner>InCatch f= fin=0" },
 	{ "caught-in-catch", "caught Helper>CaughtInCatch f= fin=0; caught CaughtInCatch>CaughtInCatch f= fin=0" },
 	{ "rethrow", "rethrown RethrowInner>RethrowInner f= fin=0; caught RethrowInner>Rethrow f= fin=0 rethrow" },
+	/* `throw;` after a compacting collection in the catch block moved
+	 * the object (.NET 11.0.0 and 8.0.34, where clrtrace does not pin it):
+	 * the rethrow is known by what the throw shows of it (moved_rethrow) */
+	{ "rethrow-gc-net11", "rethrown RethrowGcInner>RethrowGcInner f= fin=0; caught RethrowGcInner>RethrowGc f= fin=0 rethrow" },
+	{ "rethrow-gc-net8", "rethrown RethrowGcInner>RethrowGcInner f= fin=0; caught RethrowGcInner>RethrowGc f= fin=0 rethrow" },
 	{ "throw-ex", "rethrown ThrowExInner>ThrowExInner f= fin=0; caught ThrowExInner>ThrowEx f= fin=0 rethrow" },
 	{ "async", "caught System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw>Scenarios.Program+<AwaitIt>d__27.MoveNext f= fin=0 rethrow; "
 		   "caught Scenarios.Program+<FailLaterAsync>d__26.MoveNext>Scenarios.Program+<FailLaterAsync>d__26.MoveNext f= fin=0" },

@@ -96,6 +96,9 @@ struct exr {
 	const char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
 	struct strbuf exc_type;   /* its type, once the story started (len 0: not started) */
 	size_t type_hash;         /* of the type the throw named, for recent[] */
+	size_t msg_hash;          /* of its message, and its HRESULT: see moved_rethrow */
+	int32_t hresult;
+	bool has_hresult, no_message;
 	struct jw exc_text;       /* {id,type,message,hresult} as written, once: its records repeat it */
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	struct namelist searched, finally, unwound;
@@ -875,16 +878,60 @@ static void nest_in(struct exr *r, struct exr *parent)
 		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
 }
 
-/* Is R a rethrow: the same object in flight here, or caught recently anywhere? */
-static void find_rethrow(struct exm *m, struct exr *r, const struct exm_input *in)
+/* Is IN, thrown inside the catch block of PARENT (the story R nests in),
+ * PARENT's object after a GC moved it?  An ObjectID is an address: where
+ * clrtrace does not pin exception objects (pin.c: .NET 11, and .NET 8's
+ * legacy exception handling), a compacting collection that runs in the
+ * catch block gives `throw;` an object the machine has never seen.  The
+ * callbacks carry no other identity, and the two ways to get one cost
+ * more than the question is worth: following the GC's MovedReferences
+ * needs COR_PRF_MONITOR_GC (every collection reported, concurrent GC off),
+ * and a weak handle per exception (ICorProfilerInfo13) is a handle made
+ * and destroyed on every throw and a runtime call per live story on the
+ * next one.  So R is taken for PARENT's object when everything the throw
+ * shows of it matches: the same type, message and HRESULT, an
+ * InnerException or none as PARENT had, and a stack trace already set
+ * (traced), which a new object does not have.  What could match falsely
+ * is another exception object thrown before, of that type and with that
+ * message, raised in that catch block (an ExceptionDispatchInfo.Throw of a
+ * stored one; `throw stored;` clears the trace before the callback on
+ * .NET 9+) whose address the machine no longer knows: that too is a
+ * rethrow, but of another story, which this would name wrongly. */
+static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
+	return parent && parent->state == S_CATCH && !parent->muted && in->traced && in->object &&
+	       parent->object != in->object && parent->exc_type.len && in->type &&
+	       strcmp(parent->exc_type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
+	       parent->no_message == in->no_message && parent->has_hresult == in->has_hresult &&
+	       (!in->has_hresult || parent->hresult == in->hresult) && !parent->inner == !in->inner;
+}
+
+/* Is R a rethrow: the same object in flight here, or caught recently
+ * anywhere, or PARENT's moved by a GC (moved_rethrow)? */
+static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const struct exm_input *in)
+{
+	uint64_t origin = 0, id;
+
 	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
 		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
 			r->rethrow_of = m->live[k - 1]->id;
 			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
 		}
-	if (!r->rethrow_of)
-		r->rethrow_of = recent_find(in, r->type_hash, &r->origin);
+	if (r->rethrow_of)
+		return;
+	id = recent_find(in, r->type_hash, &origin);
+	/* an address seen on an exception thrown after PARENT is taken as
+	 * exact (a younger object: a compaction moves PARENT's towards older
+	 * places).  One thrown before PARENT may be a dead object whose place
+	 * the collection gave to PARENT's: a loop that catches and rethrows
+	 * the same type, as tests/webapp.sh does */
+	if (moved_rethrow(parent, r, in) && (!id || id < parent->id)) {
+		r->rethrow_of = parent->id;
+		r->origin = parent->origin ? parent->origin : parent->id;
+		return;
+	}
+	r->rethrow_of = id;
+	r->origin = origin;
 }
 
 /* R's exception object, {"id","type","message","hresult"}, written once
@@ -986,10 +1033,14 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->t0 = now(c);
 	r->muted = in->muted;
 	r->type_hash = hash_str(in->type);
+	r->msg_hash = hash_str(in->message);
+	r->hresult = in->hresult;
+	r->has_hresult = in->has_hresult;
+	r->no_message = in->no_message;
 	r->state = S_SEARCH;
 	if (parent)
 		nest_in(r, parent);
-	find_rethrow(m, r, in);
+	find_rethrow(m, r, parent, in);
 	m->live[m->n++] = r;
 	if (r->muted)
 		return;
