@@ -57,6 +57,23 @@ for v in $(test_runtimes); do
 	expect "$n throw-ex: throw ex; of the same object" "$(sigs "$OUT/net$v-throw-ex.jsonl")" \
 		"1 AlphaException rethrown ThrowExInner>ThrowExInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught ThrowExInner>ThrowEx f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
 
+	# rethrow-gc: a compacting collection in the catch block moves the
+	# object where clrtrace does not pin it (.NET 11, .NET 8's legacy
+	# exception handling; 9 and 10 pin it, pin.c): throw; is a rethrow all
+	# the same (machine.c's moved_rethrow)
+	f="$OUT/net$v-rethrow-gc.jsonl"
+	rm -f "$f.raw"
+	CLRTRACE_EXC_RAWLOG="$f.raw" run rethrow-gc
+	expect "$n rethrow-gc: throw; after a compacting GC is a rethrow of 1" "$(sigs "$f")" \
+		"1 AlphaException rethrown RethrowGcInner>RethrowGcInner f= fin= nested_in=- rethrow_of=- superseded_by=2;2 AlphaException caught RethrowGcInner>RethrowGc f= fin= nested_in=1/catch rethrow_of=1 superseded_by=-;"
+	expect "$n rethrow-gc: throw record says rethrow, origin 1" \
+		"$(jq -r 'select(.event == "exception.throw") | "\(.exception.id):\(.rethrow):\(.rethrow_of):\(.origin)"' "$f" | tr '\n' ' ')" "1:false:null:null 2:true:1:1 "
+	case $(rt_major "$v") in
+	8 | 11)
+		expect "$n rethrow-gc: the GC moved the object between throw and throw;" \
+			"$(jq -r 'select(.in == "thrown") | .object' "$f.raw" | sort -u | wc -l)" 2 ;;
+	esac
+
 	run async
 	f="$OUT/net$v-async.jsonl"
 	expect "$n async: two dispatches of one object, the second surfacing at the await" \
