@@ -446,6 +446,19 @@ struct quirk {
 #define CF(fn, after) "{\"tid\":1,\"in\":\"catcher_found\",\"function\":\"" fn "\",\"catch_after_filter\":" after "}\n"
 #define CL(fp, ran) "{\"tid\":1,\"in\":\"catch_leave\",\"frame\":\"" fp "\",\"ran_filter_handler\":" ran "}\n"
 #define OUTF(kind, fp) "{\"tid\":1,\"in\":\"" kind "\",\"frame\":\"" fp "\"}\n"
+/* a throw with a message; TRACED: ",\"traced\":true" (thrown before) or "" */
+#define TM(obj, type, msg, traced) \
+	"{\"tid\":1,\"in\":\"thrown\",\"object\":\"" obj "\",\"type\":\"" type "\",\"message\":\"" msg "\"" traced "}\n"
+/* A (0xf10, "one") caught in M's catch block, where THROWN comes next */
+#define IN_CATCH(thrown) \
+	TM("0xf10", "A", "one", "") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") \
+	IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") thrown
+/* ... and leaves M for Z's catch */
+#define TO_Z \
+	IN("search_enter", "M") OUT("search_leave") IN("search_enter", "Z") IN("catcher_found", "Z") \
+	OUT("search_leave") IN("unwind_enter", "M") OUT("unwind_leave") IN("unwind_enter", "Z") \
+	INF("catch_enter", "Z", "0x20") OUTF("catch_leave", "0x20")
+#define TRACED ",\"traced\":true"
 
 static const struct quirk quirks[] = {
 	/* .NET 9/10 before runtime#123564: the funclet and its parent frame are
@@ -665,6 +678,30 @@ static const struct quirk quirks[] = {
 	  TI("0xe70", "TIE2", "0xe80") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
 	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10"),
 	  "caught M>M f= fin=0; caught M>M f= fin=0" },
+	/* throw; in a catch block after a GC moved the object (another
+	 * address; the same type and message, thrown before): a rethrow */
+	{ "moved in a catch block", IN_CATCH(TM("0xf20", "A", "one", TRACED)) TO_Z,
+	  "rethrown M>M f= fin=0; caught M>Z f= fin=0 rethrow" },
+	/* ... but not with another message, nor a new object (no trace);
+	 * the ring of recent stories is the whole test's: new addresses */
+	{ "another message in a catch block", IN_CATCH(TM("0xf22", "A", "two", TRACED)) TO_Z,
+	  "superseded M>M f= fin=0; caught M>Z f= fin=0" },
+	{ "a new object in a catch block", IN_CATCH(TM("0xf24", "A", "one", "")) TO_Z,
+	  "superseded M>M f= fin=0; caught M>Z f= fin=0" },
+	/* the address of a story older than the catch's: a dead object whose
+	 * place the GC gave to the caught one, which is rethrown */
+	{ "moved to an older story's address",
+	  TM("0xf30", "A", "one", "") IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave")
+	  IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10")
+	  IN_CATCH(TM("0xf30", "A", "one", TRACED)) TO_Z,
+	  "caught M>M f= fin=0; rethrown M>M f= fin=0; caught M>Z f= fin=0 rethrow" },
+	/* the address of a younger story, thrown and caught in the catch
+	 * block: that object (alive) thrown again, not the caught one */
+	{ "a younger story's object in a catch block",
+	  IN_CATCH(TM("0xf50", "A", "one", "") IN("search_enter", "H") IN("catcher_found", "H") OUT("search_leave")
+		   IN("unwind_enter", "H") INF("catch_enter", "H", "0x08") OUTF("catch_leave", "0x08")
+		   TM("0xf50", "A", "one", TRACED)) TO_Z,
+	  "caught H>H f= fin=0; superseded M>M f= fin=0; caught M>Z f= fin=0 rethrow" },
 	/* a boundary, and the thread ends before any other throw */
 	{ "boundary, then thread end",
 	  T("0xa0", "A") IN("search_enter", "M") "{\"tid\":1,\"in\":\"unwind_leave\",\"verdict\":\"boundary\"}\n"
