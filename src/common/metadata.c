@@ -643,23 +643,37 @@ int md_find_type(const struct md *md, const char *namespace, const char *name, u
 	return -ENOENT;
 }
 
-/* The Field named NAME among TYPE's own. */
-int md_find_field(const struct md *md, uint32_t type, const char *name, uint32_t *field)
+/* The row of TABLE named NAME (column NAME_COL) among TYPE's own, whose
+ * list starts at TypeDef column LIST_COL. */
+static int find_member(const struct md *md, uint32_t type, unsigned list_col, enum md_table table, unsigned name_col,
+		       const char *name, uint32_t *row)
 {
 	uint32_t first, end, n;
 	const char *s;
 
-	if (type_range(md, type, 4, MD_FIELD, &first, &end) < 0)
+	if (type_range(md, type, list_col, table, &first, &end) < 0)
 		return -EBADMSG;
 	for (uint32_t r = first; r < end; r++) {
-		if (md_get(md, MD_FIELD, r, 1, &n) < 0)
+		if (md_get(md, table, r, name_col, &n) < 0)
 			return -EBADMSG;
 		if ((s = md_string(md, n)) && streq(s, name)) {
-			*field = r;
+			*row = r;
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+/* The Field named NAME among TYPE's own. */
+int md_find_field(const struct md *md, uint32_t type, const char *name, uint32_t *field)
+{
+	return find_member(md, type, 4, MD_FIELD, 1, name, field);
+}
+
+/* The first MethodDef named NAME among TYPE's own. */
+int md_find_method(const struct md *md, uint32_t type, const char *name, uint32_t *method)
+{
+	return find_member(md, type, 5, MD_METHODDEF, 3, name, method);
 }
 
 /* Is CTOR (a CustomAttributeType coded index) a constructor of the type

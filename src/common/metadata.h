@@ -133,6 +133,10 @@ int md_find_type(const struct md *md, const char *namespace, const char *name, u
  * -ENOENT, -EBADMSG. */
 int md_find_field(const struct md *md, uint32_t type, const char *name, uint32_t *field);
 
+/* The first MethodDef row named NAME among TypeDef row TYPE's own methods
+ * (overloads: the first in the table).  0, -ENOENT, -EBADMSG. */
+int md_find_method(const struct md *md, uint32_t type, const char *name, uint32_t *method);
+
 /* Does the row of TOKEN (a MethodDef, TypeDef, ... token) carry a custom
  * attribute of the top-level type NAMESPACE.NAME (defined in this module
  * or referenced)?  1, 0, -EBADMSG (also: no such row, or a table

@@ -5,6 +5,8 @@
  *   md-dump FILE      what the reader finds in the assembly FILE, one a line:
  *                       T row name      md_type_name of each TypeDef row
  *                       M row name      md_method_name of each MethodDef row
+ *                                       (and md_find_method finds it, or
+ *                                       an overload before it, back)
  *                       F row field     each field of TypeDef row, found
  *                                       back by md_find_field
  *                       U row           each MethodDef row that carries
@@ -192,6 +194,17 @@ static unsigned dump_methods(const struct md *md, const char *path)
 		if (k < 0 || !name || !method_of(md, owner, m)) {
 			fprintf(stderr, "%s: MethodDef %u: md_method gave %s, owner %u\n", path, m,
 				k < 0 ? why(k) : name ? name : "no name", owner);
+			bad++;
+			continue;
+		}
+		/* found back by its name: itself, or an overload before it */
+		uint32_t found = 0;
+		const char *found_name = NULL;
+		k = owner ? md_find_method(md, owner, name, &found) : 0;
+		if (owner && (k < 0 || found > m || md_method(md, found, &found_name, &owner) < 0 ||
+			      strcmp(found_name, name) != 0)) {
+			fprintf(stderr, "%s: MethodDef %u: md_find_method(\"%s\") gave %s %u\n", path, m, name,
+				k < 0 ? why(k) : "row", found);
 			bad++;
 		}
 	}
