@@ -133,6 +133,7 @@ static int parse_input(json_t *o, struct exm_input *in)
 	in->native_depth = (unsigned)json_integer_value(json_object_get(o, "native_depth"));
 	in->native_boundary = json_is_true(json_object_get(o, "native_boundary"));
 	in->legacy = json_is_true(json_object_get(o, "legacy"));
+	in->runtime = json_is_true(json_object_get(o, "runtime"));
 	if ((s = json_string_value(json_object_get(o, "inner"))))
 		in->inner = strtoull(s, NULL, 16);
 	for (int v = 0; v < _EXM_VERDICT_MAX; v++)

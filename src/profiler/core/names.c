@@ -267,3 +267,12 @@ const char *ct_assembly_name(AssemblyID a)
 {
 	return name_of(NAME_ASSEMBLY, a);
 }
+
+bool ct_module_is_corelib(ModuleID m)
+{
+	static const char corelib[] = "/System.Private.CoreLib.dll";
+	const char *p = ct_module_path(m);
+	size_t len = strlen(p);
+
+	return len >= sizeof(corelib) - 1 && strcmp(p + len - (sizeof(corelib) - 1), corelib) == 0;
+}

@@ -36,7 +36,6 @@
 #include "profiler/core/thread-ident.h"
 
 #define LAYOUT_RETRY_NS 10000000u /* CoreLib or Thread not loaded yet */
-#define CORELIB "/System.Private.CoreLib.dll"
 
 atomic_uint ct_names_gen;
 
@@ -61,19 +60,14 @@ static ModuleID corelib(void)
 	ModuleID ids[32], found = 0;
 	ULONG got = 0;
 	HRESULT hr;
-	size_t n = strlen(CORELIB);
 
 	if (FAILED(info_EnumModules(ct.info, &e)) || !e)
 		return 0;
 	do {
 		hr = modenum_Next(e, ELEMENTSOF(ids), ids, &got);
-		for (ULONG i = 0; SUCCEEDED(hr) && !found && i < got && i < ELEMENTSOF(ids); i++) {
-			const char *p = ct_module_path(ids[i]);
-			size_t len = strlen(p);
-
-			if (len >= n && strcmp(p + len - n, CORELIB) == 0)
+		for (ULONG i = 0; SUCCEEDED(hr) && !found && i < got && i < ELEMENTSOF(ids); i++)
+			if (ct_module_is_corelib(ids[i]))
 				found = ids[i];
-		}
 	} while (!found && hr == S_OK && got == ELEMENTSOF(ids));
 	modenum_Release(e);
 	return found;

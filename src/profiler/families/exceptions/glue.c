@@ -27,6 +27,7 @@
 #include "profiler/families/exceptions/inspect.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/exceptions/pin.h"
+#include "profiler/families/exceptions/rtframes.h"
 #include "profiler/families/exceptions/stack.h"
 
 static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
@@ -129,6 +130,8 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 		json_object_set_new(o, "catch_after_filter", json_boolean(in->catch_after_filter == EXM_KNOW_YES));
 	if (in->ran_filter_handler)
 		json_object_set_new(o, "ran_filter_handler", json_boolean(in->ran_filter_handler == EXM_KNOW_YES));
+	if (in->runtime)
+		json_object_set_new(o, "runtime", json_true());
 	if (in->within_outer)
 		json_object_set_new(o, "within_outer", json_boolean(in->within_outer == EXM_KNOW_YES));
 	if (in->last_finallys)
@@ -629,8 +632,12 @@ void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t objec
 
 	if (!exceptions_on() || !t->exm)
 		return;
-	if (!exm_top_muted(t->exm))
+	if (!exm_top_muted(t->exm)) {
 		in.function = ct_function_name(fn);
+		/* the runtime's own filter (rtframes.c): a cached lookup, and
+		 * here, not in FilterEnter */
+		in.runtime = kind == EXM_FILTER_ENTER && ct_runtime_frame(fn);
+	}
 	feed(t, &in);
 }
 

@@ -87,6 +87,7 @@ struct exr {
 	bool muted, reported, escaping_filter;
 	bool search_open, sframe_open, unwind_open, uframe_open;
 	bool has_catcher, filter_pending, coalesced;
+	bool handler_runtime;     /* the open filter is the runtime's (exm_input.runtime) */
 	enum pending pending;     /* a frame Leave held back: a funclet duplicate may follow */
 	uint64_t sframe_fn, uframe_fn, catcher_fn;
 	uint64_t handler_fn, handler_fp, handler_pc;
@@ -425,10 +426,16 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 		p = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
 		if (p && flag)
 			json_object_set_new(p, flag, json_true());
+		if (p && r->handler_runtime)
+			json_object_set_new(p, "runtime", json_true());
 		out(c, r, EV_EXCEPTION_FILTER, PH_END, p);
-		if (r->searched.on && (r->filters || (r->filters = json_array())))
-			json_array_append_new(r->filters, json_pack("{s:s?,s:s}", "function", r->handler_name,
-								     "result", result));
+		if (r->searched.on && (r->filters || (r->filters = json_array()))) {
+			json_t *f = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
+
+			if (f && r->handler_runtime)
+				json_object_set_new(f, "runtime", json_true());
+			json_array_append_new(r->filters, f);
+		}
 	}
 	r->filter_pending = false;
 	r->state = S_SEARCH;
@@ -836,7 +843,8 @@ static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct 
 	r->handler_pc = in->pc;
 	r->filter_pending = false;
 	r->handler_name = in->function;
-	out_fn(c, r, handler_event[s], PH_BEGIN, in->function, NULL);
+	r->handler_runtime = s == S_FILTER && in->runtime;
+	out_fn(c, r, handler_event[s], PH_BEGIN, in->function, r->handler_runtime ? "runtime" : NULL);
 }
 
 /* B's search ended at a native boundary, and R is the next throw on the

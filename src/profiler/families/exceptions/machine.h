@@ -28,6 +28,8 @@
  * exception.search.frame, exception.unwind.frame,
  * exception.filter, exception.finally, exception.catch (spans):
  *   exception {id}, function (string, "Namespace.Type.Method")
+ *   exception.filter begin and end: "runtime": true when the filter is the
+ *   runtime's own (exm_input.runtime), not the program's
  *   exception.filter end: result "true" | "false" | "threw" (an exception
  *   escaped it: taken as false) | "unknown" (not known yet: a plain catch
  *   of the same method could also take it, and the catch that runs tells;
@@ -51,8 +53,9 @@
  *   thrown_in  string|null: first frame searched
  *   caught_in  string|null: function whose catch ran
  *   searched   [string]: frames of the first pass, in order
- *   filters    [{function, result}]: result "true" | "false" | "threw" |
- *              "unknown", decided by the catch that ran where needed
+ *   filters    [{function, result, runtime?}]: result "true" | "false" |
+ *              "threw" | "unknown", decided by the catch that ran where
+ *              needed; "runtime": true on the runtime's own filters
  *   finally    [string]: functions whose finally/fault ran for it
  *   unwound    [string]: frames the second pass left (not the catching one)
  *   rethrow    boolean; rethrow_of integer|null
@@ -188,6 +191,10 @@ struct exm_input {
 	 * filter clause's (the last filter of that frame returned true) or a
 	 * plain catch's (it returned false)? */
 	enum exm_know ran_filter_handler;
+	/* FILTER_ENTER: the filter is the runtime's own, not the program's
+	 * (a method the runtime calls the program through, such as .NET 11's
+	 * System.Environment.CallEntryPoint; the glue's rtframes.c) */
+	bool runtime;
 };
 
 /* The machine's records are the vocabulary's exception.* events
