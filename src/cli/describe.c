@@ -169,15 +169,30 @@ static size_t alen(const struct rec *r, const char *key)
 	return json_array_size(json_object_get(r->j, key));
 }
 
-/* " (true,false)": the results of a summary's filters, if it has any. */
-static void filter_results(struct strbuf *b, json_t *filters)
+/* Is filter F (a summary's filters entry, or a filter record) the
+ * runtime's own rather than the program's? */
+static bool runtime_filter(json_t *f)
+{
+	return json_is_true(json_object_get(f, "runtime"));
+}
+
+/* " N filters (true,false)": a summary's filters, the program's
+ * (RUNTIME false) or the runtime's own (true). */
+static void filter_results(struct strbuf *b, json_t *filters, bool runtime)
 {
 	json_t *f;
-	size_t i;
+	size_t i, n = 0;
 
 	json_array_foreach(filters, i, f)
-		strbuf_printf(b, "%s%s", i ? "," : " (", jstr(f, "result") ?: "?");
-	if (json_array_size(filters))
+		n += runtime_filter(f) == runtime;
+	if (runtime && !n)
+		return;
+	strbuf_printf(b, runtime ? ", %zu of the runtime's" : " %zu filters", n);
+	n = 0;
+	json_array_foreach(filters, i, f)
+		if (runtime_filter(f) == runtime)
+			strbuf_printf(b, "%s%s", n++ ? "," : " (", jstr(f, "result") ?: "?");
+	if (n)
 		strbuf_printf(b, ")");
 }
 
@@ -194,10 +209,11 @@ static void d_summary(struct strbuf *b, const struct rec *r)
 		strbuf_puts(b, ", caught in ");
 		sites_say_function(r->j, jstr(r->j, "caught_in"), b);
 	}
-	strbuf_printf(b, "; %zu frames searched, %zu filters", alen(r, "searched"), alen(r, "filters"));
+	strbuf_printf(b, "; %zu frames searched,", alen(r, "searched"));
 	/* the results: a filter's own record may have ended "unknown" before
-	 * the catch that ran decided it */
-	filter_results(b, json_object_get(r->j, "filters"));
+	 * the catch that ran decided it; the runtime's own filters apart */
+	filter_results(b, json_object_get(r->j, "filters"), false);
+	filter_results(b, json_object_get(r->j, "filters"), true);
 	strbuf_printf(b, ", %zu finally, %zu unwound", alen(r, "finally"), alen(r, "unwound"));
 	if (jint(r->j, "superseded_by") > 0)
 		strbuf_printf(b, "; %s #%" PRId64,
@@ -265,4 +281,6 @@ void describe(struct strbuf *b, const struct rec *r)
 		strbuf_printf(b, " [hr %s]", hr);
 	if (json_is_true(json_object_get(r->j, "abandoned")))
 		strbuf_printf(b, " [abandoned]");
+	if (r->ev == EV_EXCEPTION_FILTER && runtime_filter(r->j))
+		strbuf_printf(b, " [runtime's]");
 }
