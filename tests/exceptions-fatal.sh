@@ -1,8 +1,9 @@
 #!/bin/bash
 # Exceptions that kill the process: unhandled on the main thread and on a
 # worker thread, and (.NET 8) one leaving an [UnmanagedCallersOnly] method
-# that managed code called, on .NET 10, 8 and 9.  The trace must be
-# complete.
+# that managed code called, on .NET 10, 8, 9 and 11.  The trace must be
+# complete, and the runtime's own filters (.NET 11's entry point, a
+# thread's start) are marked as the runtime's, not the program's.
 . "$(dirname "$0")/lib.sh"
 
 # outcomes FILE: "id:outcome " of each summary
@@ -40,6 +41,26 @@ for v in $(test_runtimes); do
 		fi
 		expect "$n $s: seq is gap-free up to the last record" \
 			"$(jq -s 'map(.seq) | (max == length)' "$f")" true
+		# the runtime's own filters under the program (rtframes.c): .NET
+		# 11 calls Main through Environment.CallEntryPoint, a Thread
+		# starts through Thread.StartCallback (.NET 10 and later here);
+		# marked runtime on their records and in the summary, never
+		# among the program's filters
+		case "$v:$where" in
+		11:main) rt="System.Environment.CallEntryPoint" ;;
+		8:thread | 9:thread) rt="" ;;
+		*:thread) rt="System.Threading.Thread.StartCallback" ;;
+		*) rt="" ;;
+		esac
+		expect "$n $s: the summary's filters are the runtime's only" \
+			"$(jq -r 'select(.event == "exception.summary" and .exception.id == 2) |
+				"\([.filters[] | select(.runtime != true)] | length) \([.filters[] | select(.runtime == true) | "\(.function) -> \(.result)"] | join(","))"' "$f")" \
+			"0 ${rt:+$rt -> false}"
+		expect "$n $s: its exception.filter records say runtime" \
+			"$(jq -r 'select(.event == "exception.filter") | "\(.phase) \(.function) \(.runtime)"' "$f" | tr '\n' ' ')" \
+			"${rt:+begin $rt true end $rt true }"
+		[ -z "$rt" ] || expect "$n $s: view marks it the runtime's and counts no program filter" \
+			"$("$CLRTRACE" view --color=never "$f" | grep -c -e "exception.filter $rt.*\[runtime's\]" -e '0 filters, 1 of the runtime.s (false)')" 3
 	done
 	# thrown in an [UnmanagedCallersOnly] method that managed code called
 	# through a delegate* unmanaged, under a catch: .NET 8 (legacy
