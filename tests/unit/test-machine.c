@@ -89,7 +89,8 @@ static void signature(json_t *p, char *buf, size_t n)
 			       short_fn(json_string_value(json_object_get(p, "caught_in"))));
 	json_array_foreach(json_object_get(p, "filters"), i, f)
 		if (len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "",
+			len += (size_t)snprintf(buf + len, n - len, "%s%s%s", i ? "," : "",
+						json_is_true(json_object_get(f, "runtime")) ? "rt:" : "",
 						json_string_value(json_object_get(f, "result")));
 	if (len < n)
 		snprintf(buf + len, n - len, " fin=%zu%s", json_array_size(json_object_get(p, "finally")),
@@ -228,6 +229,19 @@ static const char *filter_end_results(const struct capture *c)
 	return all;
 }
 
+/* How many exception.filter records (begin and end) say "runtime": true,
+ * and how many do not. */
+static void runtime_filter_records(const struct capture *c, size_t *runtime, size_t *program)
+{
+	size_t i;
+	json_t *r;
+
+	*runtime = *program = 0;
+	json_array_foreach(c->records, i, r)
+		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.filter") == 0)
+			++*(json_is_true(json_object_get(json_object_get(r, "p"), "runtime")) ? runtime : program);
+}
+
 /* The common checks, then the expected summary signatures. */
 static void verify(const char *name, struct capture *c, const char *want, int want_errors, int want_dying)
 {
@@ -288,6 +302,11 @@ static const struct fixture fixtures[] = {
 	 * unwind, after the finally blocks the runtime still runs */
 	{ "unhandled-main", "caught Same>Same f= fin=0; unhandled Doomed>- f= fin=1", 1 },
 	{ "unhandled-thread", "caught Same>Same f= fin=0; unhandled Doomed>- f=false fin=1", 1 },
+	/* .NET 11.0.0: Main's caller, Environment.CallEntryPoint, and a
+	 * thread's start have a filter, the runtime's own (the glue said
+	 * "runtime"): rt: in the summary's filters */
+	{ "unhandled-main-net11", "caught Same>Same f= fin=0; unhandled Doomed>- f=rt:false fin=1", 1 },
+	{ "unhandled-thread-net11", "caught Same>Same f= fin=0; unhandled Doomed>- f=rt:false fin=1", 1 },
 	/* thrown in an [UnmanagedCallersOnly] method that managed code called
 	 * through a delegate* unmanaged, under a catch (.NET 8.0.34, 9.0.20,
 	 * 10.0.12): .NET 8 searches that method alone, whose search leave
@@ -747,6 +766,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		replay(lines, &c);
+		if (strstr(fixtures[i].name, "-net11")) { /* the runtime's filter, begin and end */
+			size_t rt, prog;
+
+			runtime_filter_records(&c, &rt, &prog);
+			CHECK(rt == 2 && prog == 0, "%s: %zu runtime filter records, %zu of the program's (want 2, 0)",
+			      fixtures[i].name, rt, prog);
+		}
 		verify(fixtures[i].name, &c, fixtures[i].want, 0, fixtures[i].dying);
 		json_decref(lines);
 	}
