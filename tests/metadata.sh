@@ -29,7 +29,7 @@ compare() {
 	$cmd "$arg" >"$base.reflection" 2>"$base.reflection.err" ||
 		{ fail ".NET $v $what: MdNames exited with $? ($(tail -1 "$base.reflection.err"))"; return; }
 	path=$(sed -n 's/^P //p' "$base.reflection")
-	expect ".NET $v $what: reflection ran on .NET $v" "$(sed -n 's/^R \([0-9]*\)\..*/\1/p' "$base.reflection")" "$v"
+	expect ".NET $v $what: reflection ran on .NET $v" "$(sed -n 's/^R \([0-9.]*\)$/\1/p' "$base.reflection")" "$(rt_version "$v")"
 	[ -f "$path" ] || { fail ".NET $v $what: MdNames read no file ('$path')"; return; }
 	"$DUMP" "$path" >"$base.reader" 2>"$base.reader.err" ||
 		fail ".NET $v $what: md-dump $path: status $?: $(head -3 "$base.reader.err" | tr '\n' ' ')"
