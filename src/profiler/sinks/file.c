@@ -3,10 +3,16 @@
  * The JSON Lines file sink.  Only the writer calls it (stage.c: one thread
  * at a time, records in seq order), so it keeps no lock: records go into
  * one buffer, written with one write(2) when it fills and at the end of
- * each round.  Write errors and a removed file are counted, never fatal: a
- * buffer the disk takes only part of keeps its whole lines, the torn last
- * one is cut off the file (or its rest written first next time), and the
- * records that did not make it are counted, each once.
+ * each round.  Write errors and a removed file are counted, never fatal.
+ * A regular file is written under an exclusive flock, and a write the disk
+ * takes only part of is cut off again whole (ftruncate back to where it
+ * began): the file holds whole writes only, so no torn line is ever glued
+ * to another process's record (several processes may append to one file)
+ * and no whole line of a failed write lands after a gap that nothing
+ * explains yet.  Without the lock (a FIFO, a terminal, or flock failing) a
+ * partial write keeps its whole lines and the torn last one is cut off the
+ * file or its rest written first next time.  The records that did not
+ * make it are counted, each once.
  *
  * Records that are staged but not yet in the file are in the staging
  * area's mirror, FILE.<pid>.pending (stage.c): a process that dies with no
@@ -14,9 +20,11 @@
  * recover`.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +47,13 @@ struct file_sink {
 	size_t torn;            /* bytes of that line in the file */
 	char gone[160];         /* the file was removed and cannot be made again: why */
 	bool in_error;
+	/* Records were lost and no trace.dropped has reached the file since:
+	 * every record is held back (counted lost) until one does, so that
+	 * the next record after a gap is the one that explains it. */
+	bool holding;
+	uint64_t buf_drops;     /* the counts of the trace.dropped records in buf */
+	uint64_t buf_seq;       /* the seq of the last record in buf */
+	uint64_t file_seq;      /* ... and in the file (a regular file's whole writes) */
 	bool regular;           /* a regular file: the only kind a mirror goes beside */
 };
 
@@ -231,17 +246,63 @@ static bool file_untear(struct file_sink *f, size_t torn, const char *rest, size
 	return false;
 }
 
-/* Count N records lost for the write error R. */
-static void file_failed(struct ct_sink *s, struct file_sink *f, int r, uint64_t n)
+/* Count N records lost for the write error R; hold back what comes
+ * next, and owe again the counts of the trace.dropped records that did
+ * not reach the file (DROPS). */
+static void file_failed(struct ct_sink *s, struct file_sink *f, int r, uint64_t n, uint64_t drops)
 {
 	ct_sink_lost(s, n, ct_sink_errno_reason(r));
+	ct_sink_unreport(s, (int64_t)drops);
 	f->in_error = true;
+	f->holding = true;
+}
+
+/* Put D[0..len), N whole lines, into a regular file, whole or not at all,
+ * under the file's flock (see the top); false when the lock cannot be had
+ * (the caller writes without it). */
+static bool file_put_whole(struct ct_sink *s, struct file_sink *f, const char *d, size_t len, uint64_t n,
+			   uint64_t drops)
+{
+	off_t start;
+	size_t done;
+	int r;
+
+	if (flock(f->fd, LOCK_EX) < 0)
+		return false;
+	start = lseek(f->fd, 0, SEEK_END);
+	r = start < 0 ? -errno : write_counted(f->fd, d, len, &done);
+	if (r == 0) {
+		f->n_since_stat += n;
+		f->file_seq = f->buf_seq;
+		if (f->in_error) {
+			f->in_error = false;
+			ct_sink_recovered(s);
+		}
+	} else {
+		/* cut the part the disk took: nothing of a failed write stays */
+		if (start >= 0 && done && ftruncate(f->fd, start) < 0) {
+			/* cannot cut (a quota, a file system that refuses): keep
+			 * the whole lines and owe the rest, as without the lock */
+			const char *nl = memrchr(d, '\n', done);
+			size_t whole = nl ? (size_t)(nl - d) + 1 : 0;
+			const char *eol = done > whole ? memchr(d + done, '\n', len - done) : NULL;
+
+			n -= count_lines(d, whole);
+			f->n_since_stat += count_lines(d, whole);
+			drops = whole ? 0 : drops; /* held back, a drop record comes first */
+			if (eol && !file_untear(f, done - whole, d + done, (size_t)(eol - (d + done)) + 1))
+				n--;
+		}
+		file_failed(s, f, r, n, drops);
+	}
+	(void)flock(f->fd, LOCK_UN);
+	return true;
 }
 
 /* Put D[0..len), N whole lines, into the file; count those that do not
  * reach it.  Afterwards the file ends at a line boundary, or the rest of
  * its last line is owed. */
-static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size_t len, uint64_t n)
+static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size_t len, uint64_t n, uint64_t drops)
 {
 	const char *nl, *eol;
 	size_t done, whole;
@@ -257,6 +318,8 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 	}
 	if (f->gone[0]) {
 		ct_sink_lost(s, n, f->gone);
+		ct_sink_unreport(s, (int64_t)drops);
+		f->holding = true;
 		return;
 	}
 	if (f->owed_len) {
@@ -265,12 +328,14 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 		if (r < 0) {
 			memmove(f->owed, f->owed + done, f->owed_len - done);
 			f->owed_len -= done;
-			file_failed(s, f, r, n);
+			file_failed(s, f, r, n, drops);
 			return;
 		}
 		file_forget_owed(f);
 		f->n_since_stat++;
 	}
+	if (f->regular && file_put_whole(s, f, d, len, n, drops))
+		return;
 	r = write_counted(f->fd, d, len, &done);
 	if (r == 0) {
 		f->n_since_stat += n;
@@ -289,25 +354,90 @@ static void file_put(struct ct_sink *s, struct file_sink *f, const char *d, size
 		if (eol && !file_untear(f, done - whole, d + done, (size_t)(eol - (d + done)) + 1))
 			lost--; /* not lost yet: owed */
 	}
-	file_failed(s, f, r, lost);
+	file_failed(s, f, r, lost, whole ? 0 : drops);
 }
 
 /* Write the buffer out, then empty it. */
 static void file_write_out(struct ct_sink *s, struct file_sink *f)
 {
 	if (f->used)
-		file_put(s, f, f->buf, f->used, f->n);
+		file_put(s, f, f->buf, f->used, f->n, f->buf_drops);
 	f->used = 0;
 	f->n = 0;
+	f->buf_drops = 0;
+}
+
+/* Where the count of trace.dropped record R (our own writer's JSON)
+ * starts and ends, and its value; false if it has none. */
+static bool drop_count(const struct ct_rec *r, size_t *at, size_t *end, uint64_t *count)
+{
+	const char *c = memmem(r->line, r->len, "\"count\":", 8);
+	char *e;
+
+	if (!c)
+		return false;
+	*count = strtoull(c + 8, &e, 10);
+	*at = (size_t)(c + 8 - r->line);
+	*end = (size_t)(e - r->line);
+	return *end > *at && *end <= r->len;
+}
+
+/* R, a file sink's trace.dropped, ends the holding back (see struct
+ * file_sink): in a regular file its count becomes the exact gap before
+ * it, the records numbered between the loss count's hand-over and R
+ * included, and the sink's unreported count follows.  Into D (room for
+ * R and 20 more bytes); its length. */
+static size_t drop_record_exact(struct ct_sink *s, struct file_sink *f, const struct ct_rec *r, char *d)
+{
+	size_t at, end, k;
+	uint64_t count, gap;
+
+	if (!f->regular || !drop_count(r, &at, &end, &count) || r->seq <= f->file_seq) {
+		memcpy(d, r->line, r->len);
+		return r->len;
+	}
+	gap = r->seq - f->file_seq - 1;
+	/* gap > count: records lost after the hand-over, told here now */
+	ct_sink_unreport(s, (int64_t)count - (int64_t)gap);
+	memcpy(d, r->line, at);
+	k = (size_t)sprintf(d + at, "%" PRIu64, gap);
+	memcpy(d + at + k, r->line + end, r->len - end);
+	return at + k + r->len - end;
 }
 
 /* Append one record; write the buffer out when it is full. */
 static void file_write(struct ct_sink *s, const struct ct_rec *r)
 {
 	struct file_sink *f = s->data;
+	size_t at, end;
+	uint64_t count;
 
+	if (f->holding) {
+		if (r->event != EV_TRACE_DROPPED || !memmem(r->line, r->len, "\"sink\":\"file\"", 13)) {
+			ct_sink_lost(s, 1, s->reason[0] ? s->reason : "held back after a loss");
+			return;
+		}
+		/* it and what follows go out, or hold again */
+		f->holding = false;
+		if (f->used + r->len + 21 > FILE_BUFFER_SIZE)
+			file_write_out(s, f);
+		if (r->len + 21 <= FILE_BUFFER_SIZE) {
+			size_t len = drop_record_exact(s, f, r, f->buf + f->used);
+			struct ct_rec w = { .line = f->buf + f->used, .len = len };
+
+			f->buf_drops += drop_count(&w, &at, &end, &count) ? count : 0;
+			f->used += len;
+			f->buf[f->used++] = '\n';
+			f->n++;
+			f->buf_seq = r->seq;
+			return;
+		}
+	}
 	if (f->used + r->len + 1 > FILE_BUFFER_SIZE)
 		file_write_out(s, f);
+	if (r->event == EV_TRACE_DROPPED && drop_count(r, &at, &end, &count))
+		f->buf_drops += count;
+	f->buf_seq = r->seq;
 	if (r->len + 1 > FILE_BUFFER_SIZE) {
 		/* a record bigger than the buffer goes out on its own, in order */
 		char *one = malloc(r->len + 1);
@@ -315,7 +445,8 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 		if (one) {
 			memcpy(one, r->line, r->len);
 			one[r->len] = '\n';
-			file_put(s, f, one, r->len + 1, 1);
+			file_put(s, f, one, r->len + 1, 1, f->buf_drops);
+			f->buf_drops = 0;
 			free(one);
 		} else
 			ct_sink_lost(s, 1, strerror(ENOMEM));
@@ -327,10 +458,15 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 	f->n++;
 }
 
-/* Push everything buffered to the file. */
+/* Push everything buffered to the file; while records are held back, ask
+ * for the trace.dropped that may release them. */
 static void file_flush(struct ct_sink *s, bool dying)
 {
-	file_write_out(s, s->data);
+	struct file_sink *f = s->data;
+
+	file_write_out(s, f);
+	if (f->holding)
+		ct_sink_recovered(s);
 }
 
 /* Flush and close. */

@@ -71,5 +71,9 @@ bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd);
 void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason);
 /* For sinks: writes work again; report what was lost at the next chance. */
 void ct_sink_recovered(struct ct_sink *s);
+/* For sinks: N more records already counted lost for a trace.dropped to
+ * report (a trace.dropped that did not reach the sink), or, N < 0, fewer
+ * (the sink's own trace.dropped told them). */
+void ct_sink_unreport(struct ct_sink *s, int64_t n);
 /* A short reason for a write error -E: "disk full" for ENOSPC, else strerror. */
 const char *ct_sink_errno_reason(int e);

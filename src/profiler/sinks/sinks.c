@@ -79,6 +79,18 @@ void ct_sink_lost(struct ct_sink *s, uint64_t n, const char *reason)
 	pthread_mutex_unlock(&s->reason_lock);
 }
 
+/* For sinks: N more records (N < 0: fewer) for a trace.dropped to report. */
+void ct_sink_unreport(struct ct_sink *s, int64_t n)
+{
+	uint_fast64_t u = atomic_load(&s->unreported);
+
+	if (n >= 0)
+		atomic_fetch_add(&s->unreported, (uint64_t)n);
+	else
+		while (!atomic_compare_exchange_weak(&s->unreported, &u, u > (uint64_t)-n ? u - (uint64_t)-n : 0))
+			;
+}
+
 /* For sinks: writes work again; report what was lost at the next chance. */
 void ct_sink_recovered(struct ct_sink *s)
 {
