@@ -8,13 +8,14 @@
 #include "cli/cli.h"
 #include "common/pending.h"
 
-/* One line per mirror not merged; an error makes the exit status 1. */
+/* One line per mirror: whose records were merged, or why it was not (an
+ * error makes the exit status 1). */
 static void on_skip(void *ud, const char *pending, const char *why, int error)
 {
 	int *status = ud;
 
 	cli_error("recover: %s: %s", pending, why);
-	if (error && *status == 0)
+	if (error > 0 && *status == 0)
 		*status = 1;
 }
 
@@ -31,9 +32,11 @@ int cmd_recover(int argc, char **argv)
 			"Usage: clrtrace recover FILE...\n\n"
 			"Append to each trace FILE the records a process left in FILE.<pid>.pending\n"
 			"(or FILE.<pid>.<n>.pending) when it died without a chance to flush\n"
-			"(Environment.FailFast, kill -9, SIGTERM without a handler), then remove that file.\n"
+			"(Environment.FailFast, kill -9, SIGTERM without a handler), then remove that file,\n"
+			"saying whose records they were (pid, start time, boot).  Only your own files\n"
+			"that no one else may write are merged; another user's is named and left as it is.\n"
 			"Files of processes still running are left alone; records already in FILE are not\n"
-			"written twice.  `clrtrace run` does this by itself.\n");
+			"written twice.  `clrtrace run` does this by itself, for its own processes.\n");
 		return 0;
 	}
 	for (int i = 1; i < argc; i++)
@@ -42,7 +45,7 @@ int cmd_recover(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	for (int i = 1; i < argc; i++) {
-		int n = pending_recover(argv[i], on_skip, &status);
+		int n = pending_recover(argv[i], NULL, on_skip, &status);
 
 		if (n == -ENOENT) {
 			cli_error("recover: %s: no such trace file and no FILE.<pid>.pending beside it", argv[i]);

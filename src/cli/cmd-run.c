@@ -57,23 +57,44 @@ struct run_counts {
 	uint64_t unhandled;
 };
 
-/* A mirror the merge left alone: one line (the trace stays as it is). */
+/* A mirror the merge left alone: one line (the trace stays as it is); a
+ * merged one goes unsaid (the summary counts its records). */
 static void on_skip(void *ud, const char *pending, const char *why, int error)
 {
-	cli_error("%s: %s", pending, why);
+	if (error >= 0)
+		cli_error("%s: %s", pending, why);
 }
 
-/* Merge what a process that died without flushing left in
- * FILE.<pid>.pending, then count records and finished exceptions (unless
- * the summary is not wanted). */
-static void count_file(const char *path, struct run_counts *c, bool quiet)
+/* Whose mirrors this run merges: those of the processes it started. */
+struct run_merge {
+	const char *run_id; /* CLRTRACE_STATUS's name, in each traced process's mirror */
+	pid_t child;        /* the program, and its start time (0: unknown) */
+	uint64_t child_ticks;
+};
+
+/* Is the mirror H one of this run's processes' (pending_recover checked its
+ * owner)?  Its header names the run, or it is the program's own (same pid
+ * and start time, this boot and PID namespace: no status socket). */
+static bool run_ours(void *ud, const struct pending_header *h)
+{
+	const struct run_merge *m = ud;
+
+	if (m->run_id && h->run_id[0] && strcmp(h->run_id, m->run_id) == 0)
+		return true;
+	return m->child_ticks && h->pid == m->child && h->start_ticks == m->child_ticks && pending_same_host(h);
+}
+
+/* Merge what one of this run's processes (M) left in FILE.<pid>.pending when
+ * it died without flushing, then count records and finished exceptions
+ * (unless the summary is not wanted). */
+static void count_file(const char *path, struct run_counts *c, const struct run_merge *m, bool quiet)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	FILE *f;
 
-	(void)pending_recover(path, on_skip, NULL);
+	(void)pending_recover(path, run_ours, on_skip, (void *)m);
 	f = quiet ? NULL : fopen(path, "re");
 	if (!f)
 		return;
@@ -121,28 +142,37 @@ static char *template_glob(const char *tmpl, pid_t pid)
 /* What the summary counts: records and exceptions over the trace files found. */
 struct run_found {
 	struct run_counts c;
+	const struct run_merge *merge;
 	char **paths; /* every trace file found, in the order found */
+	struct { dev_t dev; ino_t ino; } *ids; /* and the file each is */
 	int files;
 	char *device; /* a target that is no regular file (/dev/null, a FIFO): nothing to read back */
 };
 
-/* Merge and count one trace file this run wrote (once, however often it is found). */
-static void found_file(struct run_found *rf, const char *path, bool quiet)
+/* Merge and count one trace file this run wrote, ST (once, however often
+ * it is found). */
+static void found_file(struct run_found *rf, const char *path, const struct stat *st, bool quiet)
 {
 	char **more;
+	void *ids;
 
 	for (int k = 0; k < rf->files; k++)
-		if (strcmp(rf->paths[k], path) == 0)
+		if (strcmp(rf->paths[k], path) == 0 || (rf->ids[k].dev == st->st_dev && rf->ids[k].ino == st->st_ino))
 			return;
+	ids = reallocarray(rf->ids, (size_t)rf->files + 1, sizeof(*rf->ids));
+	if (ids)
+		rf->ids = ids;
 	more = reallocarray(rf->paths, (size_t)rf->files + 2, sizeof(*more));
-	if (!more || !(more[rf->files] = strdup(path))) {
+	if (!ids || !more || !(more[rf->files] = strdup(path))) {
 		rf->paths = more ? more : rf->paths;
 		return;
 	}
 	more[rf->files + 1] = NULL;
 	rf->paths = more;
+	rf->ids[rf->files].dev = st->st_dev;
+	rf->ids[rf->files].ino = st->st_ino;
 	rf->files++;
-	count_file(path, &rf->c, quiet);
+	count_file(path, &rf->c, rf->merge, quiet);
 }
 
 /* The processes whose trace files are this run's: the program and every traced process that
@@ -196,7 +226,7 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 			/* another user's file is never this run's: the profiler
 			 * does not write into one (a shared directory) */
 			if (S_ISREG(st.st_mode) && st.st_mtime >= start && st.st_uid == geteuid())
-				found_file(rf, g.gl_pathv[j], quiet);
+				found_file(rf, g.gl_pathv[j], &st, quiet);
 			else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !rf->device)
 				rf->device = strdup(g.gl_pathv[j]);
 		}
@@ -211,9 +241,11 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 		return;
 	for (size_t j = 0; j < g.gl_pathc; j++) {
 		size_t l = strlen(g.gl_pathv[j]);
+		struct stat st;
 
-		if ((l < 8 || strcmp(g.gl_pathv[j] + l - 8, ".pending") != 0) && left_pending(g.gl_pathv[j], start))
-			found_file(rf, g.gl_pathv[j], quiet);
+		if ((l < 8 || strcmp(g.gl_pathv[j] + l - 8, ".pending") != 0) && left_pending(g.gl_pathv[j], start) &&
+		    stat(g.gl_pathv[j], &st) == 0)
+			found_file(rf, g.gl_pathv[j], &st, quiet);
 	}
 	globfree(&g);
 }
@@ -314,11 +346,12 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 }
 
 /* Merge and summarise the trace files this run produced: those of the program PID and of every
- * process that reported on STATUS_FD, written since START; with the losses they reported. */
+ * process that reported on STATUS_FD, written since START; with the losses they reported.
+ * Only mirrors of M's processes are merged. */
 static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, int status_fd,
-		      const struct run_what *w, bool journal_down)
+		      const struct run_merge *m, const struct run_what *w, bool journal_down)
 {
-	struct run_found rf = { 0 };
+	struct run_found rf = { .merge = m };
 	struct run_status st;
 	pid_t pids[ELEMENTSOF(st.pids) + 1];
 	struct run_pids p = { .pids = pids, .n = 1, .any = status_fd < 0 };
@@ -332,6 +365,7 @@ static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, i
 	if (!quiet)
 		say_summary(&rf, outputs, pid, &st, w, journal_down);
 	strv_freep(&rf.paths);
+	free(rf.ids);
 	free(rf.device);
 }
 
@@ -657,11 +691,17 @@ int cmd_run(int argc, char **argv)
 	wr = wait_program(pid);
 	signals_ignore(&rs);
 	child_pid = 0;
+	/* a zombie until reaped: its start time still tells its mirror */
+	struct run_merge merge = { .run_id = status_env ? strchr(status_env, '@') : NULL, .child = pid,
+				   .child_ticks = pending_start_ticks(pid) };
+
+	if (merge.run_id)
+		merge.run_id++;
 	if (wr < 0 || waitpid(pid, &status, 0) < 0) {
 		cli_error("run: waiting for the program: %s", strerror(wr < 0 ? -wr : errno));
 		return 1;
 	}
-	summarise(o.outputs, pid, start, quiet, status_fd, &what, journal_down);
+	summarise(o.outputs, pid, start, quiet, status_fd, &merge, &what, journal_down);
 	if (status_fd >= 0)
 		close(status_fd);
 	free(status_env);

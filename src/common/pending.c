@@ -99,8 +99,8 @@ static uint64_t pid_ns_ino(void)
 	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-/* Fill in who writes the mirror. */
-static void header_identify(struct pending_header *h, int trace_fd, unsigned n_bufs, bool locked)
+/* Fill in who writes the mirror (under the `clrtrace run` RUN_ID, or none). */
+static void header_identify(struct pending_header *h, int trace_fd, unsigned n_bufs, bool locked, const char *run_id)
 {
 	struct stat st;
 
@@ -114,6 +114,8 @@ static void header_identify(struct pending_header *h, int trace_fd, unsigned n_b
 	if (!read_small("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id)))
 		h->boot_id[0] = 0;
 	h->trace_off = fstat(trace_fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	if (run_id && strlen(run_id) < sizeof(h->run_id)) /* a longer one is none of run's */
+		memcpy(h->run_id, run_id, strlen(run_id) + 1);
 }
 
 /* Write BUF[0..len) at OFF, or zeros when BUF is NULL: written, not
@@ -238,8 +240,8 @@ static int mirror_file(const char *path, bool unnamed, char **tmp)
 /* Make, map and name the mirror of PATH (see pending_create), from an
  * UNNAMED file or a temporarily named one: a merge never sees a half-made
  * mirror. */
-static int mirror_make(const char *path, int trace_fd, size_t size, unsigned n_bufs, bool unnamed,
-		       struct pending_header **ret, char **ret_path, int *ret_fd)
+static int mirror_make(const char *path, int trace_fd, size_t size, unsigned n_bufs, const char *run_id,
+		       bool unnamed, struct pending_header **ret, char **ret_path, int *ret_fd)
 {
 	_cleanup_free_ char *tmp = NULL;
 	char page[PENDING_DATA_OFFSET] = { 0 };
@@ -255,7 +257,7 @@ static int mirror_make(const char *path, int trace_fd, size_t size, unsigned n_b
 		return fd;
 	locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
 	/* the header's page now; each buffer's room when a thread takes it */
-	header_identify(&head, trace_fd, n_bufs, locked);
+	header_identify(&head, trace_fd, n_bufs, locked, run_id);
 	head.buf_size = size;
 	memcpy(page, &head, sizeof(head));
 	r = reserve_write(fd, page, sizeof(page), 0);
@@ -286,17 +288,17 @@ fail:
 
 /* Create and map the mirror of PATH (see pending.h): unnamed until whole,
  * or where the file system or /proc cannot, under a temporary name. */
-int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs, struct pending_header **ret,
-		   char **ret_path, int *ret_fd)
+int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs, const char *run_id,
+		   struct pending_header **ret, char **ret_path, int *ret_fd)
 {
 	int r;
 
 	if (size == 0 || n_bufs == 0 || n_bufs > PENDING_MAX_BUFS || n_bufs % 2 ||
 	    size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / n_bufs)
 		return -EINVAL;
-	r = mirror_make(path, trace_fd, size, n_bufs, true, ret, ret_path, ret_fd);
+	r = mirror_make(path, trace_fd, size, n_bufs, run_id, true, ret, ret_path, ret_fd);
 	if (r < 0 && r != -ENOMEM && r != -ENOSPC && r != -EDQUOT)
-		r = mirror_make(path, trace_fd, size, n_bufs, false, ret, ret_path, ret_fd);
+		r = mirror_make(path, trace_fd, size, n_bufs, run_id, false, ret, ret_path, ret_fd);
 	return r;
 }
 
@@ -354,6 +356,22 @@ __attribute__((format(printf, 3, 4))) static void say(const struct say *s, int e
 	s->fn(s->ud, s->path, buf, error);
 }
 
+/* Does the header's pid mean something here (see pending.h)? */
+bool pending_same_host(const struct pending_header *h)
+{
+	char boot[sizeof(h->boot_id)];
+
+	return h->pid > 0 && h->pid_ns == pid_ns_ino() && h->boot_id[0] &&
+	       read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) &&
+	       strncmp(boot, h->boot_id, sizeof(boot)) == 0;
+}
+
+/* Start time of process PID (see pending.h). */
+uint64_t pending_start_ticks(int pid)
+{
+	return proc_start_ticks(pid, NULL);
+}
+
 /* Is the header's writer alive although its lock was free?  (It held none,
  * or something in the program closed its descriptor.)  Its start time
  * tells, where its pid means something: same boot, same PID namespace.  A
@@ -361,13 +379,10 @@ __attribute__((format(printf, 3, 4))) static void say(const struct say *s, int e
  * merged once that one ends. */
 static bool writer_alive(const struct pending_header *h)
 {
-	char boot[sizeof(h->boot_id)];
 	bool zombie = false;
 	uint64_t st;
 
-	if (h->pid <= 0 || h->pid_ns != pid_ns_ino() || !h->boot_id[0] ||
-	    !read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) ||
-	    strncmp(boot, h->boot_id, sizeof(boot)) != 0)
+	if (!pending_same_host(h))
 		return false;
 	st = proc_start_ticks(h->pid, &zombie);
 	return st && st == h->start_ticks && !zombie;
@@ -378,7 +393,7 @@ static bool header_valid(const struct say *s, const struct pending_header *h, ui
 {
 	uint64_t room = len - PENDING_DATA_OFFSET; /* len >= PENDING_DATA_OFFSET: checked */
 
-	if (memcmp(h->magic, PENDING_MAGIC, 8) != 0) {
+	if (memcmp(h->magic, PENDING_MAGIC, 8) != 0 && memcmp(h->magic, PENDING_MAGIC_V4, 8) != 0) {
 		say(s, 1, "not a clrtrace %s file (or from another clrtrace version); left as it is", "pending");
 		return false;
 	}
@@ -654,12 +669,33 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	return r;
 }
 
-/* Lock the mirror FD and check its shape.  Returns 0 to go on, 1 when its writer has removed
- * it meanwhile, -errno (said) otherwise. */
+/* Check that the mirror FD is a regular file of the tracing user's that no
+ * one else may write (in a shared directory, another user can plant a
+ * file under a mirror's name, with forged records: it is not merged, nor
+ * deleted), then lock it and check its size.  Returns 0 to go on, 1 when
+ * its writer has removed it meanwhile, -errno (said) otherwise. */
 static int mirror_check(struct say *s, int fd, struct stat *st)
 {
 	int r;
 
+	if (fstat(fd, st) < 0) {
+		r = -errno;
+		say(s, 1, "cannot stat: %s", strerror(-r));
+		return r;
+	}
+	if (S_ISREG(st->st_mode) && st->st_uid != geteuid()) {
+		say(s, 1, "another user's file (uid %u), not the tracing user's: not merged; left as it is",
+		    (unsigned)st->st_uid);
+		return -EPERM;
+	}
+	if (S_ISREG(st->st_mode) && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+		say(s, 1, "others may write to it (mode %04o): not merged; left as it is", (unsigned)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		say(s, 1, "not a clrtrace pending file (not a regular file); left as it is");
+		return -EBADMSG;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (r == -EBUSY)
@@ -675,10 +711,8 @@ static int mirror_check(struct say *s, int fd, struct stat *st)
 	}
 	if (st->st_nlink == 0)
 		return 1; /* its writer finished and removed it while we opened it */
-	if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size < PENDING_DATA_OFFSET ||
-	    (uint64_t)st->st_size > PENDING_MAX_FILE) {
-		say(s, 1, "not a clrtrace pending file (%s, %" PRIu64 " bytes); left as it is",
-		    S_ISREG(st->st_mode) ? "size" : "not a regular file", (uint64_t)st->st_size);
+	if ((uint64_t)st->st_size < PENDING_DATA_OFFSET || (uint64_t)st->st_size > PENDING_MAX_FILE) {
+		say(s, 1, "not a clrtrace pending file (size, %" PRIu64 " bytes); left as it is", (uint64_t)st->st_size);
 		return -EBADMSG;
 	}
 	return 0;
@@ -698,6 +732,8 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 	}
 	if (!header_valid(s, *h, size))
 		return -EBADMSG;
+	(*h)->run_id[sizeof((*h)->run_id) - 1] = 0;
+	(*h)->boot_id[sizeof((*h)->boot_id) - 1] = 0;
 	if (writer_alive(*h)) {
 		say(s, 0, "its process (pid %d) still runs; left alone", (*h)->pid);
 		return -EBUSY;
@@ -748,10 +784,24 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 	return r;
 }
 
-/* Merge one mirror P into TRACE if its writer is gone, then delete it.
- * Returns the records appended, or -errno. */
-static int recover_one(const char *trace, const char *p, pending_say_fn fn, void *ud)
+/* Whose the mirror H is, in a few words: "pid 123, started 4567 ticks
+ * after boot, this boot" (a record line holds the pid too). */
+static void writer_words(const struct pending_header *h, char *buf, size_t size)
 {
+	char boot[sizeof(h->boot_id)];
+	bool this_boot = h->boot_id[0] && read_small("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) &&
+			 strncmp(boot, h->boot_id, sizeof(boot)) == 0;
+
+	snprintf(buf, size, "pid %d, started %" PRIu64 " ticks after boot, %s%s", h->pid, h->start_ticks,
+		 this_boot ? "this boot" : !h->boot_id[0] ? "boot unknown" : "another boot",
+		 h->run_id[0] ? ", under a clrtrace run" : "");
+}
+
+/* Merge one mirror P into TRACE if its writer is gone and OURS takes it,
+ * then delete it.  Returns the records appended, or -errno. */
+static int recover_one(const char *trace, const char *p, pending_ours_fn ours, pending_say_fn fn, void *ud)
+{
+	char who[160];
 	_cleanup_free_ struct pending_header *h = NULL;
 	_cleanup_free_ char *data = NULL;
 	struct say s = { fn, ud, p };
@@ -771,10 +821,17 @@ static int recover_one(const char *trace, const char *p, pending_say_fn fn, void
 	r = mirror_load(&s, fd, (uint64_t)st.st_size, &h, &data);
 	if (r < 0)
 		goto out;
+	writer_words(h, who, sizeof(who));
+	if (ours && !ours(ud, h)) {
+		say(&s, 1, "not written by a process of this run (%s): not merged; left as it is", who);
+		r = -EPERM;
+		goto out;
+	}
 	r = mirror_append(&s, trace, h, data, &n);
 	if (r < 0)
 		goto out;
 	unlink(p); /* before the lock goes: no second merge of it */
+	say(&s, -1, "%d record%s merged (%s)", n, n == 1 ? "" : "s", who);
 out:
 	close(fd);
 	return r < 0 ? r : n;
@@ -798,7 +855,7 @@ static bool mirror_name(const char *nm, const char *base, size_t bl)
 }
 
 /* Merge every dead writer's mirror of TRACE (see pending.h). */
-int pending_recover(const char *trace, pending_say_fn fn, void *ud)
+int pending_recover(const char *trace, pending_ours_fn ours, pending_say_fn fn, void *ud)
 {
 	_cleanup_free_ char *dir = strdup(trace);
 	const char *base, *dname;
@@ -833,7 +890,7 @@ int pending_recover(const char *trace, pending_say_fn fn, void *ud)
 			r = -ENOMEM;
 			break;
 		}
-		int n = recover_one(trace, p, fn, ud);
+		int n = recover_one(trace, p, ours, fn, ud);
 		free(p);
 		if (n >= 0)
 			total += n;

@@ -5,10 +5,14 @@
 #pragma once
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define PENDING_MAGIC "CLRTPND4"
+#define PENDING_MAGIC "CLRTPND5"
+/* The version before run_id, same layout otherwise (its run_id is zeros):
+ * still merged by `recover`; never taken by `run` as one of its own. */
+#define PENDING_MAGIC_V4 "CLRTPND4"
 #define PENDING_DATA_OFFSET 4096
 #define PENDING_MAX_BUFS 256 /* two halves for each of 128 staging slots */
 
@@ -55,15 +59,22 @@ struct pending_header {
 	/* the trace files' smallest size when the writer opened them: its
 	 * records lie beyond */
 	uint64_t trace_off;
+	/* the `clrtrace run` the writer ran under: its CLRTRACE_STATUS name
+	 * (without the '@'), NUL-terminated; empty when not under one.  Not a
+	 * secret (the name is in /proc/net/unix): it tells this run's mirrors
+	 * from another run's of the same user, not another user's (the file's
+	 * owner does) */
+	char run_id[64];
 };
 
 /* Create and map a mirror of the trace file PATH (open as TRACE_FD) with
- * N_BUFS buffers of SIZE bytes, none reserved yet (pending_reserve):
+ * N_BUFS buffers of SIZE bytes, none reserved yet (pending_reserve), for a
+ * writer under the `clrtrace run` RUN_ID (NULL: none, see run_id):
  * PATH.<pid>.pending, or PATH.<pid>.<n>.pending when that name is taken
  * (another run's unrecovered file is never touched).  *RET_FD keeps the
  * writer's lock. */
-int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs, struct pending_header **ret,
-		   char **ret_path, int *ret_fd);
+int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs, const char *run_id,
+		   struct pending_header **ret, char **ret_path, int *ret_fd);
 /* Give the mirror at PENDING_PATH a second name for the trace file PATH
  * (another file sink with the same records), *RET_PATH; TRACE_FD lowers
  * trace_off to that file's size.  -errno when no hard link can be made. */
@@ -85,12 +96,24 @@ static inline void pending_set_used(struct pending_header *h, unsigned i, size_t
  * are in the trace). */
 void pending_remove(struct pending_header *h, char *const *paths, size_t n_paths, int fd);
 
+/* Does the pid in H mean something here: the same boot and PID namespace? */
+bool pending_same_host(const struct pending_header *h);
+/* Start time of process PID (a zombie's too) as the header holds it, or 0. */
+uint64_t pending_start_ticks(int pid);
+
 /* Told about each mirror that was not merged (PENDING its path, WHY one
- * line; ERROR when it is an error rather than a file still in use). */
+ * line; ERROR 1 when it is an error rather than a file still in use), and
+ * with ERROR -1 about each one merged (WHY: whose records, for a caller
+ * that names them). */
 typedef void (*pending_say_fn)(void *ud, const char *pending, const char *why, int error);
+/* Is the mirror with header H one the caller may merge (its writer's
+ * identity: pid, start time, boot, run_id)? */
+typedef bool (*pending_ours_fn)(void *ud, const struct pending_header *h);
 /* Append the records of each dead writer's PATH.<pid>[.<n>].pending that
- * TRACE lacks, then delete it.  Files of live writers are left alone.
- * Returns the number of records recovered or -errno (-ENOENT: neither the
- * trace nor a mirror exists; -EBADMSG: some mirror was not merged, and SAY
- * was told why). */
-int pending_recover(const char *trace, pending_say_fn say, void *ud);
+ * TRACE lacks, then delete it.  Only the tracing user's own files (owned by
+ * the effective uid, writable by no one else), and of those only the ones
+ * OURS takes (NULL: all): another's is said and left as it is, never
+ * deleted.  Files of live writers are left alone.  Returns the number of
+ * records recovered or -errno (-ENOENT: neither the trace nor a mirror
+ * exists; -EBADMSG: some mirror was not merged, and SAY was told why). */
+int pending_recover(const char *trace, pending_ours_fn ours, pending_say_fn say, void *ud);

@@ -240,7 +240,7 @@ static void test_pending_create(void)
 	snprintf(trace, sizeof(trace), "%s/t.jsonl", dir);
 	tfd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	old = umask(027);
-	CHECK(tfd >= 0 && pending_create(trace, tfd, 65536, 4, &h, &mp, &fd) == 0, "pending_create makes a mirror");
+	CHECK(tfd >= 0 && pending_create(trace, tfd, 65536, 4, NULL, &h, &mp, &fd) == 0, "pending_create makes a mirror");
 	umask(old);
 	if (!h)
 		return;
@@ -293,7 +293,7 @@ static int dead_writer(const char *trace, const uint64_t *seqs)
 		size_t used = 0;
 		int tfd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC), fd = -1;
 
-		if (tfd < 0 || pending_create(trace, tfd, 65536, 2, &h, &mp, &fd) < 0 ||
+		if (tfd < 0 || pending_create(trace, tfd, 65536, 2, NULL, &h, &mp, &fd) < 0 ||
 		    pending_reserve(h, fd, 0, 0, 65536) < 0)
 			_exit(1);
 		for (; *seqs; seqs++) {
@@ -349,7 +349,7 @@ static void pending_gap(const uint64_t *seqs, uint64_t written, int appended, ui
 		fprintf(f, "%s\n", line);
 		fclose(f);
 	}
-	n = pending_recover(trace, NULL, NULL);
+	n = pending_recover(trace, NULL, NULL, NULL);
 	CHECK(n == appended + (lost > 0), "%d records the trace lacked are appended%s (%d)", appended,
 	      lost ? ", and trace.dropped" : "", n);
 	f = fopen(trace, "r");

@@ -410,6 +410,7 @@ static int stage_open_for_files(void)
 {
 	_cleanup_free_ char **paths = calloc(n_sinks, sizeof(char *));
 	_cleanup_free_ int *fds = calloc(n_sinks, sizeof(int));
+	const char *run = NULL;
 	size_t n = 0;
 
 	if (!paths || !fds)
@@ -420,7 +421,13 @@ static int stage_open_for_files(void)
 		if (ct_file_sink_target(&sinks[i], &p, &fds[n]))
 			paths[n++] = (char *)p;
 	}
-	return stage_open(paths, fds, n);
+	/* the status socket's name tells `clrtrace run` which mirrors are of its
+	 * processes (a later trace of the process: status_socket has it) */
+	if (status_socket)
+		run = status_socket + 1;
+	else if (spec.status && spec.status[0] == '@')
+		run = spec.status + 1;
+	return stage_open(paths, fds, n, run);
 }
 
 static void close_each(void);

@@ -526,7 +526,7 @@ bool stage_is_open(void)
 }
 
 /* Open the area (see stage.h). */
-int stage_open(char *const *paths, const int *fds, size_t n)
+int stage_open(char *const *paths, const int *fds, size_t n, const char *run_id)
 {
 	size_t len = (size_t)MAX_SLOTS * 2 * HALF_SIZE;
 	char *mp = NULL;
@@ -535,7 +535,7 @@ int stage_open(char *const *paths, const int *fds, size_t n)
 	pthread_mutex_lock(&slots_mutex);
 	mirror_paths = n ? calloc(n, sizeof(*mirror_paths)) : NULL;
 	if (mirror_paths &&
-	    pending_create(paths[0], fds[0], HALF_SIZE, PENDING_MAX_BUFS, &mirror, &mp, &mirror_fd) == 0) {
+	    pending_create(paths[0], fds[0], HALF_SIZE, PENDING_MAX_BUFS, run_id, &mirror, &mp, &mirror_fd) == 0) {
 		mirror_paths[0] = mp;
 		n_mirror_paths = 1;
 		/* the other files' merges find the same records under their names */

@@ -10,8 +10,9 @@
 
 /* Open the area for a trace: its buffers are a mirror of the trace files
  * PATHS[0..n) (open as FDS), FILE.<pid>.pending, or private memory when
- * there is none.  0 or -errno. */
-int stage_open(char *const *paths, const int *fds, size_t n);
+ * there is none; RUN_ID names the `clrtrace run` the process is traced
+ * under in the mirror's header (NULL: none).  0 or -errno. */
+int stage_open(char *const *paths, const int *fds, size_t n, const char *run_id);
 /* Number the record LINE[CT_SEQ_ROOM..len) (its {"v":1,"seq":N written
  * into the room in front) and stage it for the writer.  1 when staged, 0
  * when it is not part of the trace (sealed, ended, closed), -errno when it
