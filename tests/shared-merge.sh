@@ -5,7 +5,9 @@
 # the file in one line and leave it as it is (not deleted).  `run` takes
 # only the mirrors of the processes it started (the run named in the
 # header), not another dead process's of the same user; `recover` takes
-# the user's own and says whose they were.
+# the user's own and says whose they were.  And `run` checks the directory
+# of a %p name, not the name with its own pid, which another user can
+# plant a symlink under.
 . "${top_srcdir:-.}/tests/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root to act as a second user (nobody)"
 command -v setpriv >/dev/null 2>&1 || die "setpriv (util-linux) is missing"
@@ -105,4 +107,19 @@ wait $rp 2>/dev/null
 	fail "run left its own program's mirror: $(cat "$OUT/killed.err")"
 check_trace "$shared/killed.jsonl"
 
+# 6. a %p name: run checks its directory, not the name with its own pid,
+# where nobody planted symlinks (for the next thousand pids)
+# (one process makes them all: each would take a pid of the range)
+nobody perl -e 'open(my $f, "<", "/proc/sys/kernel/ns_last_pid") or die; my $l = <$f>;
+	symlink("/nonexistent", "$ARGV[0]/p-$_.jsonl") or die "symlink: $!" for $l + 1 .. $l + 1000' "$shared" ||
+	fail "nobody cannot plant symlinks in $shared"
+"$CLRTRACE" run -o "file:$shared/p-%p.jsonl" -- dotnet "$dll" status 3 >"$OUT/p.out" 2>"$OUT/p.err"
+expect "a %p name with symlinks planted: the program ran (its status)" "$?" 3
+grep -q "the program was not started" "$OUT/p.err" && fail "run refused: $(cat "$OUT/p.err")" ||
+	ok "a %p name with symlinks planted: run did not refuse it"
+# its directory is still checked, in one line
+"$CLRTRACE" run -o "file:$shared/nodir/p-%p.jsonl" -- dotnet "$dll" status 3 >"$OUT/c.out" 2>"$OUT/c.err"
+expect "a %p name in a missing directory: exit 2" "$?" 2
+expect "a %p name in a missing directory: one line" "$(cat "$OUT/c.err")" \
+	"clrtrace: run: --output file:$shared/nodir/p-%p.jsonl: its directory: No such file or directory; the program was not started"
 finish

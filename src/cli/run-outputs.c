@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -20,8 +21,12 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-/* Why PATH cannot be a trace file (NULL: it can). */
-static const char *file_problem(const char *path, int *err)
+/* Why PATH cannot be a trace file (NULL: it can).  NAME_KNOWN: PATH is
+ * the very name the program will use; else only its directory is looked
+ * at (the name holds the program's pid or start time, which run does not
+ * know: whatever lies under a name made with run's own pid, another user's
+ * symlink in a shared directory, is nothing the program would open). */
+static const char *file_problem(const char *path, bool name_known, int *err)
 {
 	_cleanup_free_ char *copy = strdup(path);
 	const char *dir;
@@ -29,7 +34,9 @@ static const char *file_problem(const char *path, int *err)
 
 	if (!copy)
 		return *err = ENOMEM, "";
-	if (lstat(path, &st) == 0) {
+	if (!name_known)
+		errno = ENOENT;
+	else if (lstat(path, &st) == 0) {
 		if (S_ISLNK(st.st_mode))
 			return *err = 0, "is a symbolic link (the tracer does not follow them)";
 		if (S_ISDIR(st.st_mode))
@@ -62,16 +69,22 @@ int run_check_outputs(const char *outputs, const char *name)
 		tok = strstrip(tok);
 		if (!startswith(tok, "file:"))
 			continue;
-		/* our pid stands for the program's: only the directory matters */
-		_cleanup_free_ char *path = config_expand_path(tok + 5, (int)getpid(), name ? name : "program",
-							       (long long)time(NULL));
-		_cleanup_free_ char *q = esc_strdup(path ? path : tok + 5);
+		/* the program's pid and start time are not known yet: with %p or %t
+		 * in the name, only its directory is checked (%p in the directory:
+		 * not even that) */
+		const char *slash = strrchr(tok + 5, '/');
+		bool name_known = !strstr(tok + 5, "%p") && !strstr(tok + 5, "%t");
+		_cleanup_free_ char *path = NULL, *q = NULL;
 		const char *why;
 		int err = 0;
 
+		if (slash && memmem(tok + 5, (size_t)(slash - tok - 5), "%p", 2))
+			continue;
+		path = config_expand_path(tok + 5, (int)getpid(), name ? name : "program", (long long)time(NULL));
 		if (!path)
 			continue; /* a bad template: the profiler says so */
-		why = file_problem(path, &err);
+		q = esc_strdup(name_known ? path : tok + 5);
+		why = file_problem(path, name_known, &err);
 		if (why) {
 			cli_error("run: --output file:%s: %s%s; the program was not started", q ? q : "?", why,
 				  err ? strerror(err) : "");
