@@ -150,7 +150,7 @@ struct run_found {
 };
 
 /* Merge and count one trace file this run wrote, ST (once, however often
- * it is found). */
+ * and under whichever name it is found). */
 static void found_file(struct run_found *rf, const char *path, const struct stat *st, bool quiet)
 {
 	char **more;
@@ -248,6 +248,19 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 			found_file(rf, g.gl_pathv[j], &st, quiet);
 	}
 	globfree(&g);
+}
+
+/* The trace files the processes had open at exit (ST), under the names they
+ * had then: a trace renamed while the program ran (logrotate) is counted
+ * where it is now.  The user's own regular files, written since START. */
+static void find_reported_files(struct run_found *rf, const struct run_status *st, time_t start, bool quiet)
+{
+	for (int k = 0; k < st->n_files; k++) {
+		struct stat s;
+
+		if (lstat(st->files[k], &s) == 0 && S_ISREG(s.st_mode) && s.st_mtime >= start && s.st_uid == geteuid())
+			found_file(rf, st->files[k], &s, quiet);
+	}
 }
 
 /* Find, merge and count the trace files this run produced. */
@@ -362,8 +375,10 @@ static void summarise(const char *outputs, pid_t pid, time_t start, int quiet, i
 		if (st.pids[k] != pid)
 			pids[p.n++] = st.pids[k];
 	find_run_files(&rf, outputs, &p, start, quiet);
+	find_reported_files(&rf, &st, start, quiet);
 	if (!quiet)
 		say_summary(&rf, outputs, pid, &st, w, journal_down);
+	run_status_done(&st);
 	strv_freep(&rf.paths);
 	free(rf.ids);
 	free(rf.device);

@@ -74,7 +74,24 @@ static void parse_left_out(struct run_status *st, const char *msg)
 	add_reason(st->left_names, sizeof(st->left_names), label, strcspn(label, "\n"));
 }
 
-/* Take one report: "clrtrace-status 1 PID RECORDS" then "LOST\tWHERE\tREASON" lines. */
+/* Take one "open\tPATH" line (LINE..NL): a trace file the process had open at exit, once. */
+static void add_file(struct run_status *st, const char *line, const char *nl)
+{
+	const char *p = line + 5;
+	size_t n = (size_t)(nl - p);
+
+	if (n == 0 || p[0] != '/' || memchr(p, 0, n) || st->n_files >= (int)(sizeof(st->files) / sizeof(st->files[0])))
+		return;
+	for (int k = 0; k < st->n_files; k++)
+		if (strlen(st->files[k]) == n && memcmp(st->files[k], p, n) == 0)
+			return;
+	st->files[st->n_files] = strndup(p, n);
+	if (st->files[st->n_files])
+		st->n_files++;
+}
+
+/* Take one report: "clrtrace-status 1 PID RECORDS" then "LOST\tWHERE\tREASON" lines and
+ * "open\tPATH" lines. */
 static void parse_report(struct run_status *st, char *msg, size_t len)
 {
 	char *line, *end = msg + len, *nl;
@@ -95,9 +112,13 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 		uint64_t lost;
 		int kind;
 
-		nl = strchr(line, '\n');
+		nl = memchr(line, '\n', (size_t)(end - line));
 		if (!nl)
 			break;
+		if (strncmp(line, "open\t", 5) == 0 && nl - line > 5) {
+			add_file(st, line, nl);
+			continue;
+		}
 		tab1 = memchr(line, '\t', (size_t)(nl - line));
 		tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(nl - tab1 - 1)) : NULL;
 		if (!tab2)
@@ -144,6 +165,14 @@ void run_status_collect(int fd, struct run_status *st)
 			continue; /* the name is visible to all: trust only our own */
 		parse_report(st, buf, (size_t)k);
 	}
+}
+
+/* Free what collect allocated. */
+void run_status_done(struct run_status *st)
+{
+	for (int k = 0; k < st->n_files; k++)
+		free(st->files[k]);
+	st->n_files = 0;
 }
 
 /* "; N records lost: REASONS" when one kind of sink lost records, else

@@ -15,6 +15,8 @@ struct run_status {
 		uint64_t lost;     /* records lost, all processes */
 		char reasons[256]; /* distinct reasons, ", " between */
 	} sink[_RS_MAX];
+	char *files[16]; /* the trace files the processes had open at exit (renamed ones too) */
+	int n_files;
 	int left_out;         /* processes the program filter left out */
 	char left_names[256]; /* their distinct names ("dotnet build", "MSBuild"), ", " between */
 };
@@ -26,3 +28,5 @@ void run_status_text(const struct run_status *st, char *buf, size_t size);
 int run_status_listen(char **env);
 /* Read every report that came; never waits. */
 void run_status_collect(int fd, struct run_status *st);
+/* Free what collect allocated. */
+void run_status_done(struct run_status *st);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -157,8 +158,34 @@ void ct_status_send(const char *sock, const char *msg, size_t len)
 		close(fd);
 }
 
-/* At exit: the loss of each sink, once, on stderr and to `clrtrace run`. */
-static void say_exit_losses(uint64_t records)
+/* For `clrtrace run`: an "open\tPATH" line for each trace file the sinks
+ * have open, PATH as /proc/self/fd resolves it now: a trace renamed while
+ * the program ran (logrotate) is found under its new name.  Not a file that
+ * was removed, nor a path that a newline would cut. */
+static void note_open_files(struct strbuf *b)
+{
+	if (!status_socket)
+		return;
+	for (size_t i = 0; i < n_sinks; i++) {
+		char link[64], path[4096];
+		const char *p;
+		struct stat st;
+		ssize_t k;
+		int fd;
+
+		if (!ct_file_sink_target(&sinks[i], &p, &fd) || fstat(fd, &st) < 0 || st.st_nlink == 0)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		k = readlink(link, path, sizeof(path));
+		if (k <= 0 || (size_t)k >= sizeof(path) || path[0] != '/' || memchr(path, '\n', (size_t)k))
+			continue;
+		strbuf_printf(b, "open\t%.*s\n", (int)k, path);
+	}
+}
+
+/* At exit: the loss of each sink, once, on stderr and to `clrtrace run`,
+ * with the trace files open at the end (FILES: note_open_files's lines). */
+static void say_exit_losses(uint64_t records, const char *files)
 {
 	struct strbuf status = { 0 };
 
@@ -183,6 +210,8 @@ static void say_exit_losses(uint64_t records)
 		if (status_socket)
 			strbuf_printf(&status, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
 	}
+	if (status_socket && files)
+		strbuf_puts(&status, files);
 	if (status_socket && !status.oom && status.s)
 		ct_status_send(status_socket, status.s, status.len);
 	strbuf_free(&status);
@@ -278,8 +307,13 @@ void ct_flush_all(bool dying)
 		stage_round(dying, deliver, flush_each);
 	if (!dying)
 		announce_losses();
-	else /* no Shutdown and no atexit come after an unhandled exception */
-		say_exit_losses(stage_numbered());
+	else { /* no Shutdown and no atexit come after an unhandled exception */
+		struct strbuf files = { 0 };
+
+		note_open_files(&files);
+		say_exit_losses(stage_numbered(), files.oom ? NULL : files.s);
+		strbuf_free(&files);
+	}
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
@@ -503,8 +537,13 @@ static void sinks_atexit(void)
 {
 	if (pthread_rwlock_tryrdlock(&sinks_rw) != 0)
 		return; /* closing right now: close says it */
-	if (n_sinks)
-		say_exit_losses(stage_numbered());
+	if (n_sinks) {
+		struct strbuf files = { 0 };
+
+		note_open_files(&files);
+		say_exit_losses(stage_numbered(), files.oom ? NULL : files.s);
+		strbuf_free(&files);
+	}
 	pthread_rwlock_unlock(&sinks_rw);
 }
 
@@ -544,6 +583,7 @@ static void close_each(void)
  * staging area; say what was lost. */
 void ct_sinks_close(void)
 {
+	struct strbuf files = { 0 };
 	uint64_t records;
 
 	ct_sinks_stop_flusher(false);
@@ -553,10 +593,12 @@ void ct_sinks_close(void)
 	stage_close();
 	if (stage_numbered() > records)
 		records = stage_numbered();
+	note_open_files(&files); /* the names, while the files are open */
 	close_each();
 	/* close may count the last losses (a buffer the disk refused): the
 	 * exit line says them, with the rest */
-	say_exit_losses(records);
+	say_exit_losses(records, files.oom ? NULL : files.s);
+	strbuf_free(&files);
 	for (size_t i = 0; i < n_sinks; i++) {
 		free(sinks[i].where);
 		pthread_mutex_destroy(&sinks[i].reason_lock);
