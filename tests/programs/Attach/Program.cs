@@ -2,7 +2,9 @@
 // every 20 ms, says "ready PID" once running, and ends (exit 0, "done N")
 // when the gate file (args[0]) appears, or after args[1] seconds (default
 // 120).  With args[2] = T > 0, T more threads throw without a pause, through
-// a finally and a filter, so that an attach lands inside exception dispatch.
+// a finally and a filter, so that an attach lands inside exception dispatch;
+// after 20,000 exceptions each they pause 1 ms between throws, so that a
+// slow detach on a loaded machine cannot make a trace of gigabytes.
 using System;
 using System.Diagnostics;
 using System.IO;
@@ -32,6 +34,8 @@ static class Program
             try { Nested(i++); }
             catch (InvalidOperationException) when (i % 2 == 0) { }
             catch (InvalidOperationException) { }
+            if (i > 20000)
+                Thread.Sleep(1);
         }
     }
 
