@@ -257,6 +257,16 @@ static void file_failed(struct ct_sink *s, struct file_sink *f, int r, uint64_t 
 	f->holding = true;
 }
 
+/* The seq of the line of D that ends at END (its newline), 0 if none. */
+static uint64_t line_seq(const char *d, size_t end)
+{
+	const char *nl = end ? memrchr(d, '\n', end) : NULL;
+	const char *line = nl ? nl + 1 : d;
+	const char *k = memmem(line, (size_t)(d + end - line), "\"seq\":", 6);
+
+	return k ? strtoull(k + 6, NULL, 10) : 0;
+}
+
 /* Put D[0..len), N whole lines, into a regular file, whole or not at all,
  * under the file's flock (see the top); false when the lock cannot be had
  * (the caller writes without it). */
@@ -290,8 +300,12 @@ static bool file_put_whole(struct ct_sink *s, struct file_sink *f, const char *d
 			n -= count_lines(d, whole);
 			f->n_since_stat += count_lines(d, whole);
 			drops = whole ? 0 : drops; /* held back, a drop record comes first */
-			if (eol && !file_untear(f, done - whole, d + done, (size_t)(eol - (d + done)) + 1))
+			if (whole)
+				f->file_seq = line_seq(d, whole - 1);
+			if (eol && !file_untear(f, done - whole, d + done, (size_t)(eol - (d + done)) + 1)) {
 				n--;
+				f->file_seq = line_seq(d, (size_t)(eol - d)); /* the torn line, completed later */
+			}
 		}
 		file_failed(s, f, r, n, drops);
 	}
