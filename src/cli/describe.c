@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/describe.h"
-#include "cli/sites.h"
+#include "common/record-names.h"
 
 /* The last path component. */
 const char *base_name(const char *path)
@@ -91,7 +91,7 @@ static void d_suspend(struct strbuf *b, const struct rec *r)
 static void d_transition(struct strbuf *b, const struct rec *r)
 {
 	strbuf_printf(b, "%s %s ", jstr(r->j, "direction") ?: "?", jstr(r->j, "reason") ?: "?");
-	sites_say_function(r->j, jstr(r->j, "function") ?: "?", b);
+	dotnet_record_say(r->j, jstr(r->j, "function") ?: "?", b);
 }
 
 static void d_gc(struct strbuf *b, const struct rec *r)
@@ -112,7 +112,7 @@ static void d_function(struct strbuf *b, const struct rec *r)
 	const char *f = jstr(r->j, "function");
 
 	if (f)
-		sites_say_function(r->j, f, b);
+		dotnet_record_say(r->j, f, b);
 }
 
 /* "Type: message" of an exception object. */
@@ -159,7 +159,7 @@ static void d_unhandled(struct strbuf *b, const struct rec *r)
 	exception_text(b, json_object_get(r->j, "exception"));
 	if (jstr(r->j, "thrown_in")) {
 		strbuf_puts(b, " thrown in ");
-		sites_say_function(r->j, jstr(r->j, "thrown_in"), b);
+		dotnet_record_say(r->j, jstr(r->j, "thrown_in"), b);
 	}
 }
 
@@ -203,11 +203,11 @@ static void d_summary(struct strbuf *b, const struct rec *r)
 	strbuf_printf(b, "#%" PRId64 " %s %s", jint(e, "id"), jstr(e, "type") ?: "?", jstr(r->j, "outcome") ?: "?");
 	if (jstr(r->j, "thrown_in")) {
 		strbuf_puts(b, ", thrown in ");
-		sites_say_function(r->j, jstr(r->j, "thrown_in"), b);
+		dotnet_record_say(r->j, jstr(r->j, "thrown_in"), b);
 	}
 	if (jstr(r->j, "caught_in")) {
 		strbuf_puts(b, ", caught in ");
-		sites_say_function(r->j, jstr(r->j, "caught_in"), b);
+		dotnet_record_say(r->j, jstr(r->j, "caught_in"), b);
 	}
 	strbuf_printf(b, "; %zu frames searched,", alen(r, "searched"));
 	/* the results: a filter's own record may have ended "unknown" before

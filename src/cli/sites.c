@@ -121,28 +121,6 @@ static bool frame_line(struct sites *s, json_t *rec, json_t *frame, const char *
 	return pdb_lookup(p, (uint32_t)json_integer_value(tok), (uint32_t)json_integer_value(il), file, line) == 0;
 }
 
-/* The caller of FN in REC's stack (see sites.h). */
-const char *sites_caller(json_t *rec, const char *fn)
-{
-	json_t *stack = json_object_get(rec, "stack"), *frame;
-	size_t i;
-
-	if (!fn)
-		return NULL;
-	json_array_foreach(stack, i, frame)
-		if (strcmp(jstr(frame, "function") ?: "", fn) == 0)
-			return jstr(json_array_get(stack, i + 1), "function");
-	return NULL;
-}
-
-/* FN said readably (see sites.h). */
-void sites_say_function(json_t *rec, const char *fn, struct strbuf *b)
-{
-	unsigned marks = dotnet_name(fn, sites_caller(rec, fn), b);
-
-	dotnet_marks(marks, b);
-}
-
 /* One frame in words into B: "at F() in FILE:line N" and the like;
  * true if it has a source line. */
 static bool frame_text(struct sites *s, json_t *rec, json_t *frame, size_t i, struct strbuf *b)

@@ -33,11 +33,3 @@ char *sites_key(struct sites *s, json_t *rec);
 /* Each frame of REC's stack with a source line gains "file" and "line"
  * (REC is changed: give it a copy); how many did. */
 size_t sites_add_lines(struct sites *s, json_t *rec);
-
-/* The raw name of the frame that called the frame named FN in REC's
- * stack (for telling an async method from an iterator), or NULL. */
-const char *sites_caller(json_t *rec, const char *fn);
-
-/* FN (a raw method name from REC) into B as a .NET developer reads it,
- * with its marks: "Verdicts.Program.ThrowLater [async]". */
-void sites_say_function(json_t *rec, const char *fn, struct strbuf *b);
