@@ -8,11 +8,19 @@
  * world's start-up (bench/README.md, start-up).  These definitions stand in
  * for the real functions (the journal code calls them unchanged) and
  * forward to them; without libsystemd they fail with -ELIBACC.
+ *
+ * sd_journal_sendv() is the plain function, not the macro that adds
+ * CODE_FILE, CODE_LINE and CODE_FUNC naming the caller's C source: a
+ * journal entry of clrtrace is about .NET code, and says where itself
+ * (journal-fields.c).  Its callers define SD_JOURNAL_SUPPRESS_LOCATION
+ * too; one that does not calls sd_journal_sendv_with_location(), which is
+ * not here, and does not link.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
 #include "common/lazy-lib.h"
@@ -22,9 +30,7 @@
 
 /* SD_FN(name, (parameters), (arguments)): every function, all returning int */
 #define SD_INT_FNS                                                                                          \
-	SD_FN(sd_journal_sendv_with_location,                                                               \
-	      (const char *file, const char *line, const char *func, const struct iovec *iov, int n),    \
-	      (file, line, func, iov, n))                                                                  \
+	SD_FN(sd_journal_sendv, (const struct iovec *iov, int n), (iov, n))                                \
 	SD_FN(sd_journal_open, (sd_journal **ret, int flags), (ret, flags))                                \
 	SD_FN(sd_journal_open_directory, (sd_journal **ret, const char *path, int flags), (ret, path, flags)) \
 	SD_FN(sd_journal_next, (sd_journal *j), (j))                                                       \

@@ -41,6 +41,10 @@ enum ct_event {
 
 enum ct_phase { PH_INSTANT, PH_BEGIN, PH_END, _PH_MAX, _PH_INVALID = -1 };
 
+/* In a MESSAGE template, @CT_MESSAGE_METHOD path@: the method named at
+ * path, as clrtrace view says it (vocabulary.def). */
+#define CT_MESSAGE_METHOD "fn:"
+
 struct ct_event_info {
 	const char *name;
 	size_t name_len;        /* strlen(name): written into every record */

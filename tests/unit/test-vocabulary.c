@@ -109,6 +109,9 @@ static bool template_ok(const char *t, json_t *props, char *why, size_t whylen)
 			}
 			memcpy(path, p + 1, (size_t)(end - p - 1));
 			path[end - p - 1] = 0;
+			/* @fn:path@: the method named at path */
+			if (strncmp(path, CT_MESSAGE_METHOD, strlen(CT_MESSAGE_METHOD)) == 0)
+				memmove(path, path + strlen(CT_MESSAGE_METHOD), strlen(path) - strlen(CT_MESSAGE_METHOD) + 1);
 			for (char *c = strtok_r(path, ".", &save); c; c = strtok_r(NULL, ".", &save))
 				if (!json_object_get(props, c)) {
 					snprintf(why, whylen, "@%.*s@: no property \"%s\" in the schema",

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profiler/sinks/journal-fields.h"
+#include "common/record-names.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 
@@ -195,8 +196,21 @@ static json_t *lookup(json_t *rec, const char *path)
 	return v;
 }
 
-/* Append V as MESSAGE text (arrays joined by ","), control characters as
- * spaces; false if it is missing, null or an object. */
+/* Append the LEN bytes of T as MESSAGE text, control characters as spaces. */
+static void append_text(struct strbuf *b, const char *t, size_t len)
+{
+	for (size_t k = 0; k < len; k++) {
+		/* a C1 control (U+0080..U+009F: 0xc2 0x80..0x9f), CSI among them */
+		bool c1 = (unsigned char)t[k] == 0xc2 && k + 1 < len && (unsigned char)t[k + 1] >= 0x80 &&
+			  (unsigned char)t[k + 1] <= 0x9f;
+
+		strbuf_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f || c1 ? " " : t + k, 1);
+		k += c1;
+	}
+}
+
+/* Append V as MESSAGE text (arrays joined by ","); false if it is
+ * missing, null or an object. */
 static bool append_value(struct strbuf *b, json_t *v)
 {
 	char buf[64];
@@ -218,14 +232,24 @@ static bool append_value(struct strbuf *b, json_t *v)
 	t = v ? scalar_text(v, buf, &len) : NULL;
 	if (!t)
 		return false;
-	for (size_t k = 0; k < len; k++) {
-		/* a C1 control (U+0080..U+009F: 0xc2 0x80..0x9f), CSI among them */
-		bool c1 = (unsigned char)t[k] == 0xc2 && k + 1 < len && (unsigned char)t[k + 1] >= 0x80 &&
-			  (unsigned char)t[k + 1] <= 0x9f;
+	append_text(b, t, len);
+	return true;
+}
 
-		strbuf_add(b, (unsigned char)t[k] < 0x20 || t[k] == 0x7f || c1 ? " " : t + k, 1);
-		k += c1;
-	}
+/* Append the method named by V (a raw name of REC) as clrtrace view says
+ * it; false if V is no string. */
+static bool append_method(struct strbuf *b, json_t *rec, json_t *v)
+{
+	struct strbuf name = { 0 };
+
+	if (!json_is_string(v))
+		return false;
+	dotnet_record_say(rec, json_string_value(v), &name);
+	if (name.oom)
+		b->oom = true;
+	else if (name.s)
+		append_text(b, name.s, name.len);
+	strbuf_free(&name);
 	return true;
 }
 
@@ -249,8 +273,10 @@ static void expand(struct strbuf *b, const char *tmpl, json_t *rec)
 		} else if (*p == '@' && strchr(p + 1, '@')) {
 			const char *end = strchr(p + 1, '@');
 			char *path = strndup(p + 1, (size_t)(end - p - 1));
+			bool method = path && strncmp(path, CT_MESSAGE_METHOD, strlen(CT_MESSAGE_METHOD)) == 0;
 
-			if (!path || !append_value(b, lookup(rec, path)))
+			if (!path || !(method ? append_method(b, rec, lookup(rec, path + strlen(CT_MESSAGE_METHOD)))
+					      : append_value(b, lookup(rec, path))))
 				group_ok = !in_group;
 			free(path);
 			p = end;
@@ -305,6 +331,43 @@ char *jf_message(json_t *rec, enum ct_event ev, int depth)
 	return strbuf_steal(&b);
 }
 
+/* The raw name of the .NET method REC is about, for CODE_FUNC: its
+ * stack's innermost managed frame (an exception's throw site), else the
+ * method it names (thrown_in, function); NULL if none. */
+static const char *code_method(json_t *rec)
+{
+	static const char *const paths[] = { "thrown_in", "function" };
+	json_t *frame;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "stack"), i, frame) {
+		const char *f = json_string_value(json_object_get(frame, "function"));
+
+		if (f && strcmp(f, "[native]") != 0)
+			return f;
+	}
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (json_is_string(json_object_get(rec, paths[i])))
+			return json_string_value(json_object_get(rec, paths[i]));
+	return NULL;
+}
+
+/* Add CODE_FUNC, the method REC is about as clrtrace view says it (see
+ * journal-fields.h), if it names one. */
+static int add_code_func(struct jf_entry *e, json_t *rec)
+{
+	const char *fn = code_method(rec);
+	struct strbuf b = { 0 };
+	int r;
+
+	if (!fn)
+		return 0;
+	dotnet_record_say(rec, fn, &b);
+	r = b.oom ? -ENOMEM : entry_add(e, "CODE_FUNC", b.s ? b.s : "", b.len);
+	strbuf_free(&b);
+	return r;
+}
+
 /* Build the entry for one record line (see journal-fields.h). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m)
 {
@@ -337,6 +400,8 @@ int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_m
 		goto out;
 	snprintf(num, sizeof(num), "%d", m->tid);
 	if ((r = entry_add(e, "TID", num, strlen(num))) < 0)
+		goto out;
+	if ((r = add_code_func(e, rec)) < 0)
 		goto out;
 	if ((r = flatten(e, rec, &path)) < 0)
 		goto out;

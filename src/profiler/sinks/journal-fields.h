@@ -20,9 +20,9 @@
 /* sd_journal_sendv() turns each field into 2 iovecs (5 when its value
  * holds a newline), plus 3, and one sendmsg() takes at most 1024 (Linux
  * UIO_MAXIOV; more is EINVAL and the entry is lost): the record's own
- * fields get what the 7 fixed ones (5 each at most) leave. */
+ * fields get what the 8 fixed ones (5 each at most) leave. */
 #define JF_IOV_MAX 1024
-#define JF_IOV_RECORD (JF_IOV_MAX - 3 - 7 * 5)
+#define JF_IOV_RECORD (JF_IOV_MAX - 3 - 8 * 5)
 
 /* One entry under construction: "NAME=value" items in one growing buffer
  * (reused from entry to entry), turned into iovecs at the end. */
@@ -51,14 +51,20 @@ struct jf_meta {
 void jf_field_name(const char *path, char out[JF_NAME_MAX + 1]);
 
 /* Build the entry for the record LINE (LEN bytes, one JSON object) into E.
- * Returns 0 or -errno (-EINVAL: not a JSON object). */
+ * CODE_FUNC is the .NET method the record is about, as clrtrace view says
+ * it (Program.FetchAsync [async]): the innermost managed frame of its
+ * stack (the throw site), else its thrown_in or function; left out when it
+ * names none.  No CODE_FILE or CODE_LINE: records carry no source lines
+ * (the CLI reads them from the PDBs).  Returns 0 or -errno (-EINVAL: not
+ * a JSON object). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m);
 
 /* The iovecs of the entry just built; *n gets their number. */
 const struct iovec *jf_iovec(struct jf_entry *e, size_t *n);
 
 /* Render the MESSAGE line of a parsed record into a malloc'd string:
- * indentation by depth, event and phase, the event's subject, duration. */
+ * indentation by depth, event and phase, the event's subject (methods
+ * named as clrtrace view names them), duration. */
 char *jf_message(json_t *rec, enum ct_event ev, int depth);
 
 /* Free what E holds; E may be reused after. */

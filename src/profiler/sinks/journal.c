@@ -3,7 +3,9 @@
  * The systemd journal sink.  write() runs on the stage writer (stage.c: one
  * producer at a time, never a program thread) and only copies the record
  * line into a bounded queue; a sender thread turns each line into an entry
- * (journal-fields.c) and sends it with sd_journal_sendv().
+ * (journal-fields.c) and sends it with sd_journal_sendv() (the function,
+ * not the macro: CODE_FILE and CODE_LINE would name this file; CODE_FUNC
+ * is the .NET method the entry is about, when the record names one).
  *
  * Nothing waits on journald except the writer and a bounded drain:
  *  - a full queue, a record over the client-side rate limit, or journald
@@ -26,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
