@@ -154,4 +154,48 @@ else
 	fail "the dying process's records: $n_j in the journal, $n_f in the file"
 fi
 
+# 5. the entry in .NET's words: CODE_FUNC is the throwing method as
+# clrtrace view says it (CODE_FILE and CODE_LINE only for a .NET source
+# file, never clrtrace's own C); MESSAGE names methods as view does; a
+# rethrow's MESSAGE says so, and of which throw
+"$CLRTRACE" run -e +stacks -o "file:$OUT/async.jsonl" -o journal --ident "$ID-async" -- dotnet "$dll" async \
+	>"$OUT/async.stdout" 2>"$OUT/async.stderr"
+"$CLRTRACE" run -e +stacks -o "file:$OUT/rethrow.jsonl" -o journal --ident "$ID-rethrow" -- dotnet "$dll" rethrow \
+	>"$OUT/rethrow.stdout" 2>"$OUT/rethrow.stderr"
+journald_sync
+expect "async scenario ran" "$(cat "$OUT/async.stdout")" "caught 1"
+expect "rethrow scenario ran" "$(cat "$OUT/rethrow.stdout")" "caught 1"
+jctl -o json --all >"$OUT/all.journal.json"
+expect "no clrtrace entry names a C file in CODE_FILE" \
+	"$(jq -r 'select(.CLRTRACE_EVENT) | .CODE_FILE // empty' "$OUT/all.journal.json" | grep -c '\.[ch]$')" 0
+expect "no clrtrace entry has CODE_LINE without CODE_FILE" \
+	"$(jq -c 'select(.CLRTRACE_EVENT and .CODE_LINE and (.CODE_FILE | not))' "$OUT/all.journal.json" | wc -l)" 0
+# view's first "at" line under the throw is its innermost frame:
+# "at NAME() [marks] in FILE:line N"; CODE_FUNC is NAME [marks]
+site=$("$CLRTRACE" view --color=never "$OUT/async.jsonl" 2>/dev/null | grep -A1 'exception.throw #1 ' | grep -m1 '^ *at ' |
+	sed -e 's/^ *at //' -e 's/ in .*//' -e 's/ IL_[0-9a-f]*$//' -e 's/()//')
+expect "view names the async throw site" "$site" "Journal.Program.ThrowAsync [async]"
+jctl -o verbose -t "$ID-async" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_ID=1 >"$OUT/async-throw.verbose"
+expect "CODE_FUNC of the async throw is view's name of the throwing method" \
+	"$(jctl -o json -t "$ID-async" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_ID=1 | jq -r '.CODE_FUNC // "(none)"')" "$site"
+msg=$(jctl -o json -t "$ID-async" CLRTRACE_EVENT=exception.summary CLRTRACE_EXCEPTION_ID=1 | jq -r .MESSAGE)
+case $msg in
+*"thrown in Journal.Program.ThrowAsync [async]"*) ok "the async exception's summary MESSAGE says [async] ($msg)" ;;
+*) fail "the async exception's summary MESSAGE: '$msg'" ;;
+esac
+expect "no MESSAGE names a compiler-generated state machine" \
+	"$(jctl -o json -t "$ID-async" | jq -r .MESSAGE | grep -c '>d__')" 0
+jctl -o json -t "$ID-rethrow" CLRTRACE_EVENT=exception.throw >"$OUT/rethrow.journal.json"
+expect "the rethrow run has two throws" "$(wc -l <"$OUT/rethrow.journal.json")" 2
+# (without the indentation by depth: the rethrow is deeper, inside a catch)
+m1=$(jq -r 'select(.CLRTRACE_RETHROW == "false") | .MESSAGE | sub("^ *"; "")' "$OUT/rethrow.journal.json")
+m2=$(jq -r 'select(.CLRTRACE_RETHROW == "true") | .MESSAGE | sub("^ *"; "")' "$OUT/rethrow.journal.json")
+id1=$(jq -r 'select(.CLRTRACE_RETHROW == "false") | .CLRTRACE_EXCEPTION_ID' "$OUT/rethrow.journal.json")
+if [ -n "$m2" ] && [ "$m1" != "$m2" ]; then ok "a rethrow's MESSAGE differs from its first throw's"; else
+	fail "a rethrow's MESSAGE is its first throw's: '$m1' / '$m2'"; fi
+case $m2 in
+*"rethrown (first thrown as #$id1)"*) ok "the rethrow's MESSAGE names the first throw ($m2)" ;;
+*) fail "the rethrow's MESSAGE does not name #$id1: '$m2'" ;;
+esac
+
 finish

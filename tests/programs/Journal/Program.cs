@@ -2,6 +2,7 @@
 using System;
 using System.Runtime.InteropServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Journal
 {
@@ -33,6 +34,35 @@ namespace Journal
             return 0;
         }
 
+        // an async method that throws: its code is a state machine's
+        // MoveNext (Journal.Program+<ThrowAsync>d__N.MoveNext)
+        static async Task ThrowAsync(int i)
+        {
+            await Task.Yield();
+            throw new JournalTestException("journal async " + i);
+        }
+
+        // a throw; of what was caught: a rethrow of the first throw
+        static int Rethrow()
+        {
+            try
+            {
+                try
+                {
+                    Thrower(0);
+                }
+                catch (JournalTestException)
+                {
+                    throw;
+                }
+            }
+            catch (JournalTestException)
+            {
+                return 1;
+            }
+            return 0;
+        }
+
         static void Fail()
         {
             throw new InvalidOperationException("journal unhandled");
@@ -51,6 +81,21 @@ namespace Journal
                     GC.KeepAlive(Thread.CurrentThread);
                     for (int i = 0; i < n; i++)
                         caught += CatchOne(i);
+                    Console.WriteLine("caught " + caught);
+                    return 0;
+                case "async":
+                    try
+                    {
+                        ThrowAsync(0).GetAwaiter().GetResult();
+                    }
+                    catch (JournalTestException)
+                    {
+                        caught++;
+                    }
+                    Console.WriteLine("caught " + caught);
+                    return 0;
+                case "rethrow":
+                    caught = Rethrow();
                     Console.WriteLine("caught " + caught);
                     return 0;
                 case "unhandled":
