@@ -56,19 +56,68 @@ const char *const exm_verdict_names[_EXM_VERDICT_MAX] = {
 /* Input kind from its fixture name, or _EXM_INPUT_INVALID. */
 DEFINE_STRING_TABLE_FROM_STRING_OF(exm_input, exm_input_names, enum exm_input_kind, _EXM_INPUT_INVALID)
 
-enum st { S_SEARCH, S_FILTER, S_UNWIND, S_FINALLY, S_CATCH };
+/*
+ * PHASES.  Where a story is, one value (struct exr.phase):
+ *
+ *            thrown
+ *              |
+ *              v       FilterEnter             FilterLeave
+ *   +------> SEARCH -------------> FILTER ---------------> FILTER_RETURNED
+ *   |          |                     |                            |
+ *   |          |                     | a nested exception          | the next input tells
+ *   |          |                     | escaped it ("threw"), or    | its result (settle_filter)
+ *   +----------+---------------------+ it was abandoned            |
+ *   +----------+--------------------------------------------------+
+ *              | the first unwind input, or a finally/catch enter
+ *              v           (start_unwind)
+ *            UNWIND <----------------> FINALLY
+ *                   <----------------> CATCH
+ *              enter: enter_handler; back: its Leave, or abandoned
+ *              (close_handler) by the next handler or frame
+ *
+ * phase_next[] is that diagram; set_phase() checks every move against it.
+ * The spans follow from the phase: exception.search is open in the first
+ * three (until exception.unhandled closed it: legacy EH ends the search
+ * there), exception.unwind in the last three.  Orthogonal to the phase,
+ * the frame span of the current pass (exception.search.frame in the first
+ * pass, exception.unwind.frame in the second) is FRAME_NONE, FRAME_OPEN,
+ * or FRAME_HELD: its Leave came, but a funclet duplicate of the frame may
+ * follow (settle_pending decides at the next input).  A filter runs inside
+ * its frame's search, a finally or catch inside its frame's unwind.
+ * What the phase does not say are facts about the exception (muted,
+ * has_catcher, boundary, reported_unhandled, wrapped…), and the legacy
+ * (.NET 8) rules keep their own state (struct exl, machine-legacy.c).
+ */
+enum phase { SEARCH, FILTER, FILTER_RETURNED, UNWIND, FINALLY, CATCH, _PHASE_MAX };
 
-/* The nested_in context of an exception thrown while another is in state S. */
-static const char *const context_names[] = {
-	[S_SEARCH] = "search", [S_FILTER] = "filter", [S_UNWIND] = "unwind",
-	[S_FINALLY] = "finally", [S_CATCH] = "catch",
+static const char *const phase_names[_PHASE_MAX] = {
+	[SEARCH] = "search", [FILTER] = "filter", [FILTER_RETURNED] = "filter_returned",
+	[UNWIND] = "unwind", [FINALLY] = "finally", [CATCH] = "catch",
 };
 
-static const enum ct_event handler_event[] = {
-	[S_FILTER] = EV_EXCEPTION_FILTER, [S_FINALLY] = EV_EXCEPTION_FINALLY, [S_CATCH] = EV_EXCEPTION_CATCH,
+#define TO(p) (1u << (p))
+/* The moves the diagram allows, from each phase. */
+static const unsigned phase_next[_PHASE_MAX] = {
+	[SEARCH] = TO(FILTER) | TO(UNWIND),
+	[FILTER] = TO(FILTER_RETURNED) | TO(SEARCH),
+	[FILTER_RETURNED] = TO(FILTER_RETURNED) | TO(SEARCH),
+	[UNWIND] = TO(FINALLY) | TO(CATCH),
+	[FINALLY] = TO(UNWIND),
+	[CATCH] = TO(UNWIND),
+};
+#undef TO
+
+enum frame_span { FRAME_NONE, FRAME_OPEN, FRAME_HELD };
+
+/* The nested_in context of an exception thrown while another is in phase P. */
+static const char *const context_names[_PHASE_MAX] = {
+	[SEARCH] = "search", [FILTER] = "filter", [FILTER_RETURNED] = "filter", [UNWIND] = "unwind",
+	[FINALLY] = "finally", [CATCH] = "catch",
 };
 
-enum pending { P_NONE, P_SEARCH, P_UNWIND };
+static const enum ct_event handler_event[_PHASE_MAX] = {
+	[FILTER] = EV_EXCEPTION_FILTER, [FINALLY] = EV_EXCEPTION_FINALLY, [CATCH] = EV_EXCEPTION_CATCH,
+};
 
 /* A list of function names the summary writes as a JSON array, kept as that
  * array's text ("[" and the members so far): a frame costs one escaped copy,
@@ -83,18 +132,18 @@ struct namelist {
 /* One live exception. */
 struct exr {
 	uint64_t id, object, t0;
-	enum st state;
-	bool muted, reported, escaping_filter;
-	bool search_open, sframe_open, unwind_open, uframe_open;
-	bool has_catcher, filter_pending, coalesced;
+	enum phase phase;         /* where the story is (PHASES above) */
+	enum frame_span frame;    /* the frame span of the current pass */
+	bool muted, reported;
+	bool has_catcher;         /* the first pass found a catcher */
+	bool coalesced;           /* a funclet duplicate frame was folded in already */
 	bool handler_runtime;     /* the open filter is the runtime's (exm_input.runtime) */
-	enum pending pending;     /* a frame Leave held back: a funclet duplicate may follow */
-	uint64_t sframe_fn, uframe_fn, catcher_fn;
+	uint64_t frame_fn;        /* the function of the current pass's last frame */
 	uint64_t handler_fn, handler_fp, handler_pc;
 	uint64_t parent_id, parent_handler_fn, rethrow_of, superseded_by;
 	const char *context;      /* static; NULL when not nested */
 	/* function names: the input's, which outlive the machine (machine.h) */
-	const char *sframe_name, *uframe_name, *handler_name, *thrown_in, *caught_in;
+	const char *frame_name, *handler_name, *thrown_in, *caught_in;
 	struct strbuf exc_type;   /* its type, once the story started (len 0: not started) */
 	size_t type_hash;         /* of the type the throw named, for recent[] */
 	size_t msg_hash;          /* of its message, and its HRESULT: see moved_rethrow */
@@ -115,7 +164,6 @@ struct exr {
 	bool boundary;            /* the search ended at a native boundary */
 	bool reported_unhandled;  /* exception.unhandled was written */
 	unsigned last_finallys;   /* finally blocks of the last frame still to run */
-	bool end_waits;           /* its last frame unwinds: the summary waits for them */
 	bool wrapped;             /* superseded by a wrapper of it */
 	const char *interrupted;  /* static: what ended the story early */
 	/* 1 + index in filters of a result "unknown" until the catch that
@@ -395,26 +443,68 @@ static void names_reopen(struct namelist *l)
 		l->w.b.len--;
 }
 
-/* --- spans of one exception, closed innermost first ----------------------- */
+/* --- phases ----------------------------------------------------------------- */
 
-static void close_sframe(struct ctx *c, struct exr *r, const char *flag)
+static bool in_search(const struct exr *r)
 {
-	if (!r->sframe_open)
-		return;
-	out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_END, r->sframe_name, flag);
-	r->sframe_open = false;
-	r->pending = P_NONE;
+	return r->phase <= FILTER_RETURNED;
 }
 
-static void close_uframe(struct ctx *c, struct exr *r, const char *flag, bool left)
+static bool in_filter(const struct exr *r)
 {
-	if (!r->uframe_open)
+	return r->phase == FILTER || r->phase == FILTER_RETURNED;
+}
+
+/* Is R's handler span of phase P (a FILTER that returned is still one) open? */
+static bool in_handler(const struct exr *r, enum phase p)
+{
+	return p == FILTER ? in_filter(r) : r->phase == p;
+}
+
+/* Is exception.search open?  Legacy EH closes it at exception.unhandled. */
+static bool search_open(const struct exr *r)
+{
+	return in_search(r) && !r->reported_unhandled;
+}
+
+static bool unwind_open(const struct exr *r)
+{
+	return !in_search(r);
+}
+
+/* R moves to phase TO (phase_next[] says whether it may). */
+static void set_phase(struct ctx *c, struct exr *r, enum phase to)
+{
+	if (!(phase_next[r->phase] & 1u << to))
+		report(c, "exception phase %s -> %s", phase_names[r->phase], phase_names[to]);
+	r->phase = to;
+}
+
+/* --- spans of one exception, closed innermost first ----------------------- */
+
+/* End the current pass's frame span; an unwind frame LEFT goes to unwound. */
+static void close_frame(struct ctx *c, struct exr *r, const char *flag, bool left)
+{
+	if (r->frame == FRAME_NONE)
 		return;
-	out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_END, r->uframe_name, flag);
-	if (left && !r->muted)
-		names_add(&r->unwound, r->uframe_name);
-	r->uframe_open = false;
-	r->pending = P_NONE;
+	if (in_search(r))
+		out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_END, r->frame_name, flag);
+	else {
+		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_END, r->frame_name, flag);
+		if (left && !r->muted)
+			names_add(&r->unwound, r->frame_name);
+	}
+	r->frame = FRAME_NONE;
+}
+
+/* Open the current pass's frame span for IN's function. */
+static void open_frame(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	r->frame_fn = in->fn;
+	r->frame_name = in->function;
+	out_fn(c, r, in_search(r) ? EV_EXCEPTION_SEARCH_FRAME : EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, in->function,
+	       NULL);
+	r->frame = FRAME_OPEN;
 }
 
 /* End the open filter with RESULT ("true", "false", "threw", "unknown"). */
@@ -437,42 +527,47 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 			json_array_append_new(r->filters, f);
 		}
 	}
-	r->filter_pending = false;
-	r->state = S_SEARCH;
+	set_phase(c, r, SEARCH);
 }
 
 /* End the open filter/finally/catch span, if any. */
 static void close_handler(struct ctx *c, struct exr *r, const char *flag)
 {
-	switch (r->state) {
-	case S_FILTER:
+	switch (r->phase) {
+	case FILTER:
+	case FILTER_RETURNED:
 		/* abandoned before its result was known */
 		close_filter(c, r, "unknown", flag);
 		break;
-	case S_FINALLY:
-	case S_CATCH:
-		out_fn(c, r, handler_event[r->state], PH_END, r->handler_name, flag);
-		r->state = S_UNWIND;
+	case FINALLY:
+	case CATCH:
+		out_fn(c, r, handler_event[r->phase], PH_END, r->handler_name, flag);
+		set_phase(c, r, UNWIND);
 		break;
 	default:
 		break;
 	}
 }
 
+/* End the first pass's spans (the phase moves on, or exception.unhandled
+ * ends the search: legacy EH). */
 static void close_search(struct ctx *c, struct exr *r, const char *flag)
 {
-	close_sframe(c, r, flag);
-	if (r->search_open)
+	if (!in_search(r))
+		return;
+	close_frame(c, r, flag, false);
+	if (search_open(r))
 		out_flag(c, r, EV_EXCEPTION_SEARCH, PH_END, flag);
-	r->search_open = false;
 }
 
+/* End the second pass's spans: the story ends, or they are split
+ * (supersede_below). */
 static void close_unwind(struct ctx *c, struct exr *r, const char *flag)
 {
-	close_uframe(c, r, flag, false);
-	if (r->unwind_open)
-		out_flag(c, r, EV_EXCEPTION_UNWIND, PH_END, flag);
-	r->unwind_open = false;
+	if (!unwind_open(r))
+		return;
+	close_frame(c, r, flag, false);
+	out_flag(c, r, EV_EXCEPTION_UNWIND, PH_END, flag);
 }
 
 /* Every open span of R, innermost first. */
@@ -635,7 +730,7 @@ static struct exr *top(struct exm *m)
 static ssize_t filter_below(struct exm *m, size_t i)
 {
 	for (size_t k = i + 1; k > 0; k--)
-		if (m->live[k - 1]->state == S_FILTER)
+		if (in_filter(m->live[k - 1]))
 			return (ssize_t)(k - 1);
 	return -1;
 }
@@ -645,21 +740,14 @@ static ssize_t filter_below(struct exm *m, size_t i)
 /* A held-back frame Leave becomes real unless IN is its funclet duplicate. */
 static bool settle_pending(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (r->pending == P_SEARCH) {
-		if (in->kind == EXM_SEARCH_ENTER && in->fn == r->sframe_fn) {
-			r->pending = P_NONE;
-			r->coalesced = true;
-			return true;
-		}
-		close_sframe(c, r, NULL);
-	} else if (r->pending == P_UNWIND) {
-		if (in->kind == EXM_UNWIND_ENTER && in->fn == r->uframe_fn) {
-			r->pending = P_NONE;
-			r->coalesced = true;
-			return true;
-		}
-		close_uframe(c, r, NULL, true);
+	if (r->frame != FRAME_HELD)
+		return false;
+	if (in->kind == (in_search(r) ? EXM_SEARCH_ENTER : EXM_UNWIND_ENTER) && in->fn == r->frame_fn) {
+		r->frame = FRAME_OPEN;
+		r->coalesced = true;
+		return true;
 	}
+	close_frame(c, r, NULL, true);
 	return false;
 }
 
@@ -670,7 +758,7 @@ static bool settle_pending(struct ctx *c, struct exr *r, const struct exm_input 
  * the result is "unknown". */
 static void settle_filter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (!r->filter_pending)
+	if (r->phase != FILTER_RETURNED)
 		return;
 	if (in->kind != EXM_CATCHER_FOUND || in->fn != r->handler_fn) {
 		close_filter(c, r, "false", NULL);
@@ -709,6 +797,13 @@ static enum ct_outcome replaced(struct exr *b, struct exr *r)
 	return OUTCOME_SUPERSEDED;
 }
 
+/* Does unhandled R unwind the last frame its search entered (new EH)?  Its
+ * summary then waits for the finally blocks there (last_finallys). */
+static bool last_frame_unwinds(const struct exr *r)
+{
+	return r->reported_unhandled && r->frames_unwound && r->frames_unwound >= r->frames_entered;
+}
+
 /* exception.unhandled: R's search found nothing; the process dies next.
  * Legacy EH has no second pass: the story ends here.  New EH runs the
  * finally blocks first, and one of them may replace R with an exception
@@ -741,10 +836,10 @@ static void unhandled(struct ctx *c, struct exr *r)
 static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	close_search(c, r, NULL);
-	r->state = S_UNWIND;
+	set_phase(c, r, UNWIND);
 	if (!r->has_catcher) {
 		if (filter_below(c->m, c->m->n - 1) >= 0)
-			r->escaping_filter = true; /* ends at that filter's Leave */
+			; /* it escapes that filter: its story ends at the filter's Leave */
 		else if (r->legacy ? r->boundary_pending : in->verdict == EXM_VERDICT_BOUNDARY)
 			r->boundary = true; /* ends at the next throw */
 		else {
@@ -753,13 +848,12 @@ static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *i
 		}
 	}
 	out_flag(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, NULL);
-	r->unwind_open = true;
 }
 
 /* Did a handler of R (top) at FP/FN leave the handler of B (below)? */
 static bool escapes(const struct exr *r, struct exr *b, uint64_t fp, uint64_t fn)
 {
-	if (b->state != S_FINALLY && b->state != S_CATCH)
+	if (b->phase != FINALLY && b->phase != CATCH)
 		return false;
 	if (r->legacy && fp && fp == b->handler_fp) {
 		/* legacy EH: inside B's catch or finally block, or past it in
@@ -781,8 +875,8 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 {
 	struct exm *m = c->m;
 	size_t k = 0;
-	bool had_uframe = r->uframe_open;
-	const char *uname = had_uframe ? r->uframe_name : NULL;
+	bool had_uframe = r->frame != FRAME_NONE;
+	const char *uname = had_uframe ? r->frame_name : NULL;
 
 	while (k + 1 < m->n && escapes(r, m->live[m->n - 2 - k], fp, fn))
 		k++;
@@ -797,31 +891,30 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 	m->live[m->n - 1 - k] = r;
 	m->n -= k;
 	out(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, json_pack("{s:b}", "resumed", 1));
-	r->unwind_open = true;
 	if (had_uframe) {
 		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, uname, "resumed");
-		r->uframe_open = true;
+		r->frame = FRAME_OPEN;
 	}
 }
 
-/* The record whose open handler of state S matches FRAME (0: any), or -1. */
-static ssize_t find_handler_at(struct exm *m, enum st s, uint64_t frame)
+/* The record whose open handler of phase P matches FRAME (0: any), or -1. */
+static ssize_t find_handler_at(struct exm *m, enum phase p, uint64_t frame)
 {
 	for (size_t k = m->n; k > 0; k--) {
 		struct exr *r = m->live[k - 1];
 
-		if (r->state == s && (!frame || !r->handler_fp || r->handler_fp == frame))
+		if (in_handler(r, p) && (!frame || !r->handler_fp || r->handler_fp == frame))
 			return (ssize_t)(k - 1);
 	}
 	return -1;
 }
 
 /* Match by frame first; a frame seen nowhere falls back to the innermost. */
-static ssize_t find_handler(struct exm *m, enum st s, uint64_t frame)
+static ssize_t find_handler(struct exm *m, enum phase p, uint64_t frame)
 {
-	ssize_t i = find_handler_at(m, s, frame);
+	ssize_t i = find_handler_at(m, p, frame);
 
-	return i >= 0 || !frame ? i : find_handler_at(m, s, 0);
+	return i >= 0 || !frame ? i : find_handler_at(m, p, 0);
 }
 
 /* Records above index I whose Leave never came: their stories end here. */
@@ -830,21 +923,20 @@ static void drop_above(struct ctx *c, size_t i, enum ct_outcome o, const char *f
 	while (c->m->n > i + 1) {
 		struct exr *r = top(c->m);
 
-		pop(c, r->state == S_CATCH && o == OUTCOME_UNKNOWN ? OUTCOME_CAUGHT : o, flag);
+		pop(c, r->phase == CATCH && o == OUTCOME_UNKNOWN ? OUTCOME_CAUGHT : o, flag);
 	}
 }
 
 /* Open a handler span (filter/finally/catch) on R. */
-static void enter_handler(struct ctx *c, struct exr *r, enum st s, const struct exm_input *in)
+static void enter_handler(struct ctx *c, struct exr *r, enum phase p, const struct exm_input *in)
 {
-	r->state = s;
+	set_phase(c, r, p);
 	r->handler_fn = in->fn;
 	r->handler_fp = in->frame;
 	r->handler_pc = in->pc;
-	r->filter_pending = false;
 	r->handler_name = in->function;
-	r->handler_runtime = s == S_FILTER && in->runtime;
-	out_fn(c, r, handler_event[s], PH_BEGIN, in->function, r->handler_runtime ? "runtime" : NULL);
+	r->handler_runtime = p == FILTER && in->runtime;
+	out_fn(c, r, handler_event[p], PH_BEGIN, in->function, r->handler_runtime ? "runtime" : NULL);
 }
 
 /* B's search ended at a native boundary, and R is the next throw on the
@@ -880,7 +972,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 static void nest_in(struct exr *r, struct exr *parent)
 {
 	r->parent_id = parent->muted ? 0 : parent->id;
-	r->context = context_names[parent->state];
+	r->context = context_names[parent->phase];
 	r->parent_handler_fn = parent->handler_fn;
 	if (!parent->muted && !r->muted && parent->searched.on && (parent->nested || (parent->nested = json_array())))
 		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
@@ -907,7 +999,7 @@ static void nest_in(struct exr *r, struct exr *parent)
  * rethrow, but of another story, which this would name wrongly. */
 static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
-	return parent && parent->state == S_CATCH && !parent->muted && in->traced && in->object &&
+	return parent && parent->phase == CATCH && !parent->muted && in->traced && in->object &&
 	       parent->object != in->object && parent->exc_type.len && in->type &&
 	       strcmp(parent->exc_type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
 	       parent->no_message == in->no_message && parent->has_hresult == in->has_hresult &&
@@ -1011,7 +1103,6 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 	if (in->story_fields)
 		r->story_fields = json_incref(in->story_fields);
 	out_flag(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
-	r->search_open = true;
 }
 
 /* A throw: a new story, nested in the one in flight, perhaps a rethrow of an earlier one. */
@@ -1030,7 +1121,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->id = atomic_fetch_add(&next_id, 1);
 	/* a story stopped at a native boundary: this throw decides its end,
 	 * and R is not nested in it */
-	while ((parent = top(m)) && parent->boundary && parent->state == S_UNWIND)
+	while ((parent = top(m)) && parent->boundary && parent->phase == UNWIND)
 		settle_boundary(c, parent, r, in);
 	r->object = in->object;
 	r->inner = in->inner;
@@ -1045,7 +1136,6 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->hresult = in->hresult;
 	r->has_hresult = in->has_hresult;
 	r->no_message = in->no_message;
-	r->state = S_SEARCH;
 	if (parent)
 		nest_in(r, parent);
 	find_rethrow(m, r, parent, in);
@@ -1063,34 +1153,31 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 
 static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (r->state != S_SEARCH) {
+	if (r->phase != SEARCH) {
 		reset(c, "a frame search outside the first pass", in);
 		return;
 	}
-	close_sframe(c, r, NULL); /* its Leave never came */
+	close_frame(c, r, NULL, false); /* its Leave never came */
 	r->boundary_pending = false; /* legacy EH: the search went past it */
 	r->frames_entered++;
-	r->sframe_fn = in->fn;
-	r->sframe_name = in->function;
 	if (!r->muted) {
 		if (!r->thrown_in)
 			r->thrown_in = in->function;
 		names_add(&r->searched, in->function);
 	}
-	out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_BEGIN, in->function, NULL);
-	r->sframe_open = true;
+	open_frame(c, r, in);
 }
 
 static void on_search_leave(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (r->state != S_SEARCH || !r->sframe_open)
+	if (r->phase != SEARCH || r->frame == FRAME_NONE)
 		return; /* stray */
 	/* thrown in a funclet of this very function: its main frame may be
 	 * reported next as a second Enter (.NET 9/10 before runtime#123564) */
-	if (r->parent_id && !r->coalesced && r->sframe_fn == r->parent_handler_fn)
-		r->pending = P_SEARCH;
+	if (r->parent_id && !r->coalesced && r->frame_fn == r->parent_handler_fn)
+		r->frame = FRAME_HELD;
 	else
-		close_sframe(c, r, NULL);
+		close_frame(c, r, NULL, false);
 	/* legacy EH: the outermost frame searched without a catcher, or the
 	 * last before a reverse P/Invoke (native frames below it, or it is an
 	 * [UnmanagedCallersOnly] method: in->verdict), is the last callback
@@ -1107,7 +1194,6 @@ static void on_search_leave(struct ctx *c, struct exr *r, const struct exm_input
 	}
 	if (in->verdict == EXM_VERDICT_UNHANDLED ||
 	    (r->stack_depth && (r->frames_searched >= r->stack_depth || r->frames_searched == r->native_depth))) {
-		close_sframe(c, r, NULL);
 		close_search(c, r, NULL);
 		unhandled(c, r);
 	}
@@ -1115,50 +1201,44 @@ static void on_search_leave(struct ctx *c, struct exr *r, const struct exm_input
 
 static void on_unwind_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	switch (r->state) {
-	case S_SEARCH:
+	switch (r->phase) {
+	case SEARCH:
 		start_unwind(c, r, in);
 		break;
-	case S_FILTER:
+	case FILTER:
+	case FILTER_RETURNED:
 		reset(c, "a frame unwind inside a filter", in);
 		return;
-	case S_FINALLY:
-	case S_CATCH:
+	case FINALLY:
+	case CATCH:
 		close_handler(c, r, "abandoned"); /* its Leave never came */
 		break;
-	case S_UNWIND:
+	default:
 		break;
 	}
-	close_uframe(c, r, NULL, true);
-	r->uframe_fn = in->fn;
-	r->uframe_name = in->function;
-	out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, in->function, NULL);
-	r->uframe_open = true;
+	close_frame(c, r, NULL, true);
+	open_frame(c, r, in);
 	/* an unhandled exception unwinds its last frame: the process dies
 	 * after that frame's finally blocks, with no further callback; when
 	 * it has some, one of them may still replace the exception, so the
 	 * summary waits for the last of them to end (exception.unhandled is
 	 * on disk already) */
-	if (r->reported_unhandled && ++r->frames_unwound >= r->frames_entered) {
-		if (r->last_finallys)
-			r->end_waits = true;
-		else
-			summarize(c, r, OUTCOME_UNHANDLED);
-	}
+	if (r->reported_unhandled && ++r->frames_unwound >= r->frames_entered && !r->last_finallys)
+		summarize(c, r, OUTCOME_UNHANDLED);
 }
 
 static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	if (r->state == S_SEARCH) {
+	if (r->phase == SEARCH) {
 		start_unwind(c, r, in); /* the stray Leave that follows a failed search */
 		return;
 	}
-	if (r->state != S_UNWIND || !r->uframe_open)
+	if (r->phase != UNWIND || r->frame == FRAME_NONE)
 		return; /* stray */
-	if (r->parent_id && !r->coalesced && r->uframe_fn == r->parent_handler_fn)
-		r->pending = P_UNWIND;
+	if (r->parent_id && !r->coalesced && r->frame_fn == r->parent_handler_fn)
+		r->frame = FRAME_HELD;
 	else
-		close_uframe(c, r, NULL, true);
+		close_frame(c, r, NULL, true);
 }
 
 /* A finally or catch handler begins: the second pass starts (or goes on past the handler
@@ -1166,11 +1246,11 @@ static void on_unwind_leave(struct ctx *c, struct exr *r, const struct exm_input
  * a filter), after a reset. */
 static bool begin_handler(struct ctx *c, struct exr *r, const struct exm_input *in, const char *why)
 {
-	if (r->state == S_SEARCH)
+	if (r->phase == SEARCH)
 		start_unwind(c, r, in);
-	else if (r->state == S_FINALLY || r->state == S_CATCH)
+	else if (r->phase == FINALLY || r->phase == CATCH)
 		close_handler(c, r, "abandoned");
-	else if (r->state == S_FILTER) {
+	else if (in_filter(r)) {
 		reset(c, why, in);
 		return false;
 	}
@@ -1184,7 +1264,7 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 		return;
 	if (!r->muted)
 		names_add(&r->finally, in->function);
-	enter_handler(c, r, S_FINALLY, in);
+	enter_handler(c, r, FINALLY, in);
 }
 
 static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
@@ -1199,12 +1279,12 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
 	if (!r->muted)
 		r->caught_in = in->function;
-	enter_handler(c, r, S_CATCH, in);
+	enter_handler(c, r, CATCH, in);
 }
 
 static void on_filter_leave(struct ctx *c, const struct exm_input *in)
 {
-	ssize_t i = find_handler(c->m, S_FILTER, in->frame);
+	ssize_t i = find_handler(c->m, FILTER, in->frame);
 	bool threw;
 	struct exr *r;
 
@@ -1216,12 +1296,12 @@ static void on_filter_leave(struct ctx *c, const struct exm_input *in)
 	if (threw)
 		close_filter(c, r, "threw", NULL);
 	else
-		r->filter_pending = true;
+		set_phase(c, r, FILTER_RETURNED);
 }
 
 static void on_finally_leave(struct ctx *c, const struct exm_input *in)
 {
-	ssize_t i = find_handler(c->m, S_FINALLY, in->frame);
+	ssize_t i = find_handler(c->m, FINALLY, in->frame);
 	struct exr *r;
 
 	if (i < 0)
@@ -1231,13 +1311,13 @@ static void on_finally_leave(struct ctx *c, const struct exm_input *in)
 	close_handler(c, r, NULL);
 	/* the last finally of an unhandled exception's last frame ran and
 	 * did not replace it: the process dies now */
-	if (r->end_waits && r->last_finallys && --r->last_finallys == 0)
+	if (last_frame_unwinds(r) && r->last_finallys && --r->last_finallys == 0)
 		summarize(c, r, OUTCOME_UNHANDLED);
 }
 
 static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 {
-	ssize_t i = find_handler(c->m, S_CATCH, in->frame);
+	ssize_t i = find_handler(c->m, CATCH, in->frame);
 	struct exr *b;
 	uint64_t id;
 
@@ -1270,10 +1350,10 @@ static void end_all(struct ctx *c, const char *why)
 
 	while (m->n) {
 		struct exr *r = top(m);
-		enum ct_outcome o = r->state == S_CATCH ? OUTCOME_CAUGHT : r->reported_unhandled ? OUTCOME_UNHANDLED : OUTCOME_UNKNOWN;
+		enum ct_outcome o = r->phase == CATCH ? OUTCOME_CAUGHT : r->reported_unhandled ? OUTCOME_UNHANDLED : OUTCOME_UNKNOWN;
 
 		r->interrupted = why;
-		pop(c, o, r->state == S_CATCH ? NULL : "abandoned");
+		pop(c, o, r->phase == CATCH ? NULL : "abandoned");
 	}
 	m->dying = false;
 }
@@ -1322,12 +1402,12 @@ bool exm_search_failed(const struct exm *m, uint64_t *last)
 	if (!r || r->has_catcher || !r->frames_entered || r->legacy)
 		return false;
 	/* a filter of its own that has just returned counts as searched */
-	if (r->state != S_SEARCH && !(r->state == S_FILTER && r->filter_pending))
+	if (r->phase != SEARCH && r->phase != FILTER_RETURNED)
 		return false;
 	for (size_t k = m->n - 1; k > 0; k--)
-		if (m->live[k - 1]->state == S_FILTER)
+		if (in_filter(m->live[k - 1]))
 			return false; /* it escapes a filter */
-	*last = r->sframe_fn;
+	*last = r->frame_fn;
 	return true;
 }
 
@@ -1335,9 +1415,9 @@ bool exm_search_frame(const struct exm *m, uint64_t *fn)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	if (!r || !r->legacy || r->has_catcher || r->state != S_SEARCH || !r->sframe_open)
+	if (!r || !r->legacy || r->has_catcher || r->phase != SEARCH || r->frame == FRAME_NONE)
 		return false;
-	*fn = r->sframe_fn;
+	*fn = r->frame_fn;
 	return true;
 }
 
@@ -1345,7 +1425,7 @@ bool exm_filter_waits(const struct exm *m, uint64_t fn)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	return r && !r->muted && r->filter_pending && r->handler_fn == fn;
+	return r && !r->muted && r->phase == FILTER_RETURNED && r->handler_fn == fn;
 }
 
 bool exm_catch_decides(const struct exm *m)
@@ -1366,7 +1446,7 @@ bool exm_catch_within(const struct exm *m, uint64_t *outer_pc)
 		return false;
 	r = m->live[m->n - 1];
 	b = m->live[m->n - 2];
-	if (r->state != S_CATCH || b->maybe_superseded_by != r->id || !b->handler_pc)
+	if (r->phase != CATCH || b->maybe_superseded_by != r->id || !b->handler_pc)
 		return false;
 	*outer_pc = b->handler_pc;
 	return true;
@@ -1404,7 +1484,7 @@ uint64_t exm_open(void)
  * Leave; anything else first means it was left.  Returns the story on top after. */
 static struct exr *settle_abandoned(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	enum exm_input_kind leave = r->state == S_CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
+	enum exm_input_kind leave = r->phase == CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
 
 	if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
 		r->maybe_superseded_by = 0;
@@ -1426,18 +1506,17 @@ static void dispatch(struct ctx *c, struct exr *r, const struct exm_input *in)
 		on_search_leave(c, r, in);
 		break;
 	case EXM_FILTER_ENTER:
-		if (r->state != S_SEARCH) {
+		if (r->phase != SEARCH) {
 			reset(c, "a filter outside the first pass", in);
 			break;
 		}
-		enter_handler(c, r, S_FILTER, in);
+		enter_handler(c, r, FILTER, in);
 		break;
 	case EXM_FILTER_LEAVE:
 		on_filter_leave(c, in);
 		break;
 	case EXM_CATCHER_FOUND:
 		r->has_catcher = true;
-		r->catcher_fn = in->fn;
 		out_fn(c, r, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, in->function, NULL);
 		break;
 	case EXM_UNWIND_ENTER:
@@ -1472,7 +1551,7 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	if (!m || !in || !e)
 		return;
 	r = top(m);
-	if (r && r->maybe_superseded_by && (r->state == S_CATCH || r->state == S_FINALLY))
+	if (r && r->maybe_superseded_by && (r->phase == CATCH || r->phase == FINALLY))
 		r = settle_abandoned(&c, r, in);
 	if (r && settle_pending(&c, r, in))
 		return;
