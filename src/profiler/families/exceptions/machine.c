@@ -179,6 +179,21 @@ struct exm {
 	struct exr *spare;        /* the last story's, its buffers kept for the next */
 };
 
+/* THE MUTED RULE.  A muted exception (exm_input.muted: filtered out) is
+ * followed like any other, so that its inputs are not taken for another's,
+ * but its story is never told: no record, no name collected, its id in no
+ * other story's record (id_of), not in the totals. */
+static inline bool told(const struct exr *r)
+{
+	return !r->muted;
+}
+
+/* R's id as another story may name it (rethrow_of, nested_in): 0 when muted. */
+static inline uint64_t id_of(const struct exr *r)
+{
+	return told(r) ? r->id : 0;
+}
+
 static atomic_uint_fast64_t next_id = 1;
 static atomic_uint_fast64_t totals[_OUTCOME_MAX];
 static atomic_uint_fast64_t thrown_total; /* not muted */
@@ -281,7 +296,7 @@ static inline bool wanted(const struct ctx *c, enum ct_event ev)
 /* One record about R (nothing when R is muted); PAYLOAD is stolen. */
 static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, json_t *payload)
 {
-	if (r->muted || !wanted(c, ev)) {
+	if (!told(r) || !wanted(c, ev)) {
 		json_decref(payload);
 		return;
 	}
@@ -333,7 +348,7 @@ static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_p
 {
 	bool has_exc = false;
 
-	if (r->muted || !wanted(c, ev))
+	if (!told(r) || !wanted(c, ev))
 		return;
 	for (size_t i = 0; i < n && !has_exc; i++)
 		has_exc = f[i].key[0] == 'e' && strcmp(f[i].key, "exception") == 0;
@@ -371,7 +386,7 @@ static void out_fn(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase
 	struct jw_field f[3]; /* not zeroed: frame spans are off by default */
 	size_t n = 1;
 
-	if (r->muted || !wanted(c, ev))
+	if (!told(r) || !wanted(c, ev))
 		return;
 	f[0] = (struct jw_field){ .key = "function", .kind = JW_STR, .s = function };
 	if (flag)
@@ -491,7 +506,7 @@ static void close_frame(struct ctx *c, struct exr *r, const char *flag, bool lef
 		out_fn(c, r, EV_EXCEPTION_SEARCH_FRAME, PH_END, r->frame_name, flag);
 	else {
 		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_END, r->frame_name, flag);
-		if (left && !r->muted)
+		if (left && told(r))
 			names_add(&r->unwound, r->frame_name);
 	}
 	r->frame = FRAME_NONE;
@@ -512,7 +527,7 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 {
 	json_t *p;
 
-	if (!r->muted) {
+	if (told(r)) {
 		p = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
 		if (p && flag)
 			json_object_set_new(p, flag, json_true());
@@ -647,7 +662,7 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	if (r->reported)
 		return;
 	r->reported = true;
-	if (r->muted)
+	if (!told(r))
 		return;
 	atomic_fetch_add(&totals[o], 1);
 	if (!wanted(c, EV_EXCEPTION_SUMMARY))
@@ -813,7 +828,7 @@ static void unhandled(struct ctx *c, struct exr *r)
 {
 	struct exm *m = c->m;
 
-	if (!r->muted) {
+	if (told(r)) {
 		struct jw_field f[3] = { exc_field(r), { .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in } };
 
 		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, f, 2);
@@ -948,14 +963,14 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 	enum ct_outcome o = OUTCOME_UNKNOWN;
 
 	if (in->object && in->object == b->object) {
-		r->rethrow_of = b->muted ? 0 : b->id;
+		r->rethrow_of = id_of(b);
 		o = OUTCOME_RETHROWN;
 	} else if (in->inner && in->inner == b->object) {
 		b->superseded_by = r->id;
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == OUTCOME_UNKNOWN && !b->muted && in->traced && b->exc_type.len && in->type &&
+	if (o == OUTCOME_UNKNOWN && told(b) && in->traced && b->exc_type.len && in->type &&
 	    strcmp(b->exc_type.s, in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = OUTCOME_RETHROWN;
@@ -971,10 +986,10 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 /* Nest the new story R in PARENT, the one in flight on this thread when it was thrown. */
 static void nest_in(struct exr *r, struct exr *parent)
 {
-	r->parent_id = parent->muted ? 0 : parent->id;
+	r->parent_id = id_of(parent);
 	r->context = context_names[parent->phase];
 	r->parent_handler_fn = parent->handler_fn;
-	if (!parent->muted && !r->muted && parent->searched.on && (parent->nested || (parent->nested = json_array())))
+	if (told(parent) && told(r) && parent->searched.on && (parent->nested || (parent->nested = json_array())))
 		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
 }
 
@@ -999,7 +1014,7 @@ static void nest_in(struct exr *r, struct exr *parent)
  * rethrow, but of another story, which this would name wrongly. */
 static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
-	return parent && parent->phase == CATCH && !parent->muted && in->traced && in->object &&
+	return parent && parent->phase == CATCH && told(parent) && in->traced && in->object &&
 	       parent->object != in->object && parent->exc_type.len && in->type &&
 	       strcmp(parent->exc_type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
 	       parent->no_message == in->no_message && parent->has_hresult == in->has_hresult &&
@@ -1013,7 +1028,7 @@ static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const
 	uint64_t origin = 0, id;
 
 	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
-		if (m->live[k - 1]->object == in->object && in->object && !m->live[k - 1]->muted) {
+		if (m->live[k - 1]->object == in->object && in->object && told(m->live[k - 1])) {
 			r->rethrow_of = m->live[k - 1]->id;
 			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
 		}
@@ -1076,7 +1091,7 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 	exception_text(r, in);
 	/* the filters and nested lists are made on first use: most stories have none */
 	r->searched.on = r->finally.on = r->unwound.on = true;
-	if (!r->muted && wanted(c, EV_EXCEPTION_THROW)) {
+	if (told(r) && wanted(c, EV_EXCEPTION_THROW)) {
 		struct jw_field f[8] = {
 			exc_field(r),
 			{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
@@ -1140,7 +1155,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		nest_in(r, parent);
 	find_rethrow(m, r, parent, in);
 	m->live[m->n++] = r;
-	if (r->muted)
+	if (!told(r))
 		return;
 	atomic_fetch_add(&thrown_total, 1);
 	/* in flight: another thread may throw it again before any callback of
@@ -1160,7 +1175,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	close_frame(c, r, NULL, false); /* its Leave never came */
 	r->boundary_pending = false; /* legacy EH: the search went past it */
 	r->frames_entered++;
-	if (!r->muted) {
+	if (told(r)) {
 		if (!r->thrown_in)
 			r->thrown_in = in->function;
 		names_add(&r->searched, in->function);
@@ -1262,7 +1277,7 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 {
 	if (!begin_handler(c, r, in, "a finally inside a filter"))
 		return;
-	if (!r->muted)
+	if (told(r))
 		names_add(&r->finally, in->function);
 	enter_handler(c, r, FINALLY, in);
 }
@@ -1277,7 +1292,7 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 	 * (an await's continuation) */
 	if (r->exc_type.len)
 		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
-	if (!r->muted)
+	if (told(r))
 		r->caught_in = in->function;
 	enter_handler(c, r, CATCH, in);
 }
@@ -1425,7 +1440,7 @@ bool exm_filter_waits(const struct exm *m, uint64_t fn)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	return r && !r->muted && r->phase == FILTER_RETURNED && r->handler_fn == fn;
+	return r && told(r) && r->phase == FILTER_RETURNED && r->handler_fn == fn;
 }
 
 bool exm_catch_decides(const struct exm *m)
