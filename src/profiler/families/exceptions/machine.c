@@ -129,6 +129,14 @@ struct namelist {
 	bool on;
 };
 
+/* The text a story writes, in buffers a record keeps from one story to the
+ * next (exr_new: a thread that throws often allocates nothing per story). */
+struct story_text {
+	struct jw exc;            /* {id,type,message,hresult} as written, once: its records repeat it */
+	struct strbuf type;       /* its type, once the story started (len 0: not started) */
+	struct namelist searched, finally, unwound;
+};
+
 /* One live exception. */
 struct exr {
 	uint64_t id, object, t0;
@@ -144,14 +152,12 @@ struct exr {
 	const char *context;      /* static; NULL when not nested */
 	/* function names: the input's, which outlive the machine (machine.h) */
 	const char *frame_name, *handler_name, *thrown_in, *caught_in;
-	struct strbuf exc_type;   /* its type, once the story started (len 0: not started) */
 	size_t type_hash;         /* of the type the throw named, for recent[] */
 	size_t msg_hash;          /* of its message, and its HRESULT: see moved_rethrow */
 	int32_t hresult;
 	bool has_hresult, no_message;
-	struct jw exc_text;       /* {id,type,message,hresult} as written, once: its records repeat it */
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
-	struct namelist searched, finally, unwound;
+	struct story_text t;      /* its text, in buffers kept for the next story */
 	json_t *filters, *nested;
 	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
 	unsigned native_depth;
@@ -311,8 +317,8 @@ static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph
 static struct jw_field exc_field(const struct exr *r)
 {
 	return (struct jw_field){
-		.key = "exception", .kind = JW_JSON, .s = r->exc_text.b.len ? r->exc_text.b.s : NULL,
-		.len = r->exc_text.b.len,
+		.key = "exception", .kind = JW_JSON, .s = r->t.exc.b.len ? r->t.exc.b.s : NULL,
+		.len = r->t.exc.b.len,
 	};
 }
 
@@ -446,7 +452,7 @@ static struct jw_field names_field(struct namelist *l, const char *key)
  * R's story never started. */
 static struct jw_field json_list_field(const struct exr *r, const json_t *list, const char *key)
 {
-	if (list || !r->searched.on)
+	if (list || !r->t.searched.on)
 		return (struct jw_field){ .key = key, .kind = JW_JSON, .j = list };
 	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = "[]", .len = 2 };
 }
@@ -507,7 +513,7 @@ static void close_frame(struct ctx *c, struct exr *r, const char *flag, bool lef
 	else {
 		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_END, r->frame_name, flag);
 		if (left && told(r))
-			names_add(&r->unwound, r->frame_name);
+			names_add(&r->t.unwound, r->frame_name);
 	}
 	r->frame = FRAME_NONE;
 }
@@ -534,7 +540,7 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 		if (p && r->handler_runtime)
 			json_object_set_new(p, "runtime", json_true());
 		out(c, r, EV_EXCEPTION_FILTER, PH_END, p);
-		if (r->searched.on && (r->filters || (r->filters = json_array()))) {
+		if (r->t.searched.on && (r->filters || (r->filters = json_array()))) {
 			json_t *f = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
 
 			if (f && r->handler_runtime)
@@ -595,16 +601,33 @@ static void close_all(struct ctx *c, struct exr *r, const char *flag)
 
 /* --- life and death of a record -------------------------------------------- */
 
+static void text_free(struct story_text *t)
+{
+	jw_free(&t->exc);
+	strbuf_free(&t->type);
+	jw_free(&t->searched.w);
+	jw_free(&t->finally.w);
+	jw_free(&t->unwound.w);
+}
+
+/* T emptied for a new story, its buffers kept. */
+static void text_reset(struct story_text *t)
+{
+	jw_reset(&t->exc);
+	strbuf_reset(&t->type);
+	jw_reset(&t->searched.w);
+	jw_reset(&t->finally.w);
+	jw_reset(&t->unwound.w);
+	t->searched.n = t->finally.n = t->unwound.n = 0;
+	t->searched.on = t->finally.on = t->unwound.on = false;
+}
+
 static void exr_free(struct exr *r)
 {
 	if (!r)
 		return;
-	strbuf_free(&r->exc_type);
-	jw_free(&r->exc_text);
+	text_free(&r->t);
 	json_decref(r->story_fields);
-	jw_free(&r->searched.w);
-	jw_free(&r->finally.w);
-	jw_free(&r->unwound.w);
 	json_decref(r->filters);
 	json_decref(r->nested);
 	free(r);
@@ -615,28 +638,15 @@ static void exr_free(struct exr *r)
 static struct exr *exr_new(struct exm *m)
 {
 	struct exr *r = m->spare;
-	struct jw keep[4];
-	struct strbuf type;
+	struct story_text keep;
 
 	if (!r)
 		return calloc(1, sizeof(*r));
 	m->spare = NULL;
-	keep[0] = r->searched.w;
-	keep[1] = r->finally.w;
-	keep[2] = r->unwound.w;
-	keep[3] = r->exc_text;
-	type = r->exc_type;
+	keep = r->t;
 	*r = (struct exr){ 0 };
-	r->searched.w = keep[0];
-	r->finally.w = keep[1];
-	r->unwound.w = keep[2];
-	r->exc_text = keep[3];
-	r->exc_type = type;
-	jw_reset(&r->searched.w);
-	jw_reset(&r->finally.w);
-	jw_reset(&r->unwound.w);
-	jw_reset(&r->exc_text);
-	strbuf_reset(&r->exc_type);
+	r->t = keep;
+	text_reset(&r->t);
 	return r;
 }
 
@@ -673,10 +683,10 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		{ .key = "outcome", .kind = JW_STR, .s = ct_outcome_to_string(o) },
 		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
 		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
-		names_field(&r->searched, "searched"),
+		names_field(&r->t.searched, "searched"),
 		json_list_field(r, r->filters, "filters"),
-		names_field(&r->finally, "finally"),
-		names_field(&r->unwound, "unwound"),
+		names_field(&r->t.finally, "finally"),
+		names_field(&r->t.unwound, "unwound"),
 		{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
 		{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
 		{ .key = "nested_in", .kind = JW_NULL },
@@ -706,9 +716,9 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		f[n++] = (struct jw_field){ .key = "interrupted", .kind = JW_STR, .s = r->interrupted };
 	out_fields(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, f, n);
 	json_decref(nested_in);
-	names_reopen(&r->searched);
-	names_reopen(&r->finally);
-	names_reopen(&r->unwound);
+	names_reopen(&r->t.searched);
+	names_reopen(&r->t.finally);
+	names_reopen(&r->t.unwound);
 }
 
 /* Close what is open, summarize with outcome O, free; R must be removed
@@ -970,8 +980,8 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == OUTCOME_UNKNOWN && told(b) && in->traced && b->exc_type.len && in->type &&
-	    strcmp(b->exc_type.s, in->type) == 0) {
+	if (o == OUTCOME_UNKNOWN && told(b) && in->traced && b->t.type.len && in->type &&
+	    strcmp(b->t.type.s, in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = OUTCOME_RETHROWN;
 	}
@@ -989,7 +999,7 @@ static void nest_in(struct exr *r, struct exr *parent)
 	r->parent_id = id_of(parent);
 	r->context = context_names[parent->phase];
 	r->parent_handler_fn = parent->handler_fn;
-	if (told(parent) && told(r) && parent->searched.on && (parent->nested || (parent->nested = json_array())))
+	if (told(parent) && told(r) && parent->t.searched.on && (parent->nested || (parent->nested = json_array())))
 		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
 }
 
@@ -1015,8 +1025,8 @@ static void nest_in(struct exr *r, struct exr *parent)
 static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
 	return parent && parent->phase == CATCH && told(parent) && in->traced && in->object &&
-	       parent->object != in->object && parent->exc_type.len && in->type &&
-	       strcmp(parent->exc_type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
+	       parent->object != in->object && parent->t.type.len && in->type &&
+	       strcmp(parent->t.type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
 	       parent->no_message == in->no_message && parent->has_hresult == in->has_hresult &&
 	       (!in->has_hresult || parent->hresult == in->hresult) && !parent->inner == !in->inner;
 }
@@ -1050,12 +1060,12 @@ static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const
 }
 
 /* R's exception object, {"id","type","message","hresult"}, written once
- * into r->exc_text (no message member when the runtime gave none; empty
+ * into r->t.exc (no message member when the runtime gave none; empty
  * when out of memory). */
 static void exception_text(struct exr *r, const struct exm_input *in)
 {
 	static const char hex[] = "0123456789abcdef";
-	struct jw *w = &r->exc_text;
+	struct jw *w = &r->t.exc;
 	char hr[12] = "\"0x";
 
 	jw_raw(w, "{\"id\":", 6);
@@ -1085,12 +1095,12 @@ static void exception_text(struct exr *r, const struct exm_input *in)
 /* Open R's story: exception.throw, then the search begins. */
 static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
-	strbuf_puts(&r->exc_type, in->type ? in->type : "?");
-	if (r->exc_type.oom)
-		strbuf_reset(&r->exc_type);
+	strbuf_puts(&r->t.type, in->type ? in->type : "?");
+	if (r->t.type.oom)
+		strbuf_reset(&r->t.type);
 	exception_text(r, in);
 	/* the filters and nested lists are made on first use: most stories have none */
-	r->searched.on = r->finally.on = r->unwound.on = true;
+	r->t.searched.on = r->t.finally.on = r->t.unwound.on = true;
 	if (told(r) && wanted(c, EV_EXCEPTION_THROW)) {
 		struct jw_field f[8] = {
 			exc_field(r),
@@ -1178,7 +1188,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	if (told(r)) {
 		if (!r->thrown_in)
 			r->thrown_in = in->function;
-		names_add(&r->searched, in->function);
+		names_add(&r->t.searched, in->function);
 	}
 	open_frame(c, r, in);
 }
@@ -1278,7 +1288,7 @@ static void on_finally_enter(struct ctx *c, struct exr *r, const struct exm_inpu
 	if (!begin_handler(c, r, in, "a finally inside a filter"))
 		return;
 	if (told(r))
-		names_add(&r->finally, in->function);
+		names_add(&r->t.finally, in->function);
 	enter_handler(c, r, FINALLY, in);
 }
 
@@ -1290,7 +1300,7 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 		r->object = in->object; /* a GC may have moved it */
 	/* caught: another thread may throw it again before this catch ends
 	 * (an await's continuation) */
-	if (r->exc_type.len)
+	if (r->t.type.len)
 		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
 	if (told(r))
 		r->caught_in = in->function;
