@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "profiler/families/exceptions/machine.h"
+#include "profiler/families/exceptions/machine-legacy.h"
 #include "common/strtable.h"
 
 #define MAX_LIVE 64    /* live exceptions per thread before we give up */
@@ -159,14 +160,9 @@ struct exr {
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	struct story_text t;      /* its text, in buffers kept for the next story */
 	json_t *filters, *nested;
-	unsigned stack_depth, frames_searched; /* legacy EH: see exm_input */
-	unsigned native_depth;
-	bool native_boundary, legacy;
-	uint64_t maybe_superseded_by; /* legacy EH: decided by what comes next */
-	bool maybe_rethrown;      /* ... by the same object */
+	struct exl lg;            /* legacy EH (.NET 8): machine-legacy.h */
 	uint64_t inner, origin;   /* InnerException's object; first throw of the object */
 	unsigned frames_entered, frames_unwound;
-	bool boundary_pending;    /* legacy EH: the search stopped at a boundary */
 	bool boundary;            /* the search ended at a native boundary */
 	bool reported_unhandled;  /* exception.unhandled was written */
 	unsigned last_finallys;   /* finally blocks of the last frame still to run */
@@ -844,7 +840,7 @@ static void unhandled(struct ctx *c, struct exr *r)
 		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, f, 2);
 	}
 	r->reported_unhandled = true;
-	if (r->legacy || !r->frames_entered)
+	if (r->lg.on || !r->frames_entered)
 		summarize(c, r, OUTCOME_UNHANDLED);
 	/* whatever handler it escaped from is lost with it */
 	for (size_t k = m->n - 1; k > 0; k--) {
@@ -865,7 +861,7 @@ static void start_unwind(struct ctx *c, struct exr *r, const struct exm_input *i
 	if (!r->has_catcher) {
 		if (filter_below(c->m, c->m->n - 1) >= 0)
 			; /* it escapes that filter: its story ends at the filter's Leave */
-		else if (r->legacy ? r->boundary_pending : in->verdict == EXM_VERDICT_BOUNDARY)
+		else if (r->lg.on ? r->lg.boundary_pending : in->verdict == EXM_VERDICT_BOUNDARY)
 			r->boundary = true; /* ends at the next throw */
 		else {
 			r->last_finallys = in->last_finallys;
@@ -880,11 +876,10 @@ static bool escapes(const struct exr *r, struct exr *b, uint64_t fp, uint64_t fn
 {
 	if (b->phase != FINALLY && b->phase != CATCH)
 		return false;
-	if (r->legacy && fp && fp == b->handler_fp) {
+	if (r->lg.on && fp && fp == b->handler_fp) {
 		/* legacy EH: inside B's catch or finally block, or past it in
 		 * the same method?  B's own Leave, or its absence, will tell */
-		b->maybe_superseded_by = r->id;
-		b->maybe_rethrown = r->rethrow_of == b->id;
+		exl_maybe_left(&b->lg, r->id, r->rethrow_of == b->id);
 		return false;
 	}
 	if (fp && b->handler_fp)
@@ -1150,10 +1145,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		settle_boundary(c, parent, r, in);
 	r->object = in->object;
 	r->inner = in->inner;
-	r->native_depth = in->native_depth;
-	r->native_boundary = in->native_boundary;
-	r->stack_depth = in->stack_depth;
-	r->legacy = in->legacy;
+	exl_start(&r->lg, in);
 	r->t0 = now(c);
 	r->muted = in->muted;
 	r->type_hash = hash_str(in->type);
@@ -1183,7 +1175,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 		return;
 	}
 	close_frame(c, r, NULL, false); /* its Leave never came */
-	r->boundary_pending = false; /* legacy EH: the search went past it */
+	exl_frame_entered(&r->lg);
 	r->frames_entered++;
 	if (told(r)) {
 		if (!r->thrown_in)
@@ -1203,22 +1195,10 @@ static void on_search_leave(struct ctx *c, struct exr *r, const struct exm_input
 		r->frame = FRAME_HELD;
 	else
 		close_frame(c, r, NULL, false);
-	/* legacy EH: the outermost frame searched without a catcher, or the
-	 * last before a reverse P/Invoke (native frames below it, or it is an
-	 * [UnmanagedCallersOnly] method: in->verdict), is the last callback
-	 * before the process dies; the last before the runtime's own native
-	 * code may be a boundary, known when the second pass starts */
-	if (!r->legacy || r->has_catcher || filter_below(c->m, c->m->n - 1) >= 0)
+	/* legacy EH: the runtime will not say that the search found nothing */
+	if (!r->lg.on || r->has_catcher || filter_below(c->m, c->m->n - 1) >= 0)
 		return;
-	if (r->stack_depth) {
-		r->frames_searched++;
-		if (r->frames_searched == r->native_depth && r->native_boundary) {
-			r->boundary_pending = true;
-			return;
-		}
-	}
-	if (in->verdict == EXM_VERDICT_UNHANDLED ||
-	    (r->stack_depth && (r->frames_searched >= r->stack_depth || r->frames_searched == r->native_depth))) {
+	if (exl_frame_searched(&r->lg, in) == EXM_VERDICT_UNHANDLED) {
 		close_search(c, r, NULL);
 		unhandled(c, r);
 	}
@@ -1353,17 +1333,11 @@ static void on_catch_leave(struct ctx *c, const struct exm_input *in)
 	close_handler(c, c->m->live[i], NULL);
 	id = c->m->live[i]->id;
 	pop(c, OUTCOME_CAUGHT, NULL);
-	/* legacy EH: the clause table tells whether the catch or finally
-	 * below, in the same frame, holds this catch (it goes on) or not
-	 * (this exception left it) */
+	/* legacy EH: did this catch leave the handler below, in its frame? */
 	b = top(c->m);
-	if (b && b->maybe_superseded_by == id && in->within_outer != EXM_KNOW_UNKNOWN) {
-		if (in->within_outer == EXM_KNOW_YES) {
-			b->maybe_superseded_by = 0;
-		} else {
-			b->superseded_by = id;
-			pop(c, b->maybe_rethrown ? OUTCOME_RETHROWN : OUTCOME_SUPERSEDED, "abandoned");
-		}
+	if (b && exl_left_by_catch(&b->lg, id, in)) {
+		b->superseded_by = id;
+		pop(c, exl_left_outcome(&b->lg), "abandoned");
 	}
 }
 
@@ -1424,7 +1398,7 @@ bool exm_search_failed(const struct exm *m, uint64_t *last)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	if (!r || r->has_catcher || !r->frames_entered || r->legacy)
+	if (!r || r->has_catcher || !r->frames_entered || r->lg.on)
 		return false;
 	/* a filter of its own that has just returned counts as searched */
 	if (r->phase != SEARCH && r->phase != FILTER_RETURNED)
@@ -1440,7 +1414,7 @@ bool exm_search_frame(const struct exm *m, uint64_t *fn)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	if (!r || !r->legacy || r->has_catcher || r->phase != SEARCH || r->frame == FRAME_NONE)
+	if (!r || !r->lg.on || r->has_catcher || r->phase != SEARCH || r->frame == FRAME_NONE)
 		return false;
 	*fn = r->frame_fn;
 	return true;
@@ -1471,7 +1445,7 @@ bool exm_catch_within(const struct exm *m, uint64_t *outer_pc)
 		return false;
 	r = m->live[m->n - 1];
 	b = m->live[m->n - 2];
-	if (r->phase != CATCH || b->maybe_superseded_by != r->id || !b->handler_pc)
+	if (r->phase != CATCH || b->lg.maybe_superseded_by != r->id || !b->handler_pc)
 		return false;
 	*outer_pc = b->handler_pc;
 	return true;
@@ -1505,18 +1479,16 @@ uint64_t exm_open(void)
 	return thrown > ended ? thrown - ended : 0;
 }
 
-/* Legacy EH: a catch or finally that an inner exception may have left ends with its own
- * Leave; anything else first means it was left.  Returns the story on top after. */
+/* Legacy EH: was R's catch or finally, which an inner exception may have
+ * left, left (IN is not its own Leave)?  Returns the story on top after. */
 static struct exr *settle_abandoned(struct ctx *c, struct exr *r, const struct exm_input *in)
 {
 	enum exm_input_kind leave = r->phase == CATCH ? EXM_CATCH_LEAVE : EXM_FINALLY_LEAVE;
 
-	if (in->kind == leave && (!in->frame || in->frame == r->handler_fp)) {
-		r->maybe_superseded_by = 0;
+	if (!exl_left_at(&r->lg, in, leave, r->handler_fp))
 		return r;
-	}
-	r->superseded_by = r->maybe_superseded_by;
-	pop(c, r->maybe_rethrown ? OUTCOME_RETHROWN : OUTCOME_SUPERSEDED, "abandoned");
+	r->superseded_by = r->lg.maybe_superseded_by;
+	pop(c, exl_left_outcome(&r->lg), "abandoned");
 	return top(c->m);
 }
 
@@ -1576,7 +1548,7 @@ void exm_feed(struct exm *m, const struct exm_input *in, const struct exm_emitte
 	if (!m || !in || !e)
 		return;
 	r = top(m);
-	if (r && r->maybe_superseded_by && (r->phase == CATCH || r->phase == FINALLY))
+	if (r && r->lg.maybe_superseded_by && (r->phase == CATCH || r->phase == FINALLY))
 		r = settle_abandoned(&c, r, in);
 	if (r && settle_pending(&c, r, in))
 		return;
