@@ -76,7 +76,9 @@ DEFINE_STRING_TABLE_FROM_STRING_OF(exm_input, exm_input_names, enum exm_input_ki
  *              enter: enter_handler; back: its Leave, or abandoned
  *              (close_handler) by the next handler or frame
  *
- * phase_next[] is that diagram; set_phase() checks every move against it.
+ * (A second FilterLeave that matches a FILTER_RETURNED keeps it there.)
+ * phase_next[] is that diagram; set_phase() checks every move against it
+ * (a trace.error if one is not in it: none in any recorded sequence).
  * The spans follow from the phase: exception.search is open in the first
  * three (until exception.unhandled closed it: legacy EH ends the search
  * there), exception.unwind in the last three.  Orthogonal to the phase,
