@@ -14,6 +14,9 @@
 //       the host logs "fail: ... BackgroundService failed" and, with
 //       BackgroundServiceExceptionBehavior.Ignore, keeps the service running
 //   GET /worker          "worker STATE" (waiting, failed)
+//   GET /errors          what the program itself saw of EF Core's and SQLite's
+//       exceptions (AppDomain.FirstChanceException): "TYPE: N first-chance
+//       notifications, M objects" for each, the truth a trace is held to
 // Arguments: --urls URL (the host's own option) and --db FILE (the SQLite
 // database, created afresh; default a new file in the temp directory).
 using Microsoft.Data.Sqlite;
@@ -29,6 +32,7 @@ builder.Services.AddHostedService(s => s.GetRequiredService<Worker>());
 // a failed BackgroundService is logged, and the host goes on serving
 builder.Services.Configure<HostOptions>(o => o.BackgroundServiceExceptionBehavior = BackgroundServiceExceptionBehavior.Ignore);
 var app = builder.Build();
+AppDomain.CurrentDomain.FirstChanceException += (_, e) => Seen.Note(e.Exception);
 
 using (var scope = app.Services.CreateScope())
 {
@@ -63,6 +67,7 @@ app.MapGet("/price", (string value) =>
 app.MapGet("/crash", () => Prices.Crash());
 app.MapPost("/worker/start", (Worker w) => { w.Go.TrySetResult(); return "started"; });
 app.MapGet("/worker", (Worker w) => $"worker {(w.ExecuteTask is { IsFaulted: true } ? "failed" : "waiting")}");
+app.MapGet("/errors", () => Seen.Report());
 app.Run();
 
 public class Item
@@ -93,5 +98,34 @@ public class Worker : BackgroundService
     {
         await Go.Task.WaitAsync(stop);
         throw new ApplicationException("worker: the background job failed");
+    }
+}
+
+// the exceptions of EF Core and SQLite, as the program sees them
+public static class Seen
+{
+    static readonly string[] Types = { "DbUpdateException", "SqliteException" };
+    static readonly Dictionary<string, int> Notes = new();
+    static readonly Dictionary<string, HashSet<object>> Objects = new();
+
+    public static void Note(Exception e)
+    {
+        string t = e.GetType().Name;
+        if (Array.IndexOf(Types, t) < 0)
+            return;
+        lock (Notes)
+        {
+            Notes[t] = Notes.GetValueOrDefault(t) + 1;
+            if (!Objects.TryGetValue(t, out var set))
+                Objects[t] = set = new HashSet<object>(ReferenceEqualityComparer.Instance);
+            set.Add(e);
+        }
+    }
+
+    public static string Report()
+    {
+        lock (Notes)
+            return string.Join("; ", Types.Select(t =>
+                $"{t}: {Notes.GetValueOrDefault(t)} first-chance notifications, {(Objects.TryGetValue(t, out var s) ? s.Count : 0)} objects"));
     }
 }
