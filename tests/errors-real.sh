@@ -41,6 +41,8 @@ requests() {
 	done
 	echo "$w"
 	r GET /
+	# what the program itself saw of EF Core's and SQLite's exceptions
+	r GET /errors
 }
 WANT_RESP="POST /items created 1 201
 POST /items created 2 201
@@ -100,8 +102,10 @@ for v in $(test_runtimes "10 8 11"); do
 	wait $rpid
 	traced_st=$?
 
-	expect "$n web untraced: the answers as written" "$(cat "$OUT/net$v-web-plain.resp")" "$WANT_RESP"
+	expect "$n web untraced: the answers as written" "$(grep -v '^GET /errors ' "$OUT/net$v-web-plain.resp")" "$WANT_RESP"
 	expect "$n web traced: the same answers as untraced" "$(cat "$OUT/net$v-web-traced.resp")" "$(cat "$OUT/net$v-web-plain.resp")"
+	seen=$(sed -n 's|^GET /errors \(.*\) 200$|\1|p' "$OUT/net$v-web-traced.resp")
+	expect "$n web: the program saw one DbUpdateException object" "$(echo "$seen" | grep -c 'DbUpdateException: [0-9]* first-chance notifications, 1 objects')" 1
 	expect "$n web: exit status 0 after SIGTERM, untraced" "$plain_st" 0
 	expect "$n web: the same exit status after SIGTERM, traced" "$traced_st" "$plain_st"
 	# the service's own log: the host logged the BackgroundService's
@@ -131,7 +135,9 @@ for v in $(test_runtimes "10 8 11"); do
 	sq=$(jq -r 'select(.event == "exception.throw" and .exception.type == "Microsoft.Data.Sqlite.SqliteException") | (.origin // .exception.id)' "$t")
 	b="$n: one duplicate POST: DbUpdateException $(echo "$dbu" | grep -c .) exception.throw records, $(echo "$dbu" | sort -u | grep -c .) distinct objects (SqliteException $(echo "$sq" | grep -c .) records, $(echo "$sq" | sort -u | grep -c .) objects)"
 	echo "before: $b"
+	echo "        the program itself saw: $seen"
 	BEFORE="$BEFORE$b
+  the program itself saw (AppDomain.FirstChanceException): $seen
 "
 
 	# --- the console program ------------------------------------------------
@@ -153,7 +159,8 @@ for v in $(test_runtimes "10 8 11"); do
 		"$(jq -r 'select(.event == "exception.throw" and .exception.type == "System.IO.IOException" and .rethrow != true) | .exception.message' "$f" | sort | tr '\n' ';')" \
 		"down, call 1;down, call 2;down, call 3;flaky call 1;flaky call 2;"
 
-	$cmd crash >"$OUT/net$v-crash-plain.stdout" 2>"$OUT/net$v-crash-plain.stderr"
+	# (in a subshell whose stderr is dropped: the shell's own "Aborted")
+	($cmd crash >"$OUT/net$v-crash-plain.stdout" 2>"$OUT/net$v-crash-plain.stderr"; exit $?) 2>/dev/null
 	expect "$n crash untraced: died of SIGABRT (134)" "$?" 134
 	f="$OUT/net$v-crash.jsonl"
 	trace "$f" -q -- $cmd crash
