@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * clrtrace view: the trace as a per-thread tree, each record indented by
- * its depth on its own thread.  By default the lines are grouped by thread:
- * each thread's lines go to its own in-memory buffer, printed at the end of
- * the input under one header per thread (in order of the thread's first
- * line), so the time column rises within each group.  --interleaved (and
+ * its depth on its own thread.  By default the lines are grouped by thread,
+ * printed at the end of the input under one header per thread (in order of
+ * the thread's first line), so the time column rises within each group.
+ * Memory does not grow with the number of threads beyond a small record
+ * each: a thread's latest lines wait in a small buffer of its own, and all
+ * such buffers together are held to GROUP_BUDGET bytes; past that (or past
+ * GROUP_CHUNK for one thread) they go to an unnamed temporary file as
+ * chunks, each thread's chunks linked in order (see DESIGN.md, "view's
+ * groups").  A temporary file rather than a second pass over the input: the
+ * input may be stdin or the journal, which cannot be read twice, and a
+ * second pass would parse every record twice.  --interleaved (and
  * --follow, which has no end to wait for) streams in file (seq) order
  * instead, a header marking every switch of thread.  A begin whose end is
  * the thread's next shown record is printed as one line with its duration,
@@ -14,12 +21,14 @@
  * summary decides it (bounded, see STORY_MAX).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cli/args.h"
@@ -32,6 +41,8 @@
 #include "common/util.h"
 
 #define STORY_MAX 10000
+#define GROUP_CHUNK (64u * 1024)        /* a thread's buffer spills past this */
+#define GROUP_BUDGET (8u * 1024 * 1024) /* every thread's buffer together */
 
 /* Escape codes of the vocabulary's colours; COLOR_NONE's is the reset. */
 static const char *const colors[_COLOR_MAX] = {
@@ -56,9 +67,16 @@ struct vthread {
 	char *managed; /* managed ThreadID, for the header's name */
 	int64_t managed_tid; /* its Thread.ManagedThreadId (-1: not seen) */
 	char *name;    /* its Thread.Name as its records last said */
-	FILE *group;   /* grouped: this thread's lines (open_memstream) */
-	char *group_buf;
-	size_t group_len;
+	bool listed;   /* grouped: in the viewer's order */
+	char *tail;    /* grouped: its lines not spilled yet */
+	size_t tail_len, tail_cap;
+	int64_t first, last; /* offsets of its first and last spilled chunk; -1: none */
+};
+
+/* A chunk of a thread's lines in the spill file: this header, then LEN bytes. */
+struct chunk {
+	int64_t next; /* offset of the thread's next chunk; -1: none yet */
+	uint64_t len;
 };
 
 struct viewer {
@@ -83,7 +101,13 @@ struct viewer {
 	struct u64map load_depth; /* pid<<40^span of an open load -> its depth+1 */
 	struct vthread *holder; /* interleaved: the one thread holding a begin */
 	struct vthread **order; /* grouped: threads in order of their first line */
-	size_t n_order;
+	size_t n_order, cap_order;
+	FILE *sink;             /* grouped: lines go through it to the thread CUR */
+	struct vthread *cur;
+	size_t held;            /* bytes of every thread's tail buffer */
+	int spill_fd;           /* the spill file (unnamed), -1 until needed */
+	uint64_t spill_end;
+	bool spill_failed;      /* said once; the lines stay in memory */
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
 	struct strbuf line;
 	struct sites *sites;   /* throw sites' lines (made at the first stack) */
@@ -172,24 +196,196 @@ static void print_header(const struct viewer *v, FILE *out, int64_t pid, int64_t
 	fprintf(out, "%s ---%s\n", name ? "\"" : "", v->color ? colors[COLOR_NONE] : "");
 }
 
+/* An unnamed temporary file in $TMPDIR (else /tmp): an fd or -errno. */
+static int spill_open(void)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	_cleanup_free_ char *tmp = NULL;
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd >= 0 ? fd : -errno;
+	if (asprintf(&tmp, "%s/clrtrace-view.XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(tmp);
+	return fd;
+}
+
+/* pwrite all of IOV[0..n) at OFF: 0 or -errno. */
+static int pwritev_all(int fd, struct iovec *iov, int n, off_t off)
+{
+	while (n > 0) {
+		ssize_t k = pwritev(fd, iov, n, off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -ENOSPC;
+		off += k;
+		for (; n > 0 && (size_t)k >= iov->iov_len; iov++, n--)
+			k -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
+	}
+	return 0;
+}
+
+/* Append D[0..n) to the spill file as T's next chunk: 0 or -errno (said
+ * once; the caller keeps the lines in memory). */
+static int chunk_write(struct viewer *v, struct vthread *t, const char *d, size_t n)
+{
+	struct chunk c = { .next = -1, .len = n };
+	struct iovec iov[2] = { { &c, sizeof(c) }, { (void *)d, n } };
+	int64_t off = (int64_t)v->spill_end;
+	int r = 0;
+
+	if (v->spill_failed)
+		return -EIO;
+	if (v->spill_fd < 0) {
+		v->spill_fd = spill_open();
+		r = v->spill_fd < 0 ? v->spill_fd : 0;
+		v->spill_fd = r < 0 ? -1 : v->spill_fd;
+	}
+	if (r == 0 && v->spill_end > (uint64_t)INT64_MAX - sizeof(c) - n)
+		r = -EFBIG;
+	if (r == 0)
+		r = pwritev_all(v->spill_fd, iov, 2, (off_t)off);
+	if (r == 0 && t->last >= 0) { /* link it from the thread's last chunk */
+		struct iovec l = { &off, sizeof(off) };
+
+		r = pwritev_all(v->spill_fd, &l, 1, (off_t)t->last + (off_t)offsetof(struct chunk, next));
+	}
+	if (r < 0) {
+		cli_error("view: cannot keep thread lines in a temporary file (TMPDIR): %s; keeping them in memory",
+			  strerror(-r));
+		v->spill_failed = true;
+		return r;
+	}
+	if (t->first < 0)
+		t->first = off;
+	t->last = off;
+	v->spill_end += sizeof(c) + n;
+	return 0;
+}
+
+/* Move T's tail buffer to the spill file and free it. */
+static void tail_spill(struct viewer *v, struct vthread *t)
+{
+	if (!t->tail_len || chunk_write(v, t, t->tail, t->tail_len) < 0)
+		return;
+	v->held -= t->tail_cap;
+	free(t->tail);
+	t->tail = NULL;
+	t->tail_len = t->tail_cap = 0;
+}
+
+/* Add D[0..n) to T's lines: its tail buffer, spilled when it or all of
+ * them together grow too large. */
+static void group_add(struct viewer *v, struct vthread *t, const char *d, size_t n)
+{
+	if (t->tail_len && t->tail_len + n > GROUP_CHUNK)
+		tail_spill(v, t);
+	if (!t->tail_len && n >= GROUP_CHUNK && chunk_write(v, t, d, n) == 0)
+		return;
+	if (n > t->tail_cap - t->tail_len) {
+		size_t cap = t->tail_cap ? t->tail_cap : 256;
+		char *p;
+
+		while (cap - t->tail_len < n && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		if (cap - t->tail_len < n || !(p = realloc(t->tail, cap))) {
+			if (!v->spill_failed)
+				cli_error("view: out of memory for the lines of thread %" PRId64, t->tid);
+			v->spill_failed = true;
+			return;
+		}
+		v->held += cap - t->tail_cap;
+		t->tail = p;
+		t->tail_cap = cap;
+	}
+	memcpy(t->tail + t->tail_len, d, n);
+	t->tail_len += n;
+	if (v->held > GROUP_BUDGET && !v->spill_failed)
+		for (size_t i = 0; i < v->n_order; i++)
+			tail_spill(v, v->order[i]);
+}
+
+/* fopencookie write: the bytes go to the thread whose line it is. */
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct viewer *v = cookie;
+
+	if (v->cur)
+		group_add(v, v->cur, buf, size);
+	return (ssize_t)size;
+}
+
+/* Copy T's spilled chunks to stdout, in order: 0 or -errno. */
+static int chunks_print(struct viewer *v, const struct vthread *t)
+{
+	static char buf[GROUP_CHUNK];
+
+	for (int64_t off = t->first; off >= 0;) {
+		struct chunk c;
+		uint64_t pos, room;
+
+		/* our own file, but read back from disk: each chunk lies after its
+		 * predecessor and within what was written */
+		if ((uint64_t)off > v->spill_end - sizeof(c) ||
+		    pread(v->spill_fd, &c, sizeof(c), off) != (ssize_t)sizeof(c))
+			return -EIO;
+		pos = (uint64_t)off + sizeof(c);
+		room = v->spill_end - pos;
+		if (c.len > room || (c.next >= 0 && (uint64_t)c.next < pos + c.len))
+			return -EIO;
+		for (uint64_t done = 0; done < c.len;) {
+			size_t want = c.len - done < sizeof(buf) ? (size_t)(c.len - done) : sizeof(buf);
+			ssize_t k = pread(v->spill_fd, buf, want, (off_t)(pos + done));
+
+			if (k <= 0)
+				return k < 0 ? -errno : -EIO;
+			fwrite(buf, 1, (size_t)k, stdout);
+			done += (uint64_t)k;
+		}
+		off = c.next;
+	}
+	return 0;
+}
+
 /* Where R's line goes: its thread's group, or stdout after a header. */
 static FILE *line_out(struct viewer *v, const struct rec *r)
 {
-	struct vthread *t = v->interleaved ? NULL : u64map_get(&v->threads, thread_key(r));
+	struct vthread *t = v->interleaved || !v->sink ? NULL : u64map_get(&v->threads, thread_key(r));
 
-	if (t && !t->group && (t->group = open_memstream(&t->group_buf, &t->group_len))) {
-		struct vthread **o = realloc(v->order, (v->n_order + 1) * sizeof(*o));
+	if (t && !t->listed) {
+		if (v->n_order == v->cap_order) {
+			size_t cap = v->cap_order ? 2 * v->cap_order : 64;
+			struct vthread **o = reallocarray(v->order, cap, sizeof(*o));
 
-		if (!o) {
-			fclose(t->group);
-			t->group = NULL;
-		} else {
-			v->order = o;
+			if (!o)
+				t = NULL; /* said on stdout, ungrouped */
+			else {
+				v->order = o;
+				v->cap_order = cap;
+			}
+		}
+		if (t) {
 			v->order[v->n_order++] = t;
+			t->listed = true;
 		}
 	}
-	if (t && t->group)
-		return t->group;
+	if (t) {
+		if (v->cur != t) {
+			fflush(v->sink); /* the last line's bytes go to its thread */
+			v->cur = t;
+		}
+		return v->sink;
+	}
 	if (!v->any_printed || thread_key(r) != v->last_thread)
 		print_header(v, stdout, r->pid, r->tid, r->managed_tid,
 			     r->thread_name ? r->thread_name : thread_name(v, r->thread));
@@ -262,6 +458,7 @@ static struct vthread *vthread_get(struct viewer *v, const struct rec *r)
 		t->pid = r->pid;
 		t->tid = r->tid;
 		t->managed_tid = -1;
+		t->first = t->last = -1;
 	}
 	t = slot ? *slot : NULL;
 	if (!t)
@@ -380,18 +577,21 @@ static void show(struct viewer *v, struct rec *r)
 /* Grouped: print each thread's lines under its header, at the end. */
 static void print_groups(struct viewer *v)
 {
+	if (v->sink)
+		fflush(v->sink);
+	v->cur = NULL;
 	for (size_t i = 0; i < v->n_order; i++) {
 		struct vthread *t = v->order[i];
 		const char *name = t->name ? t->name : thread_name(v, t->managed);
+		int r;
 
-		if (!t->group || fclose(t->group) != 0) {
-			t->group = NULL;
-			cli_error("view: out of memory for the lines of thread %" PRId64, t->tid);
-			continue;
-		}
-		t->group = NULL;
 		print_header(v, stdout, t->pid, t->tid, t->managed_tid, name);
-		fwrite(t->group_buf, 1, t->group_len, stdout);
+		r = chunks_print(v, t);
+		if (r < 0)
+			cli_error("view: cannot read back the lines of thread %" PRId64 " from the temporary file: %s",
+				  t->tid, strerror(-r));
+		if (t->tail_len)
+			fwrite(t->tail, 1, t->tail_len, stdout);
 	}
 	v->n_order = 0;
 }
@@ -523,9 +723,7 @@ static void vthread_free(void *p)
 	story_release(NULL, &t->story, false);
 	free(t->story.recs);
 	free(t->story.open);
-	if (t->group)
-		fclose(t->group);
-	free(t->group_buf);
+	free(t->tail);
 	free(t->managed);
 	free(t->name);
 	free(t);
@@ -665,6 +863,11 @@ static int view_records(struct viewer *v, struct rd *rd)
 	struct rec rec;
 	int r;
 
+	if (!v->interleaved &&
+	    !(v->sink = fopencookie(v, "w", (cookie_io_functions_t){ .write = sink_write }))) {
+		cli_error("view: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	rd_set_idle(rd, flush_all, v);
 	while ((r = rd_record(rd, &rec)) > 0) {
 		learn(v, &rec);
@@ -700,6 +903,11 @@ static void view_free(struct viewer *v, struct view_args *a)
 	free(v->outcomes);
 	free(v->tids);
 	free(v->order);
+	v->cur = NULL;
+	if (v->sink)
+		fclose(v->sink);
+	if (v->spill_fd >= 0)
+		close(v->spill_fd);
 	u64map_done(&v->threads, vthread_free);
 	u64map_done(&v->load_depth, NULL);
 	u64map_done(&v->names, free);
@@ -709,7 +917,7 @@ static void view_free(struct viewer *v, struct view_args *a)
 
 int cmd_view(int argc, char **argv)
 {
-	struct viewer v = { .since = -1, .until = -1, .t0 = -1 };
+	struct viewer v = { .since = -1, .until = -1, .t0 = -1, .spill_fd = -1 };
 	struct view_args a = { 0 };
 	struct rd *rd = NULL;
 	int r, status = EXIT_USAGE;
