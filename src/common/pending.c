@@ -34,8 +34,11 @@
 
 _Static_assert(sizeof(struct pending_header) <= PENDING_DATA_OFFSET, "header fits its page");
 
-#define PENDING_MAX_FILE (1ull << 30) /* no mirror is larger; a bigger file is not one */
-#define DROP_SCAN (16u << 20)         /* how far back a merge looks for the last record written */
+#define DROP_SCAN (16u << 20) /* how far back a merge looks for the last record written */
+/* The most records a dead writer can have numbered and not written: what
+ * its staging area held (every buffer full of the smallest records) and
+ * one being copied in each slot.  A larger jump of seq is damage, not loss. */
+#define MAX_MISSING ((uint64_t)PENDING_MAX_BUFS * (PENDING_BUF_SIZE / sizeof(struct pending_rec) + 1))
 
 /* Read the first line of a small /proc file into BUF; false if unreadable. */
 static bool read_small(const char *path, char *buf, size_t size)
@@ -294,7 +297,7 @@ int pending_create(const char *path, int trace_fd, size_t size, unsigned n_bufs,
 	int r;
 
 	if (size == 0 || n_bufs == 0 || n_bufs > PENDING_MAX_BUFS || n_bufs % 2 ||
-	    size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / n_bufs)
+	    size > PENDING_BUF_SIZE)
 		return -EINVAL;
 	r = mirror_make(path, trace_fd, size, n_bufs, run_id, true, ret, ret_path, ret_fd);
 	if (r < 0 && r != -ENOMEM && r != -ENOSPC && r != -EDQUOT)
@@ -402,9 +405,9 @@ static bool header_valid(const struct say *s, const struct pending_header *h, ui
 		    PENDING_MAX_BUFS);
 		return false;
 	}
-	if (h->buf_size == 0 || h->buf_size > (PENDING_MAX_FILE - PENDING_DATA_OFFSET) / h->n_bufs) {
-		say(s, 1, "bad header: buffer size %" PRIu64 " does not fit the file (%" PRIu64 " bytes); left as it is",
-		    h->buf_size, len);
+	if (h->buf_size == 0 || h->buf_size > PENDING_BUF_SIZE) {
+		say(s, 1, "bad header: buffer size %" PRIu64 ", not 1 to %d bytes; left as it is", h->buf_size,
+		    PENDING_BUF_SIZE);
 		return false;
 	}
 	for (uint32_t i = 0; i < h->n_bufs; i++) {
@@ -424,8 +427,11 @@ static bool header_valid(const struct say *s, const struct pending_header *h, ui
  * at a line boundary when AT_START. */
 static bool has_line(const char *t, size_t tn, bool at_start, const char *line, size_t n)
 {
-	const char *p = t, *end = t + tn;
+	const char *p = t, *end;
 
+	if (tn == 0) /* an empty trace (T may be NULL) */
+		return false;
+	end = t + tn;
 	while (p < end && (p = memmem(p, (size_t)(end - p), line, n))) {
 		bool begins = p == t ? at_start : p[-1] == '\n';
 
@@ -467,6 +473,11 @@ static int lines_add(struct lines *l, const char *d, size_t used, bool *bad)
 		    d[off + sizeof(r) + r.len - 1] != '\n') {
 			*bad = true;
 			break;
+		}
+		if (r.seq == 0 || r.seq > PENDING_MAX_SEQ) { /* framed, but no seq the profiler gives */
+			*bad = true;
+			off += size <= used - off ? size : used - off;
+			continue;
 		}
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 256;
@@ -594,7 +605,7 @@ static int append_dropped(int fd, const char *trace, int pid, const struct line 
  * a binary search finds where that prefix ends.  A line the writer died
  * in the middle of writing is completed, not repeated. */
 static int append_missing(int fd, const char *trace, int pid, uint64_t from, const struct lines *l, int *appended,
-			  uint64_t *lost)
+			  uint64_t *lost, uint64_t jump[2])
 {
 	uint64_t prev, missing = 0;
 	struct stat st;
@@ -651,11 +662,22 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	 * was numbered and never copied.  Not the mirror's own records before
 	 * LO: a thread's half the writer wrote is reused, so they have holes */
 	prev = replaced ? 0 : last_seq_of(t, tn, pid); /* replaced: its pid may be another run's */
+	if (prev > PENDING_MAX_SEQ)
+		prev = 0; /* no seq the profiler gives: the line is not to be trusted */
+	/* each seq <= PENDING_MAX_SEQ (lines_add), so nothing here wraps; a
+	 * jump larger than a writer can lose is damage (said, not counted) */
 	for (size_t i = first; i < l->n; i++) {
-		if (prev && l->at[i].seq > prev + 1)
-			missing += l->at[i].seq - prev - 1;
+		uint64_t gap = prev && l->at[i].seq > prev + 1 ? l->at[i].seq - prev - 1 : 0;
+
+		if (gap > MAX_MISSING - missing && !jump[1]) {
+			jump[0] = prev;
+			jump[1] = l->at[i].seq;
+		}
+		missing += gap <= MAX_MISSING - missing ? gap : 0;
 		prev = l->at[i].seq;
 	}
+	if (jump[1])
+		missing = 0;
 	if (map)
 		munmap(map, maplen);
 	for (size_t i = lo; i < l->n && r == 0; i++) {
@@ -711,18 +733,26 @@ static int mirror_check(struct say *s, int fd, struct stat *st)
 	}
 	if (st->st_nlink == 0)
 		return 1; /* its writer finished and removed it while we opened it */
-	if ((uint64_t)st->st_size < PENDING_DATA_OFFSET || (uint64_t)st->st_size > PENDING_MAX_FILE) {
-		say(s, 1, "not a clrtrace pending file (size, %" PRIu64 " bytes); left as it is", (uint64_t)st->st_size);
+	if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > PENDING_MAX_FILE) {
+		say(s, 1, "not a clrtrace pending file: %" PRIu64 " bytes, larger than any (%" PRIu64 "); left as it is",
+		    (uint64_t)st->st_size, PENDING_MAX_FILE);
+		return -EBADMSG;
+	}
+	if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size < PENDING_DATA_OFFSET) {
+		say(s, 1, "not a clrtrace pending file (%s, %" PRIu64 " bytes); left as it is",
+		    S_ISREG(st->st_mode) ? "size" : "not a regular file", (uint64_t)st->st_size);
 		return -EBADMSG;
 	}
 	return 0;
 }
 
-/* Read the header of the mirror FD (of SIZE bytes) into *H and, if its writer is gone, its
- * buffers into *DATA.  Returns 0 or -errno (said). */
+/* Read the header of the mirror FD (of SIZE bytes) into *H and, if its writer is gone, the
+ * bytes in use of its buffers into *DATA, one after the other: only what the validated
+ * header says is in use, never the whole file (at most PENDING_MAX_BUFS * PENDING_BUF_SIZE
+ * bytes).  Returns 0 or -errno (said). */
 static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_header **h, char **data)
 {
-	size_t total;
+	size_t total = 0, at = 0;
 	int r = 0;
 
 	*h = calloc(1, sizeof(**h));
@@ -738,17 +768,25 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 		say(s, 0, "its process (pid %d) still runs; left alone", (*h)->pid);
 		return -EBUSY;
 	}
-	/* the buffers the file holds (checked: n_bufs * buf_size fits) */
-	total = (size_t)((*h)->n_bufs * (*h)->buf_size);
-	if (total > size - PENDING_DATA_OFFSET)
-		total = (size_t)(size - PENDING_DATA_OFFSET);
+	/* header_valid: each used <= buf_size <= PENDING_BUF_SIZE, within the file */
+	for (uint32_t i = 0; i < (*h)->n_bufs; i++)
+		total += (size_t)atomic_load(&(*h)->used[i]);
 	*data = malloc(total ? total : 1);
-	if (!*data || pread(fd, *data, total, PENDING_DATA_OFFSET) != (ssize_t)total) {
-		r = *data ? -EIO : -ENOMEM;
-		say(s, 1, "cannot read its buffers: %s", strerror(-r));
-		return r;
+	if (!*data) {
+		say(s, 1, "cannot read its buffers: %s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
-	return 0;
+	for (uint32_t i = 0; i < (*h)->n_bufs && r == 0; i++) {
+		size_t used = (size_t)atomic_load(&(*h)->used[i]);
+		ssize_t k = used ? pread(fd, *data + at, used, (off_t)(PENDING_DATA_OFFSET + i * (*h)->buf_size)) : 0;
+
+		if (k != (ssize_t)used) {
+			r = k < 0 ? -errno : -EIO;
+			say(s, 1, "cannot read its buffer %" PRIu32 ": %s", i, k < 0 ? strerror(-r) : "the file is shorter");
+		}
+		at += used;
+	}
+	return r;
 }
 
 /* Append to TRACE the records of the buffers DATA of the mirror H that it lacks, in seq
@@ -756,12 +794,16 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 static int mirror_append(struct say *s, const char *trace, const struct pending_header *h, const char *data, int *n)
 {
 	struct lines l = { 0 };
-	uint64_t lost = 0;
+	uint64_t lost = 0, jump[2] = { 0, 0 };
 	bool bad = false;
 	int tfd, r = 0;
 
-	for (uint32_t i = 0; i < h->n_bufs && r == 0; i++)
-		r = lines_add(&l, data + (size_t)i * h->buf_size, (size_t)atomic_load(&h->used[i]), &bad);
+	for (size_t i = 0, at = 0; i < h->n_bufs && r == 0; i++) { /* DATA: the bytes in use, one buffer after another */
+		size_t used = (size_t)atomic_load(&h->used[i]);
+
+		r = lines_add(&l, data + at, used, &bad);
+		at += used;
+	}
 	if (bad)
 		say(s, 1, "damaged records skipped; the others are merged");
 	if (r == 0 && l.n)
@@ -771,10 +813,13 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 		if (tfd < 0)
 			r = -errno;
 		else {
-			r = append_missing(tfd, trace, h->pid, h->trace_off, &l, n, &lost);
+			r = append_missing(tfd, trace, h->pid, h->trace_off, &l, n, &lost, jump);
 			close(tfd);
 		}
 	}
+	if (r == 0 && jump[1])
+		say(s, 1, "seq jumps from %" PRIu64 " to %" PRIu64 ", more than a process can lose (%" PRIu64
+			  "): damaged; no trace.dropped written", jump[0], jump[1], MAX_MISSING);
 	if (r == 0 && lost)
 		say(s, 0, "%" PRIu64 " record%s numbered but never written (the process died in between): said by trace.dropped",
 		    lost, lost == 1 ? " was" : "s were");

@@ -15,6 +15,14 @@
 #define PENDING_MAGIC_V4 "CLRTPND4"
 #define PENDING_DATA_OFFSET 4096
 #define PENDING_MAX_BUFS 256 /* two halves for each of 128 staging slots */
+/* Bytes of each buffer: a staging slot's half (sinks/stage.c) */
+#define PENDING_BUF_SIZE (64 * 1024)
+/* The largest mirror there is: the header page and every buffer in full.
+ * A larger file is not one (a merge refuses it unread). */
+#define PENDING_MAX_FILE ((uint64_t)PENDING_DATA_OFFSET + (uint64_t)PENDING_MAX_BUFS * PENDING_BUF_SIZE)
+/* The largest seq the profiler gives (its numbering keeps two state bits
+ * above it): a record with a larger one is damaged. */
+#define PENDING_MAX_SEQ ((UINT64_C(1) << 62) - 1)
 
 /* One staged record: this header, then the JSON line with its newline
  * (LEN bytes), padded to 8 bytes.  The header carries what the sinks need

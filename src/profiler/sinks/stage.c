@@ -35,12 +35,12 @@
 #include "common/util.h"
 #include "profiler/sinks/stage.h"
 
-#define HALF_SIZE (64 * 1024)
+#define HALF_SIZE PENDING_BUF_SIZE /* a merge trusts no larger buffer */
 #define ROOM_STEP (16 * 1024) /* a half's room in the mirror grows by this much */
 #define MAX_SLOTS (PENDING_MAX_BUFS / 2)
 
 /* The numbering: the last seq given, with the trace's state on top. */
-#define SEQ_MASK ((UINT64_C(1) << 62) - 1)
+#define SEQ_MASK PENDING_MAX_SEQ
 #define ST_SEALED (UINT64_C(1) << 62) /* only a last record may come */
 #define ST_ENDED (UINT64_C(1) << 63)  /* nothing more */
 static _Atomic uint64_t numbering = ST_ENDED;
