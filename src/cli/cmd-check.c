@@ -318,8 +318,9 @@ static bool check_seq(struct checker *c, const struct rec *r)
 		}
 	}
 	p->last_seq = r->seq;
-	if (r->ev == EV_TRACE_DROPPED && jint(r->j, "count") > 0)
-		p->explained += (uint64_t)jint(r->j, "count");
+	if (r->ev == EV_TRACE_DROPPED && jint(r->j, "count") > 0) /* <= INT64_MAX each: saturate, never wrap */
+		p->explained = (uint64_t)jint(r->j, "count") > UINT64_MAX - p->explained ?
+				       UINT64_MAX : p->explained + (uint64_t)jint(r->j, "count");
 	return true;
 }
 
@@ -412,6 +413,10 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 		problem(c, lineno, "%s%s", partial ? "truncated last line (no newline): " : "", err ? err : "unreadable");
 		free(err);
 		return;
+	}
+	if (err) { /* a number out of range, read as absent */
+		problem(c, lineno, "%s", err);
+		free(err);
 	}
 	if (partial)
 		problem(c, lineno, "last line has no newline (the writer stopped before finishing it)");

@@ -164,7 +164,10 @@ static void close_span(struct exporter *x, struct xthread *t, size_t i, int64_t 
 		json_object_update(args, end_args);
 	if (unfinished)
 		json_object_set_new(args, "unfinished", json_true());
-	emit(x, "X", s->name, s->cat, t->pid, t->tid, us(x, s->ts), (double)(end_ts - s->ts) / 1000.0, args);
+	/* ts are 0 or more, or -1 when absent (the reader's range check): no
+	 * overflow; a span without both ends' times gets no length */
+	emit(x, "X", s->name, s->cat, t->pid, t->tid, us(x, s->ts),
+	     s->ts >= 0 && end_ts >= s->ts ? (double)(end_ts - s->ts) / 1000.0 : 0.0, args);
 	s->args = NULL;
 	free(s->name);
 	free(s->detail);

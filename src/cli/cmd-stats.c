@@ -39,21 +39,29 @@ struct stats {
 	json_t *suspends;    /* reason -> {count, total_ns, max_ns, aborted} */
 	struct u64map in_flight; /* pid<<32|exception id -> type (malloc'd): thrown, no summary yet */
 	json_t *drops;       /* "sink where: reason" -> {sink, where, reason, count} */
-	uint64_t dropped;
+	int64_t dropped;     /* 0 to INT64_MAX */
 	json_t *errors;      /* message -> count */
 	json_t *by_site;     /* "type at where" -> {count, outcomes{}} (category stacks) */
 	struct sites *sites; /* made at the first summary with a stack */
+	struct rd *rd;       /* for warnings */
 };
 
-/* counter[key] += n */
-static void bump(json_t *counter, const char *key, int64_t n)
+/* counter[key] += n (N >= 0), saturating: false when the sum would pass
+ * INT64_MAX (it stays there). */
+static bool bump(json_t *counter, const char *key, int64_t n)
 {
 	json_t *v = json_object_get(counter, key ? key : "?");
+	json_int_t sum;
+	bool ok = true;
 
-	if (v)
-		json_integer_set(v, json_integer_value(v) + n);
-	else
-		json_object_set_new(counter, key ? key : "?", json_integer(n));
+	if (!v)
+		return json_object_set_new(counter, key ? key : "?", json_integer(n)), true;
+	if (__builtin_add_overflow(json_integer_value(v), n, &sum)) {
+		sum = INT64_MAX;
+		ok = false;
+	}
+	json_integer_set(v, sum);
+	return ok;
 }
 
 /* The object at counter[key], created empty. */
@@ -225,7 +233,11 @@ static void on_suspend(struct stats *s, const struct rec *r)
 	e = entry(s->suspends, reason ? reason : "?");
 	free(reason);
 	bump(e, "count", 1);
-	bump(e, "total_ns", r->dur_ns > 0 ? r->dur_ns : 0);
+	if (!bump(e, "total_ns", r->dur_ns > 0 ? r->dur_ns : 0))
+	{
+		rd_warn(s->rd, r->line, "suspension time passes %" PRId64 " ns in all; the total is capped there", INT64_MAX);
+		rd_mark_bad(s->rd);
+	}
 	max = json_object_get(e, "max_ns");
 	if (!max || json_integer_value(max) < r->dur_ns)
 		json_object_set_new(e, "max_ns", json_integer(r->dur_ns));
@@ -252,8 +264,20 @@ static void on_trace(struct stats *s, const struct rec *r)
 		json_object_set_new(e, "sink", json_string(sink));
 		json_object_set_new(e, "where", json_string(where));
 		json_object_set_new(e, "reason", json_string(reason));
-		bump(e, "count", jint(r->j, "count") > 0 ? jint(r->j, "count") : 0);
-		s->dropped += jint(r->j, "count") > 0 ? (uint64_t)jint(r->j, "count") : 0;
+		int64_t n = jint(r->j, "count") > 0 ? jint(r->j, "count") : 0;
+		bool capped = !bump(e, "count", n);
+
+		/* each count <= INT64_MAX (jansson): the sums saturate there */
+		if (n > INT64_MAX - s->dropped) {
+			s->dropped = INT64_MAX;
+			capped = true;
+		} else
+			s->dropped += n;
+		if (capped) {
+			rd_warn(s->rd, r->line, "trace.dropped count %" PRId64 " makes the total overflow; it is capped at %" PRId64,
+				n, INT64_MAX);
+			rd_mark_bad(s->rd);
+		}
 	}
 }
 
@@ -644,6 +668,7 @@ int cmd_stats(int argc, char **argv)
 		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
 	}
+	s.rd = rd;
 	while ((r = rd_record(rd, &rec)) > 0) {
 		stats_add(&s, &rec);
 		rec_done(&rec);

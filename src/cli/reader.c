@@ -155,6 +155,12 @@ void rd_warn(struct rd *r, uint64_t line, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* A record delivered with a value out of range: counted as a bad line. */
+void rd_mark_bad(struct rd *r)
+{
+	r->bad++;
+}
+
 /* Say how many warnings were not shown. */
 void rd_warn_summary(struct rd *r)
 {
@@ -321,6 +327,34 @@ void rec_done(struct rec *r)
 }
 
 /* Parse one line into a record (see reader.h). */
+/* Is KEY of J an integer (not absent, not null)? */
+static bool has_int(json_t *j, const char *key)
+{
+	return json_is_integer(json_object_get(j, key));
+}
+
+/* Range checks on the numbers the readers compute with: a ts is 0 or more
+ * (nanoseconds since 1970), a duration no longer than its ts (a span that
+ * began before 1970 is damage).  An out-of-range value reads as absent
+ * (-1), so nothing downstream subtracts or adds it; said in *RET_ERR. */
+static int rec_ranges(struct rec *out, char **ret_err)
+{
+	if (out->ts < 0 && has_int(out->j, "ts")) {
+		int64_t v = out->ts;
+
+		out->ts = out->dur_ns = -1;
+		return asprintf(ret_err, "ts %" PRId64 " out of range (0 to %" PRId64 "); read as absent", v, INT64_MAX);
+	}
+	if ((out->dur_ns < 0 && has_int(out->j, "dur_ns")) || (out->ts >= 0 && out->dur_ns > out->ts)) {
+		int64_t v = out->dur_ns;
+
+		out->dur_ns = -1;
+		return asprintf(ret_err, "dur_ns %" PRId64 " out of range (0 to its ts, %" PRId64 "); read as absent", v,
+				out->ts >= 0 ? out->ts : INT64_MAX);
+	}
+	return 0;
+}
+
 int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, char **ret_err)
 {
 	json_error_t e;
@@ -329,6 +363,7 @@ int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, ch
 	int r;
 
 	*out = (struct rec){ .line = lineno };
+	*ret_err = NULL;
 	if (memchr(line, '\0', len)) {
 		r = asprintf(ret_err, "binary data (NUL byte), not a JSON Lines record");
 		goto fail;
@@ -369,6 +404,8 @@ int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, ch
 	out->begin_tid = jint(j, "begin_tid");
 	if (out->ph != PH_END || out->begin_tid <= 0 || out->begin_tid == out->tid)
 		out->begin_tid = -1;
+	if (rec_ranges(out, ret_err) < 0)
+		*ret_err = NULL;
 	return 0;
 fail:
 	if (r < 0)
@@ -391,7 +428,11 @@ int rd_record(struct rd *r, struct rec *out)
 		if (len == 0)
 			continue; /* blank lines carry nothing */
 		if (rec_parse(out, line, len, r->lineno, &err) == 0) {
-			free(err);
+			if (err) { /* a record with a number out of range: kept, said, counted */
+				rd_warn(r, r->lineno, "%s", err);
+				rd_mark_bad(r);
+				free(err);
+			}
 			return 1;
 		}
 		if (partial)
@@ -446,7 +487,7 @@ const char *fmt_dur(char *buf, size_t size, int64_t ns)
 		snprintf(buf, size, "?");
 		return buf;
 	}
-	while (ns >= units[i].below)
+	while (i + 1 < ELEMENTSOF(units) && ns >= units[i].below)
 		i++;
 	if (i == 0)
 		snprintf(buf, size, "%" PRId64 "ns", ns);

@@ -57,7 +57,8 @@ int rd_line(struct rd *r, const char **line, size_t *len, bool *partial);
  * are reported with rd_warn and skipped (counted in rd_bad). */
 int rd_record(struct rd *r, struct rec *out);
 /* Parse one line into a record; on failure returns -EINVAL and a malloc'd
- * reason in *ret_err. */
+ * reason in *ret_err.  A record whose ts or dur_ns is out of range is
+ * parsed (the value reads as absent, -1) and *ret_err says so; else NULL. */
 int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, char **ret_err);
 void rec_done(struct rec *r);
 /* Keep what R says of its thread in *MANAGED_TID (when it has one) and
@@ -73,6 +74,9 @@ uint64_t rd_bad(const struct rd *r);
 void rd_set_idle(struct rd *r, void (*fn)(void *), void *userdata);
 /* "clrtrace: NAME:LINE: message" on stderr; after 20, only counted. */
 void rd_warn(struct rd *r, uint64_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Count a delivered record as a bad line (a value out of range, said with
+ * rd_warn): the command then exits 1. */
+void rd_mark_bad(struct rd *r);
 /* Print "N more problems not shown" if warnings were suppressed. */
 void rd_warn_summary(struct rd *r);
 
