@@ -35,10 +35,6 @@
 _Static_assert(sizeof(struct pending_header) <= PENDING_DATA_OFFSET, "header fits its page");
 
 #define DROP_SCAN (16u << 20) /* how far back a merge looks for the last record written */
-/* The most records a dead writer can have numbered and not written: what
- * its staging area held (every buffer full of the smallest records) and
- * one being copied in each slot.  A larger jump of seq is damage, not loss. */
-#define MAX_MISSING ((uint64_t)PENDING_MAX_BUFS * (PENDING_BUF_SIZE / sizeof(struct pending_rec) + 1))
 
 /* Read the first line of a small /proc file into BUF; false if unreadable. */
 static bool read_small(const char *path, char *buf, size_t size)
@@ -669,11 +665,11 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	for (size_t i = first; i < l->n; i++) {
 		uint64_t gap = prev && l->at[i].seq > prev + 1 ? l->at[i].seq - prev - 1 : 0;
 
-		if (gap > MAX_MISSING - missing && !jump[1]) {
+		if (gap > PENDING_MAX_LOST - missing && !jump[1]) {
 			jump[0] = prev;
 			jump[1] = l->at[i].seq;
 		}
-		missing += gap <= MAX_MISSING - missing ? gap : 0;
+		missing += gap <= PENDING_MAX_LOST - missing ? gap : 0;
 		prev = l->at[i].seq;
 	}
 	if (jump[1])
@@ -819,7 +815,7 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 	}
 	if (r == 0 && jump[1])
 		say(s, 1, "seq jumps from %" PRIu64 " to %" PRIu64 ", more than a process can lose (%" PRIu64
-			  "): damaged; no trace.dropped written", jump[0], jump[1], MAX_MISSING);
+			  "): damaged; no trace.dropped written", jump[0], jump[1], PENDING_MAX_LOST);
 	if (r == 0 && lost)
 		say(s, 0, "%" PRIu64 " record%s numbered but never written (the process died in between): said by trace.dropped",
 		    lost, lost == 1 ? " was" : "s were");

@@ -39,6 +39,10 @@ struct pending_rec {
 /* The reason of the trace.dropped a merge writes for records a dying
  * process had numbered but not yet copied */
 #define PENDING_DIED_REASON "the process died between numbering and writing them"
+/* The most records a dead writer can have numbered and not written: what
+ * its staging area held (every buffer full of the smallest records) and
+ * one being copied in each slot.  A larger jump of seq is damage, not loss. */
+#define PENDING_MAX_LOST ((uint64_t)PENDING_MAX_BUFS * (PENDING_BUF_SIZE / sizeof(struct pending_rec) + 1))
 /* Bytes a record of a LEN-byte line (newline included) takes in a buffer. */
 static inline size_t pending_rec_size(size_t len)
 {

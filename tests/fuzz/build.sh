@@ -1,20 +1,46 @@
 #!/bin/sh
-# Build and run the libFuzzer target for the trace reader (clang needed).
-# Usage: tests/fuzz/build.sh BUILDDIR [SECONDS]   (BUILDDIR: a configured build
-# tree, for autoconf.h and src/cli/schema-data.c)
+# Build the libFuzzer targets (clang needed) and, given SECONDS, run them
+# and merge what they found into the kept corpora.
+# Usage: tests/fuzz/build.sh BUILDDIR [SECONDS [KEEPDIR]]
+#   BUILDDIR: a configured build tree (for autoconf.h and src/cli/schema-data.c);
+#   the fuzzers go to BUILDDIR/tests/fuzz.  SECONDS: the whole run, shared by
+#   the targets (fuzz-reader two thirds, fuzz-pending one third); 0 or none:
+#   build only (`make fuzz` gives 600).  KEEPDIR: see below (tests/fuzz-run.sh).
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
-secs=${2:-60}
-cc=$(command -v clang-14 || command -v clang)
+secs=${2:-0}
+cc=$(command -v clang-14 || command -v clang) || { echo "fuzz: clang is not installed (Debian: clang-14 libclang-rt-14-dev)" >&2; exit 1; }
 out="$build/tests/fuzz"
-mkdir -p "$out" "$out/new"
-# shellcheck disable=SC2046
-"$cc" -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -include "$build/autoconf.h" -I"$src/src" -DPKGLIBDIR="\"/nonexistent\"" -DPKGDATADIR="\"/nonexistent\"" \
-	$(pkg-config --cflags jansson) -o "$out/fuzz-reader" "$src/tests/fuzz/fuzz-reader.c" \
-	"$src/src/cli/reader.c" "$src/src/cli/jschema.c" "$src/src/cli/describe.c" "$src/src/common/u64map.c" "$src/src/common/vocabulary.c" "$src/src/common/strbuf.c" \
+mkdir -p "$out"
+# UBSan's findings abort (-fno-sanitize-recover), so libFuzzer sees them
+cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -include $build/autoconf.h -I$src/src"
+# shellcheck disable=SC2046,SC2086
+"$cc" $cflags -DPKGLIBDIR="\"/nonexistent\"" -DPKGDATADIR="\"/nonexistent\"" $(pkg-config --cflags jansson) \
+	-o "$out/fuzz-reader" "$src/tests/fuzz/fuzz-reader.c" \
+	"$src/src/cli/reader.c" "$src/src/cli/jschema.c" "$src/src/cli/describe.c" "$src/src/cli/escape.c" "$src/src/cli/sites.c" \
+	"$src/src/common/escape.c" "$src/src/common/u64map.c" "$src/src/common/vocabulary.c" "$src/src/common/strbuf.c" \
+	"$src/src/common/pdb.c" "$src/src/common/metadata.c" "$src/src/common/sha256.c" "$src/src/common/dotnet-names.c" "$src/src/common/zlib-lazy.c" "$src/src/common/lazy-lib.c" \
 	"$build/src/cli/schema-data.c" $(pkg-config --libs jansson)
-# new inputs go to new/; the kept corpus is minimised into tests/fuzz/corpus
-"$out/fuzz-reader" -max_total_time="$secs" -max_len=4096 -close_fd_mask=2 -print_final_stats=1 -dict="$src/tests/fuzz/records.dict" \
-	"$out/new" "$src/tests/fuzz/corpus"
-"$out/fuzz-reader" -merge=1 "$src/tests/fuzz/corpus" "$out/new"
+# shellcheck disable=SC2086
+"$cc" $cflags -o "$out/fuzz-pending" "$src/tests/fuzz/fuzz-pending.c" "$src/src/common/pending.c" "$src/src/common/strbuf.c"
+[ "$secs" -gt 0 ] || exit 0
+# new inputs go to new-*/ and the kept corpora are merged (minimised) from
+# them; with KEEPDIR (the test), they, the logs and any crash's input go
+# there, the corpora are only read, and the status says whether any target
+# had a finding
+st=0
+for t in reader pending; do
+	case $t in
+	reader) s=$((secs * 2 / 3)) corpus="$src/tests/fuzz/corpus" opts="-max_len=4096 -dict=$src/tests/fuzz/records.dict" ;;
+	pending) s=$((secs - secs * 2 / 3)) corpus="$src/tests/fuzz/corpus-pending" opts="-max_len=16384" ;;
+	esac
+	dest=${3:-$out} log=/dev/stdout
+	[ -z "${3:-}" ] || log="$dest/$t.log"
+	mkdir -p "$dest/new-$t"
+	# shellcheck disable=SC2086
+	"$out/fuzz-$t" -max_total_time="$s" $opts -close_fd_mask=2 -rss_limit_mb=1024 -malloc_limit_mb=256 \
+		-artifact_prefix="$dest/crash-$t-" -print_final_stats=1 "$dest/new-$t" "$corpus" >"$log" 2>&1 || st=1
+	[ -n "${3:-}" ] || "$out/fuzz-$t" -merge=1 "$corpus" "$out/new-$t"
+done
+exit $st
