@@ -79,6 +79,23 @@ static inline uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* MS milliseconds from now on the monotonic clock, as the deadline of a
+ * timed wait (pthread_*_clock*, sem_clockwait): a step of the wall clock
+ * neither stalls nor cuts short a wait. */
+static inline struct timespec mono_deadline_ms(long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 /* The monotonic clock to a few milliseconds, read at a tenth of the cost:
  * for rate limits. */
 static inline uint64_t mono_coarse_ns(void)

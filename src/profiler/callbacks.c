@@ -71,7 +71,7 @@ static inline bool always_called(int slot)
 		if (!t_ || t_->in_callback) \
 			return S_OK; \
 		t_->in_callback++; \
-		t_->ts_callback = 0; \
+		t_->ts_callback = t_->mono_callback = 0; \
 		t_->in_dispatch = in_dispatch(slot); \
 		if (stash_only(slot)) { \
 			ret_ = on_##name ON_ARGS args; \

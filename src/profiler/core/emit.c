@@ -25,7 +25,7 @@
 /* Where a record sits: its time, span, parent, depth, an end's duration,
  * and the thread that began it when that is another one. */
 struct place {
-	uint64_t ts, span, parent, dur;
+	uint64_t ts, mono, span, parent, dur; /* ts: wall clock; mono and dur: monotonic */
 	size_t depth;
 	int begin_tid;
 };
@@ -152,7 +152,7 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 	pl->parent = t->n_spans ? t->spans[t->n_spans - 1].id : 0;
 	pl->depth = t->n_spans;
 	if (ph == PH_BEGIN) {
-		struct ct_span s = { .id = ct_span_next_id(t), .key = key, .ts = pl->ts, .event = ev };
+		struct ct_span s = { .id = ct_span_next_id(t), .key = key, .mono = pl->mono, .event = ev };
 		int r = ct_span_push(t, &s);
 
 		if (r < 0) {
@@ -169,7 +169,7 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 
 		if (i < 0 && handoff && ct_handoff_take(t, ev, key, &other)) {
 			pl->span = other.span;
-			pl->dur = pl->ts > other.ts ? pl->ts - other.ts : 0;
+			pl->dur = pl->mono > other.mono ? pl->mono - other.mono : 0;
 			pl->begin_tid = other.tid;
 			return 0;
 		}
@@ -179,7 +179,7 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 		}
 		/* spans above it never ended: leave them open in the trace */
 		pl->span = t->spans[i].id;
-		pl->dur = pl->ts - t->spans[i].ts;
+		pl->dur = pl->mono > t->spans[i].mono ? pl->mono - t->spans[i].mono : 0;
 		ct_span_cut(t, (size_t)i);
 		pl->depth = t->n_spans;
 		pl->parent = pl->depth ? t->spans[pl->depth - 1].id : 0;
@@ -196,7 +196,7 @@ __attribute__((weak)) void ct_deferred_replay(struct ct_thread *t);
 static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
 		    json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
-	struct place pl = { .ts = ct_now(t) };
+	struct place pl = { .ts = ct_now(t), .mono = ct_mono(t) };
 	bool locked = false, dropped = false;
 	int r;
 

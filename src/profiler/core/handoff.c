@@ -20,7 +20,7 @@
 #include "profiler/core/thread.h"
 
 struct entry {
-	uint64_t key, span, ts;
+	uint64_t key, span, mono;
 	enum ct_event ev;
 	int tid;
 	struct ct_thread *owner; /* NULL: its thread exited */
@@ -63,7 +63,7 @@ int ct_handoff_add(struct ct_thread *t, struct ct_span *s)
 		table = n;
 		cap_table = cap;
 	}
-	table[n_table++] = (struct entry){ .key = s->key, .span = s->id, .ts = s->ts, .ev = s->event,
+	table[n_table++] = (struct entry){ .key = s->key, .span = s->id, .mono = s->mono, .ev = s->event,
 					   .tid = t->tid, .owner = t };
 	s->shared = true;
 	t->n_shared++;
@@ -88,7 +88,7 @@ bool ct_handoff_take(struct ct_thread *t, enum ct_event ev, uint64_t key, struct
 
 		if (e->ev != ev || e->key != key || e->ended || e->owner == t)
 			continue;
-		*out = (struct ct_handoff_end){ .span = e->span, .ts = e->ts, .tid = e->tid };
+		*out = (struct ct_handoff_end){ .span = e->span, .mono = e->mono, .tid = e->tid };
 		if (!e->owner) {
 			remove_at(i);
 		} else {

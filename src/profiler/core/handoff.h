@@ -13,7 +13,7 @@ struct ct_span;
 
 /* A span of another thread that an end on this one closes. */
 struct ct_handoff_end {
-	uint64_t span, ts;
+	uint64_t span, mono; /* its begin on the monotonic clock */
 	int tid; /* the thread that began it */
 };
 

@@ -25,7 +25,7 @@ struct exm; /* exceptions/machine.h */
  * emit.c). */
 struct ct_deferred {
 	int kind;             /* enum exm_input_kind */
-	uint64_t fn, object, frame, pc, ts;
+	uint64_t fn, object, frame, pc, ts, mono;
 };
 #define CT_DEFERRED_MAX 4
 #define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */
@@ -35,7 +35,7 @@ struct ct_deferred {
 struct ct_span {
 	uint64_t id;
 	uint64_t key; /* what pairs begin and end (module id, function id…) */
-	uint64_t ts;
+	uint64_t mono; /* when it began (CLOCK_MONOTONIC): durations only */
 	enum ct_event event;
 	bool shared; /* in the handoff table: another thread may end it */
 };
@@ -61,6 +61,7 @@ struct ct_thread {
 	atomic_uint deferred_lost; /* stashes that did not fit, said at the replay */
 	uint64_t ts_replay;   /* nonzero: records take this time (a replay) */
 	uint64_t ts_callback; /* the callback's time, read at its first record (0: not yet) */
+	uint64_t mono_replay, mono_callback; /* the same on the monotonic clock */
 	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
 	unsigned n_pins;
 	struct jw line;       /* the record being written */
@@ -155,6 +156,21 @@ static inline uint64_t ct_now(struct ct_thread *t)
 	if (!t->ts_callback)
 		t->ts_callback = now_ns();
 	return t->ts_callback;
+}
+
+/* The same instant on the monotonic clock, for durations: a step of the
+ * wall clock (ts) never makes one absurd. */
+static inline uint64_t ct_mono(struct ct_thread *t)
+{
+	if (!t)
+		return mono_ns();
+	if (t->mono_replay)
+		return t->mono_replay;
+	if (!t->in_callback || t->fed_by_other)
+		return mono_ns();
+	if (!t->mono_callback)
+		t->mono_callback = mono_ns();
+	return t->mono_callback;
 }
 
 /* The managed ThreadID's OS thread id, or 0. */

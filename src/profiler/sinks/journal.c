@@ -189,17 +189,6 @@ static void writer_probe(struct journal_sink *j)
 	pthread_mutex_unlock(&j->loss_lock);
 }
 
-/* Add MS milliseconds to the CLOCK_REALTIME time *TS. */
-static void timespec_add_ms(struct timespec *ts, long ms)
-{
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 /* The writer thread: wait for records, send them, probe a lost journald. */
 static void *writer_main(void *arg)
 {
@@ -218,9 +207,8 @@ static void *writer_main(void *arg)
 			atomic_store(&j->idle, false);
 			continue;
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		timespec_add_ms(&ts, PROBE_INTERVAL_MS);
-		r = sem_timedwait(&j->wake, &ts);
+		ts = mono_deadline_ms(PROBE_INTERVAL_MS);
+		r = sem_clockwait(&j->wake, CLOCK_MONOTONIC, &ts);
 		atomic_store(&j->idle, false);
 		if (r < 0 || atomic_load(&j->down))
 			writer_probe(j);
@@ -380,9 +368,8 @@ static void journal_close(struct ct_sink *s)
 
 	atomic_store(&j->stop, true);
 	sem_post(&j->wake);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	timespec_add_ms(&ts, DRAIN_TIMEOUT_MS);
-	if (pthread_timedjoin_np(j->writer, NULL, &ts) == 0) {
+	ts = mono_deadline_ms(DRAIN_TIMEOUT_MS);
+	if (pthread_clockjoin_np(j->writer, NULL, CLOCK_MONOTONIC, &ts) == 0) {
 		sem_destroy(&j->wake);
 		pthread_mutex_destroy(&j->loss_lock);
 		jf_entry_done(&j->entry);

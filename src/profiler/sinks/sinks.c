@@ -295,11 +295,9 @@ void ct_flush_all(bool dying)
 	PROTECT_ERRNO;
 
 	if (dying) {
-		struct timespec ts;
+		struct timespec ts = mono_deadline_ms(2000);
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 2;
-		if (pthread_rwlock_timedrdlock(&sinks_rw, &ts) != 0)
+		if (pthread_rwlock_clockrdlock(&sinks_rw, CLOCK_MONOTONIC, &ts) != 0)
 			return;
 	} else
 		pthread_rwlock_rdlock(&sinks_rw);
@@ -342,14 +340,8 @@ static void *flusher_main(void *arg)
 	while (!flusher_stop) {
 		if (!atomic_load(&kicked)) {
 			if (spec.flush_ms) {
-				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_sec += spec.flush_ms / 1000;
-				ts.tv_nsec += (long)(spec.flush_ms % 1000) * 1000000L;
-				if (ts.tv_nsec >= 1000000000L) {
-					ts.tv_sec++;
-					ts.tv_nsec -= 1000000000L;
-				}
-				pthread_cond_timedwait(&flusher_cond, &flusher_lock, &ts);
+				ts = mono_deadline_ms((long)spec.flush_ms);
+				pthread_cond_clockwait(&flusher_cond, &flusher_lock, CLOCK_MONOTONIC, &ts);
 			} else
 				pthread_cond_wait(&flusher_cond, &flusher_lock);
 		}

@@ -490,11 +490,9 @@ bool stage_round(bool dying, void (*deliver)(const struct ct_rec *r), void (*don
 	size_t n;
 
 	if (dying) {
-		struct timespec ts;
+		struct timespec ts = mono_deadline_ms(2000);
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 2;
-		if (pthread_mutex_timedlock(&round_lock, &ts) != 0)
+		if (pthread_mutex_clocklock(&round_lock, CLOCK_MONOTONIC, &ts) != 0)
 			return false;
 	} else
 		pthread_mutex_lock(&round_lock);

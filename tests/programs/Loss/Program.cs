@@ -52,6 +52,22 @@ namespace Loss
                     Console.WriteLine("calls " + Burst(n));
                     Console.Out.Flush();
                     throw new LossTestException("unhandled after the burst");
+                case "slow-catch":
+                    // an exception whose catch block waits for the file
+                    // args[2] (the test steps the wall clock meanwhile)
+                    try
+                    {
+                        throw new LossTestException("slow catch");
+                    }
+                    catch (LossTestException)
+                    {
+                        Console.WriteLine("waiting");
+                        Console.Out.Flush();
+                        for (int i = 0; i < 6000 && !File.Exists(args[2]); i++)
+                            Thread.Sleep(10);
+                    }
+                    Console.WriteLine("caught");
+                    return 0;
                 case "gate":
                     // a burst of N, then wait for the file args[2] to exist
                     // (the test changes the disk meanwhile), then a burst of args[3]

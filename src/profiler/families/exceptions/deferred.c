@@ -43,7 +43,7 @@ HRESULT ct_defer_enter(struct ct_thread *t, int kind, FunctionID f, ObjectID obj
 		atomic_fetch_add_explicit(&t->deferred_lost, 1, memory_order_relaxed); /* said at the next replay */
 		return S_OK;
 	}
-	t->deferred[n] = (struct ct_deferred){ .kind = kind, .fn = f, .object = obj, .ts = now_ns() };
+	t->deferred[n] = (struct ct_deferred){ .kind = kind, .fn = f, .object = obj, .ts = now_ns(), .mono = mono_ns() };
 	clause_info(&t->deferred[n].frame, &t->deferred[n].pc);
 	atomic_store_explicit(&t->n_deferred, n + 1, memory_order_release);
 	return S_OK;
@@ -54,8 +54,9 @@ static void replay(struct ct_thread *t, const struct ct_deferred *d, unsigned n,
 {
 	for (unsigned i = 0; i < n; i++) {
 		t->ts_replay = d[i].ts;
+		t->mono_replay = d[i].mono;
 		ct_exceptions_feed_stashed(t, d[i].fn, d[i].object, d[i].frame, d[i].pc, d[i].kind);
-		t->ts_replay = 0;
+		t->ts_replay = t->mono_replay = 0;
 	}
 	if (lost)
 		ct_error(t, "%u exception handler callbacks lost: more than %d arrived with no other exception callback between them",
