@@ -17,6 +17,12 @@ if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
 		ok "python3-jsonschema agrees: the traces validate" || fail "python3-jsonschema rejects the trace"
 fi
 
+# a gap inside nested loads (a full disk, tests/loss-disk.sh's 20 writers):
+# the trace.dropped and the ends after it come at depth 2 and 1 of spans
+# whose begins were lost; the records name them as parents
+"$CLRTRACE" check -q "$top_srcdir/tests/golden/check-gap-in-load.jsonl" >"$OUT/gap-load.out" 2>&1
+expect "a gap inside nested loads, explained: no problem" "$?: $(head -2 "$OUT/gap-load.out")" "0: "
+
 # injected seq gap: line 10 removed
 sed '10d' "$t" >"$OUT/gap.jsonl"
 "$CLRTRACE" check -q "$OUT/gap.jsonl" >"$OUT/gap.out" 2>&1

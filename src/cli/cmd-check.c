@@ -267,12 +267,18 @@ static void check_nesting(struct checker *c, const struct rec *r)
 				r->depth, i);
 		while (s->n > i)
 			free(s->v[--s->n].event);
+		/* a span whose begin was lost (stack_resync's "?"): the
+		 * record names it as its parent */
+		if (s->n && s->v[s->n - 1].span == -2 && r->parent > 0)
+			s->v[s->n - 1].span = r->parent;
 		return;
 	}
 	if ((size_t)r->depth != s->n) {
 		problem(c, r->line, "seq %" PRId64 " %s %s: nesting: depth %" PRId64 ", expected %zu", r->seq, what,
 			ct_phase_to_string(r->ph), r->depth, s->n);
 		stack_resync(s, r->depth, r->parent);
+	} else if (top == -2 && r->parent > 0) {
+		s->v[s->n - 1].span = r->parent; /* as above */
 	} else if (r->parent != top && top != -2) {
 		problem(c, r->line, "seq %" PRId64 " %s %s: nesting: parent %" PRId64 ", expected %" PRId64, r->seq, what,
 			ct_phase_to_string(r->ph), r->parent, top);
