@@ -43,6 +43,33 @@ const char *const ct_outcome_table[_OUTCOME_MAX + 1] = {
 /* ct_outcome_to_string(), ct_outcome_from_string() (or _OUTCOME_INVALID). */
 DEFINE_STRING_TABLE_LOOKUP(ct_outcome, enum ct_outcome, _OUTCOME_INVALID)
 
+const char *const ct_fate_table[_FATE_MAX + 1] = {
+	[FATE_HANDLED] = "handled",
+	[FATE_HANDLED_BY_FRAMEWORK] = "handled_by_framework",
+	[FATE_HANDLED_BY_RUNTIME] = "handled_by_runtime",
+	[FATE_STORED] = "stored",
+	[FATE_SWALLOWED] = "swallowed",
+	[FATE_SUPERSEDED] = "superseded",
+	[FATE_WRAPPED] = "wrapped",
+	[FATE_UNHANDLED] = "unhandled",
+	[FATE_OPEN] = "open",
+	[_FATE_MAX] = NULL,
+};
+
+/* ct_fate_to_string(), ct_fate_from_string() (or _FATE_INVALID). */
+DEFINE_STRING_TABLE_LOOKUP(ct_fate, enum ct_fate, _FATE_INVALID)
+
+const char *const ct_handler_kind_table[_HANDLER_MAX + 1] = {
+	[HANDLER_PROGRAM] = "program",
+	[HANDLER_ASYNC] = "async",
+	[HANDLER_FRAMEWORK] = "framework",
+	[HANDLER_RUNTIME] = "runtime",
+	[_HANDLER_MAX] = NULL,
+};
+
+/* ct_handler_kind_to_string(), ct_handler_kind_from_string() (or _HANDLER_INVALID). */
+DEFINE_STRING_TABLE_LOOKUP(ct_handler_kind, enum ct_handler_kind, _HANDLER_INVALID)
+
 /* Event from its name, or _EV_INVALID. */
 DEFINE_STRING_TABLE_FIELD_FROM_STRING(ct_event_from_string, enum ct_event, ct_events, name, _EV_INVALID)
 

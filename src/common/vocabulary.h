@@ -86,6 +86,35 @@ enum ct_outcome {
 extern const char *const ct_outcome_table[_OUTCOME_MAX + 1];
 const char *ct_outcome_to_string(enum ct_outcome o);
 enum ct_outcome ct_outcome_from_string(const char *s);
+/* What became of an exception object, an "error": exception.error's "fate". */
+enum ct_fate {
+	FATE_HANDLED,
+	FATE_HANDLED_BY_FRAMEWORK,
+	FATE_HANDLED_BY_RUNTIME,
+	FATE_STORED,
+	FATE_SWALLOWED,
+	FATE_SUPERSEDED,
+	FATE_WRAPPED,
+	FATE_UNHANDLED,
+	FATE_OPEN,
+	_FATE_MAX,
+	_FATE_INVALID = -1,
+};
+extern const char *const ct_fate_table[_FATE_MAX + 1];
+const char *ct_fate_to_string(enum ct_fate f);
+enum ct_fate ct_fate_from_string(const char *s);
+/* Whose catch it was: exception.error's handler.kind. */
+enum ct_handler_kind {
+	HANDLER_PROGRAM,
+	HANDLER_ASYNC,
+	HANDLER_FRAMEWORK,
+	HANDLER_RUNTIME,
+	_HANDLER_MAX,
+	_HANDLER_INVALID = -1,
+};
+extern const char *const ct_handler_kind_table[_HANDLER_MAX + 1];
+const char *ct_handler_kind_to_string(enum ct_handler_kind k);
+enum ct_handler_kind ct_handler_kind_from_string(const char *s);
 enum ct_event ct_event_from_string(const char *s);
 enum ct_category ct_category_from_string(const char *s);
 /* Bit set of the categories on by default. */

@@ -23,6 +23,7 @@ struct capture {
 	int nesting_errors, errors, dying;
 	char first_problem[256];
 	uint64_t clock;
+	json_int_t tid;         /* of the input being fed */
 };
 
 static void cap_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
@@ -64,6 +65,11 @@ static void cap_dying(void *ud)
 static uint64_t cap_now(void *ud)
 {
 	return ((struct capture *)ud)->clock += 1000;
+}
+
+static int64_t cap_tid(void *ud)
+{
+	return ((struct capture *)ud)->tid;
 }
 
 /* Strip "Scenarios.Program." or "Filters.Program." for short expectations. */
@@ -146,6 +152,10 @@ static int parse_input(json_t *o, struct exm_input *in)
 	in->last_finallys = (unsigned)json_integer_value(json_object_get(o, "last_finallys"));
 	if ((s = json_string_value(json_object_get(o, "pc"))))
 		in->pc = strtoull(s, NULL, 16);
+	if ((s = json_string_value(json_object_get(o, "handler_kind"))) &&
+	    ct_handler_kind_from_string(s) != _HANDLER_INVALID)
+		in->handler_kind = ct_handler_kind_from_string(s);
+	in->handler_label = json_string_value(json_object_get(o, "handler_label"));
 	return 0;
 }
 
@@ -154,7 +164,7 @@ static void replay(json_t *lines, struct capture *c)
 {
 	struct { json_int_t tid; struct exm *m; } machines[16];
 	size_t n_machines = 0, i;
-	struct exm_emitter e = { .userdata = c, .record = cap_record, .error = cap_error, .dying = cap_dying, .now = cap_now };
+	struct exm_emitter e = { .userdata = c, .record = cap_record, .error = cap_error, .dying = cap_dying, .now = cap_now, .tid = cap_tid };
 	json_t *o;
 
 	memset(c, 0, sizeof(*c));
@@ -176,8 +186,11 @@ static void replay(json_t *lines, struct capture *c)
 			c->errors++;
 			continue;
 		}
+		c->tid = tid;
 		exm_feed(m, &in, &e);
 	}
+	/* the exit: what still waits in the errors table is written */
+	exm_errors_flush(&e);
 	for (size_t k = 0; k < n_machines; k++)
 		exm_free(machines[k].m);
 }
@@ -348,6 +361,43 @@ static char *verdicts(const struct capture *c)
 	}
 	if (len < sizeof(all))
 		snprintf(all + len, sizeof(all) - len, " unhandled=%zu", n);
+	return all;
+}
+
+/* The exception.error records, "; "-joined in emission order:
+ * "#ID fate[/kind[/label]] origin=FN throws=N hops=R/A/B[ by=M]". */
+static char *fates(const struct capture *c)
+{
+	static char all[4096];
+	size_t len = 0, i;
+	json_t *r;
+
+	all[0] = 0;
+	json_array_foreach(c->records, i, r) {
+		json_t *p = json_object_get(r, "p"), *h = json_object_get(p, "handler"), *hops = json_object_get(p, "hops");
+		json_t *by = json_object_get(p, "superseded_by");
+
+		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.error") != 0 || len >= sizeof(all))
+			continue;
+		len += (size_t)snprintf(all + len, sizeof(all) - len, "%s#%lld %s", len ? "; " : "",
+					(long long)json_integer_value(json_object_get(p, "error")),
+					json_string_value(json_object_get(p, "fate")));
+		if (h && len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, "/%s%s%s",
+						json_string_value(json_object_get(h, "kind")),
+						json_string_value(json_object_get(h, "label")) ? "/" : "",
+						json_string_value(json_object_get(h, "label")) ?
+							json_string_value(json_object_get(h, "label")) : "");
+		if (len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, " origin=%s throws=%lld hops=%lld/%lld/%lld",
+						short_fn(json_string_value(json_object_get(json_object_get(p, "origin"), "function"))),
+						(long long)json_integer_value(json_object_get(p, "throws")),
+						(long long)json_integer_value(json_object_get(hops, "rethrow")),
+						(long long)json_integer_value(json_object_get(hops, "await")),
+						(long long)json_integer_value(json_object_get(hops, "boundary")));
+		if (by && len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, " by=%lld", (long long)json_integer_value(by));
+	}
 	return all;
 }
 
@@ -787,6 +837,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		replay(lines, &c);
+		if (getenv("SHOW_FATES"))
+			printf("%s: %s\n", f->name, fates(&c));
 		got = verdicts(&c);
 		CHECK(strcmp(got, f->want) == 0, "%s: '%s'%s%s", f->name, got, strcmp(got, f->want) ? " want " : "",
 		      strcmp(got, f->want) ? f->want : "");

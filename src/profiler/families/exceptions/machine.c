@@ -174,6 +174,12 @@ struct exr {
 	 * runs tells (see settle_filter); 0: none */
 	size_t undecided;
 	uint64_t undecided_fp;
+	/* its error (the first throw of its object; 0: muted), whose catch it
+	 * was (CATCH_ENTER), and what replaced it */
+	uint64_t error, superseded_error;
+	enum ct_handler_kind hkind;
+	const char *hlabel;
+	bool hop_boundary;        /* raised again after a native boundary */
 };
 
 struct exm {
@@ -344,6 +350,25 @@ static json_t *field_value(const struct jw_field *f)
 	}
 }
 
+/* A record with the typed payload F[0..n), straight into the line when E
+ * can, else as a jansson payload, member for member. */
+static void emit_typed(const struct exm_emitter *e, enum ct_event ev, enum ct_phase ph, uint64_t key,
+		       const struct jw_field *f, size_t n)
+{
+	if (e->record_fields) {
+		e->record_fields(e->userdata, ev, ph, key, f, n);
+		return;
+	}
+	json_t *p = json_object();
+
+	for (size_t i = 0; p && i < n; i++)
+		if (f[i].kind == JW_MEMBERS)
+			json_object_update(p, (json_t *)f[i].j);
+		else
+			json_object_set_new(p, f[i].key, field_value(&f[i]));
+	e->record(e->userdata, ev, ph, key, p);
+}
+
 /* One record about R with a typed payload F[0..n) (room for one more: the
  * exception's {"id"} is added last when no field is "exception", as out()
  * does).  Written straight into the line when the emitter can. */
@@ -358,18 +383,7 @@ static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_p
 		has_exc = f[i].key[0] == 'e' && strcmp(f[i].key, "exception") == 0;
 	if (!has_exc)
 		f[n++] = (struct jw_field){ .key = "exception", .kind = JW_IDREF, .i = (int64_t)r->id };
-	if (c->e->record_fields) {
-		c->e->record_fields(c->e->userdata, ev, ph, r->id, f, n);
-		return;
-	}
-	json_t *p = json_object();
-
-	for (size_t i = 0; p && i < n; i++)
-		if (f[i].kind == JW_MEMBERS)
-			json_object_update(p, (json_t *)f[i].j);
-		else
-			json_object_set_new(p, f[i].key, field_value(&f[i]));
-	c->e->record(c->e->userdata, ev, ph, r->id, p);
+	emit_typed(c->e, ev, ph, r->id, f, n);
 }
 
 /* A record of R whose payload is at most one flag (true), FLAG may be NULL. */
@@ -664,6 +678,271 @@ static void exr_done(struct exm *m, struct exr *r)
 	m->spare = r;
 }
 
+/* --- errors: one exception object, first throw to fate ---------------------- */
+
+/* How an error was thrown again: exception.error's "hops". */
+enum hop { HOP_RETHROW, HOP_AWAIT, HOP_BOUNDARY, _HOP_MAX };
+
+/* One error not yet decided (see machine.h, ERRORS). */
+struct err {
+	uint64_t id, object;
+	uint64_t last_story;      /* its newest throw: only that story's end decides */
+	uint64_t t0;
+	char *exc;                /* its "exception" member as at its origin (NUL-terminated) */
+	const char *origin_fn;    /* thrown_in of its first throw (a name the glue keeps) */
+	int64_t origin_tid;
+	unsigned throws, hops[_HOP_MAX];
+	/* FATE_OPEN: in flight; FATE_STORED, FATE_HANDLED_BY_RUNTIME: waits
+	 * for a next hop, a wrapper, or the exit */
+	enum ct_fate pending;
+	const char *h_fn, *h_label;
+	enum ct_handler_kind h_kind;
+	bool used;
+};
+
+static pthread_mutex_t errs_lock = PTHREAD_MUTEX_INITIALIZER;
+/* errs_lock guards the four */
+static struct err errs[EXM_ERRORS_MAX];
+static size_t errs_hi;                 /* entries above are all unused */
+static uint64_t errs_evicted, errs_untracked;
+
+/* The entry of error ID, or NULL (locked). */
+static struct err *err_find(uint64_t id)
+{
+	for (size_t i = 0; id && i < errs_hi; i++)
+		if (errs[i].used && errs[i].id == id)
+			return &errs[i];
+	return NULL;
+}
+
+/* X leaves the table: its copy is returned, the slot freed (locked). */
+static struct err err_take(struct err *x)
+{
+	struct err out = *x;
+
+	*x = (struct err){ 0 };
+	while (errs_hi && !errs[errs_hi - 1].used)
+		errs_hi--;
+	return out;
+}
+
+/* A decided error: what its exception.error says beyond the entry. */
+struct fate {
+	enum ct_fate fate;
+	uint64_t by;              /* wrapped_by / superseded_by */
+	const char *h_fn, *h_label;
+	enum ct_handler_kind h_kind;
+	const char *origin_fn;    /* when the entry has none yet */
+};
+
+/* exception.error for X (taken out of the table: its text is freed). */
+static void err_write(const struct exm_emitter *e, struct err *x, const struct fate *fa)
+{
+	bool has_handler = fa->fate == FATE_HANDLED || fa->fate == FATE_HANDLED_BY_FRAMEWORK ||
+			   fa->fate == FATE_HANDLED_BY_RUNTIME || fa->fate == FATE_STORED;
+	const char *origin_fn = x->origin_fn ? x->origin_fn : fa->origin_fn;
+	json_t *handler = NULL, *origin, *hops;
+	uint64_t t = e->now ? e->now(e->userdata) : 0;
+
+	if (!e->record || (e->wants && !e->wants(e->userdata, EV_EXCEPTION_ERROR))) {
+		free(x->exc);
+		return;
+	}
+	if (has_handler)
+		handler = json_pack("{s:s?,s:s,s:s?}", "function", fa->h_fn, "kind", ct_handler_kind_to_string(fa->h_kind),
+				    "label", fa->h_label);
+	origin = json_pack("{s:s?,s:I}", "function", origin_fn, "tid", (json_int_t)x->origin_tid);
+	hops = json_pack("{s:i,s:i,s:i}", "rethrow", x->hops[HOP_RETHROW], "await", x->hops[HOP_AWAIT], "boundary",
+			 x->hops[HOP_BOUNDARY]);
+	struct jw_field f[10] = {
+		{ .key = "error", .kind = JW_INT, .i = (int64_t)x->id },
+		{ .key = "exception", .kind = JW_JSON, .s = x->exc, .len = x->exc ? strlen(x->exc) : 0 },
+		{ .key = "fate", .kind = JW_STR, .s = ct_fate_to_string(fa->fate) },
+		{ .key = "handler", .kind = JW_JSON, .j = handler },
+		{ .key = "origin", .kind = JW_JSON, .j = origin },
+		{ .key = "throws", .kind = JW_INT, .i = x->throws },
+		{ .key = "hops", .kind = JW_JSON, .j = hops },
+	};
+	size_t n = 7;
+
+	if (fa->by && fa->fate == FATE_WRAPPED)
+		f[n++] = (struct jw_field){ .key = "wrapped_by", .kind = JW_INT, .i = (int64_t)fa->by };
+	if (fa->by && (fa->fate == FATE_WRAPPED || fa->fate == FATE_SUPERSEDED))
+		f[n++] = (struct jw_field){ .key = "superseded_by", .kind = JW_INT, .i = (int64_t)fa->by };
+	f[n++] = (struct jw_field){ .key = "dur_ns", .kind = JW_INT, .i = t > x->t0 ? (int64_t)(t - x->t0) : 0 };
+	emit_typed(e, EV_EXCEPTION_ERROR, PH_INSTANT, x->id, f, n);
+	json_decref(handler);
+	json_decref(origin);
+	json_decref(hops);
+	free(x->exc);
+}
+
+/* The fate an error waiting in the table has if nothing more happens. */
+static struct fate waiting_fate(const struct err *x)
+{
+	return (struct fate){ .fate = x->pending, .h_fn = x->h_fn, .h_label = x->h_label, .h_kind = x->h_kind };
+}
+
+/* R, told, was just thrown (after exception.throw): a new error, or the
+ * next hop of its object's (R's origin), of kind HOP.  A new one whose
+ * InnerException is the object of a waiting error wraps that one. */
+static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *in, enum hop hop)
+{
+	struct err *x, *freeslot = NULL, *oldest = NULL, wrapped = { 0 }, evicted = { 0 };
+
+	pthread_mutex_lock(&errs_lock);
+	if (r->origin) {
+		if ((x = err_find(r->error))) {
+			x->throws++;
+			x->hops[x->pending == FATE_STORED ? HOP_AWAIT : hop]++;
+			x->pending = FATE_OPEN;
+			x->last_story = r->id;
+		}
+		pthread_mutex_unlock(&errs_lock);
+		return;
+	}
+	/* one pass: the error it wraps, a free slot, the oldest waiting */
+	for (size_t i = 0; i < EXM_ERRORS_MAX; i++) {
+		x = &errs[i];
+		if (!x->used) {
+			if (!freeslot)
+				freeslot = x;
+			if (i >= errs_hi)
+				break;
+			continue;
+		}
+		if (x->pending == FATE_OPEN)
+			continue;
+		if (in->inner && x->object == in->inner && !wrapped.used) {
+			wrapped = err_take(x);
+			if (!freeslot)
+				freeslot = x;
+		} else if (!oldest || x->id < oldest->id)
+			oldest = x;
+	}
+	if (!freeslot && oldest) {
+		errs_evicted++;
+		evicted = err_take(oldest);
+		freeslot = oldest;
+	}
+	if (freeslot) {
+		*freeslot = (struct err){
+			.id = r->id, .object = in->object, .last_story = r->id, .t0 = r->t0, .throws = 1, .used = true,
+			.pending = FATE_OPEN, .exc = r->t.exc.b.len ? strndup(r->t.exc.b.s, r->t.exc.b.len) : NULL,
+			.origin_tid = c->e->tid ? c->e->tid(c->e->userdata) : 0,
+		};
+		if ((size_t)(freeslot - errs) >= errs_hi)
+			errs_hi = (size_t)(freeslot - errs) + 1;
+	} else
+		errs_untracked++;
+	pthread_mutex_unlock(&errs_lock);
+	if (wrapped.used) {
+		struct fate fa = waiting_fate(&wrapped);
+
+		fa.fate = FATE_WRAPPED;
+		fa.by = r->id;
+		err_write(c->e, &wrapped, &fa);
+	}
+	if (evicted.used) {
+		struct fate fa = waiting_fate(&evicted);
+
+		err_write(c->e, &evicted, &fa);
+	}
+}
+
+/* R's story ended with outcome O: its error's fate, when it decides one. */
+static void err_on_end(struct ctx *c, struct exr *r, enum ct_outcome o)
+{
+	struct fate fa = { .fate = FATE_OPEN, .origin_fn = r->origin ? NULL : r->thrown_in };
+	struct err *x, done;
+
+	if (!r->error)
+		return;
+	pthread_mutex_lock(&errs_lock);
+	if (!(x = err_find(r->error))) {
+		pthread_mutex_unlock(&errs_lock);
+		return; /* decided already, or not followed */
+	}
+	if (!x->origin_fn && r->id == x->id)
+		x->origin_fn = r->thrown_in;
+	if (x->last_story != r->id) {
+		/* a later throw of it came first, on another thread: from the
+		 * Task this catch stored it in */
+		if (o == OUTCOME_CAUGHT && r->hkind == HANDLER_ASYNC && x->hops[HOP_RETHROW]) {
+			x->hops[HOP_RETHROW]--;
+			x->hops[HOP_AWAIT]++;
+		}
+		pthread_mutex_unlock(&errs_lock);
+		return;
+	}
+	x->object = r->object; /* a GC may have moved it */
+	switch (o) {
+	case OUTCOME_RETHROWN:
+		pthread_mutex_unlock(&errs_lock);
+		return; /* its next throw goes on with it */
+	case OUTCOME_CAUGHT:
+		fa.h_fn = r->caught_in;
+		fa.h_kind = r->hkind;
+		fa.h_label = r->hlabel;
+		if (r->hkind == HANDLER_ASYNC || r->hkind == HANDLER_RUNTIME) {
+			/* it waits: a next throw, a wrapper, or the exit decides */
+			x->pending = r->hkind == HANDLER_ASYNC ? FATE_STORED : FATE_HANDLED_BY_RUNTIME;
+			x->h_fn = fa.h_fn;
+			x->h_kind = fa.h_kind;
+			x->h_label = fa.h_label;
+			pthread_mutex_unlock(&errs_lock);
+			return;
+		}
+		fa.fate = r->hkind == HANDLER_FRAMEWORK ? FATE_HANDLED_BY_FRAMEWORK : FATE_HANDLED;
+		break;
+	case OUTCOME_UNHANDLED:
+		fa.fate = FATE_UNHANDLED;
+		break;
+	case OUTCOME_SWALLOWED:
+		fa.fate = FATE_SWALLOWED;
+		break;
+	case OUTCOME_SUPERSEDED:
+		fa.fate = r->wrapped ? FATE_WRAPPED : FATE_SUPERSEDED;
+		fa.by = r->superseded_error ? r->superseded_error : r->superseded_by;
+		break;
+	default:
+		break; /* open: the thread or the process ended mid-story */
+	}
+	done = err_take(x);
+	pthread_mutex_unlock(&errs_lock);
+	err_write(c->e, &done, &fa);
+}
+
+void exm_errors_flush(const struct exm_emitter *e)
+{
+	struct err *all;
+	size_t n = 0;
+
+	pthread_mutex_lock(&errs_lock);
+	all = calloc(errs_hi ? errs_hi : 1, sizeof(*all));
+	for (size_t i = 0; all && i < errs_hi; i++)
+		if (errs[i].used)
+			all[n++] = err_take(&errs[i]);
+	pthread_mutex_unlock(&errs_lock);
+	for (size_t i = 0; i < n; i++) {
+		struct fate fa = waiting_fate(&all[i]);
+
+		if (e)
+			err_write(e, &all[i], &fa);
+		else
+			free(all[i].exc);
+	}
+	free(all);
+}
+
+void exm_errors_counts(uint64_t *evicted, uint64_t *untracked)
+{
+	pthread_mutex_lock(&errs_lock);
+	*evicted = errs_evicted;
+	*untracked = errs_untracked;
+	pthread_mutex_unlock(&errs_lock);
+}
+
 /* exception.summary for R (once), and the outcome totals. */
 static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 {
@@ -673,11 +952,13 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	if (!told(r))
 		return;
 	atomic_fetch_add(&totals[o], 1);
+	err_on_end(c, r, o);
 	if (!wanted(c, EV_EXCEPTION_SUMMARY))
 		return;
 	/* the lists are borrowed: written (or copied) before out_fields returns */
-	struct jw_field f[21] = {
+	struct jw_field f[22] = {
 		exc_field(r),
+		{ .key = "error", .kind = JW_INT, .i = (int64_t)r->error },
 		{ .key = "outcome", .kind = JW_STR, .s = ct_outcome_to_string(o) },
 		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
 		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
@@ -691,12 +972,12 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		json_list_field(r, r->nested, "nested"),
 		{ .key = "superseded_by", .kind = r->superseded_by ? JW_INT : JW_NULL, .i = (int64_t)r->superseded_by },
 	};
-	size_t n = 13;
+	size_t n = 14;
 	json_t *nested_in = NULL;
 
 	if (r->parent_id) {
 		nested_in = json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context);
-		f[10] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
+		f[11] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
 	}
 	/* the throw's stack (category stacks), before the duration */
 	if (r->story_fields)
@@ -813,6 +1094,7 @@ static void decide_filter(struct exr *r, const struct exm_input *in)
 static enum ct_outcome replaced(struct exr *b, struct exr *r)
 {
 	b->superseded_by = r->id;
+	b->superseded_error = r->error;
 	if (r->rethrow_of == b->id)
 		return OUTCOME_RETHROWN;
 	if (r->inner && r->inner == b->object)
@@ -837,9 +1119,10 @@ static void unhandled(struct ctx *c, struct exr *r)
 	struct exm *m = c->m;
 
 	if (told(r)) {
-		struct jw_field f[3] = { exc_field(r), { .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in } };
+		struct jw_field f[4] = { exc_field(r), { .key = "error", .kind = JW_INT, .i = (int64_t)r->error },
+					 { .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in } };
 
-		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, f, 2);
+		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, f, 3);
 	}
 	r->reported_unhandled = true;
 	if (r->lg.on || !r->frames_entered)
@@ -973,7 +1256,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		r->rethrow_of = id_of(b);
 		o = OUTCOME_RETHROWN;
 	} else if (in->inner && in->inner == b->object) {
-		b->superseded_by = r->id;
+		b->superseded_by = b->superseded_error = r->id;
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
@@ -985,6 +1268,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 	if (o == OUTCOME_RETHROWN) {
 		b->superseded_by = r->id;
 		r->origin = b->origin ? b->origin : b->id;
+		r->hop_boundary = true;
 	}
 	c->m->n--;
 	finish(c, b, o, NULL);
@@ -1099,18 +1383,19 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 	/* the filters and nested lists are made on first use: most stories have none */
 	r->t.searched.on = r->t.finally.on = r->t.unwound.on = true;
 	if (told(r) && wanted(c, EV_EXCEPTION_THROW)) {
-		struct jw_field f[8] = {
+		struct jw_field f[9] = {
 			exc_field(r),
+			{ .key = "error", .kind = JW_INT, .i = (int64_t)r->error },
 			{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
 			{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
 			{ .key = "nested_in", .kind = JW_NULL },
 		};
-		size_t n = 4;
+		size_t n = 5;
 		json_t *nested_in = NULL;
 
 		if (r->parent_id) {
 			nested_in = json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context);
-			f[3] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
+			f[4] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
 		}
 		if (r->origin)
 			f[n++] = (struct jw_field){ .key = "origin", .kind = JW_INT, .i = (int64_t)r->origin };
@@ -1125,6 +1410,21 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 	if (in->story_fields)
 		r->story_fields = json_incref(in->story_fields);
 	out_flag(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
+}
+
+/* How R, a rethrow, goes on with its error: from the async machinery's
+ * catch still open on this thread (the Task's continuation ran inline), or
+ * past a native boundary, or as a rethrow.  (One the async machinery
+ * stored already is an await: err_on_throw.) */
+static enum hop hop_of(const struct exm *m, const struct exr *r)
+{
+	if (r->hop_boundary)
+		return HOP_BOUNDARY;
+	for (size_t k = m->n; k > 0; k--)
+		if (m->live[k - 1]->id == r->rethrow_of)
+			return m->live[k - 1]->phase == CATCH && m->live[k - 1]->hkind == HANDLER_ASYNC ? HOP_AWAIT
+												   : HOP_RETHROW;
+	return HOP_RETHROW;
 }
 
 /* A throw: a new story, nested in the one in flight, perhaps a rethrow of an earlier one. */
@@ -1161,6 +1461,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	m->live[m->n++] = r;
 	if (!told(r))
 		return;
+	r->error = r->origin ? r->origin : r->id;
 	atomic_fetch_add(&thrown_total, 1);
 	/* in flight: another thread may throw it again before any callback of
 	 * this one says it was caught (an await's continuation can run while
@@ -1168,6 +1469,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	if (in->object)
 		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, r->type_hash);
 	start_story(c, r, in);
+	err_on_throw(c, r, in, hop_of(m, r));
 }
 
 static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input *in)
@@ -1286,6 +1588,8 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
 	if (told(r))
 		r->caught_in = in->function;
+	r->hkind = in->handler_kind;
+	r->hlabel = in->handler_label;
 	enter_handler(c, r, CATCH, in);
 }
 
@@ -1470,6 +1774,10 @@ void exm_totals_reset(void)
 	for (int i = 0; i < _OUTCOME_MAX; i++)
 		atomic_store(&totals[i], 0);
 	atomic_store(&thrown_total, 0);
+	exm_errors_flush(NULL);
+	pthread_mutex_lock(&errs_lock);
+	errs_evicted = errs_untracked = 0;
+	pthread_mutex_unlock(&errs_lock);
 }
 
 uint64_t exm_open(void)

@@ -191,6 +191,11 @@ struct exm_input {
 	 * filter clause's (the last filter of that frame returned true) or a
 	 * plain catch's (it returned false)? */
 	enum exm_know ran_filter_handler;
+	/* CATCH_ENTER: whose catch it is (the glue's handlers.c table), and
+	 * the label of a framework's (static or cached for the process;
+	 * NULL: none).  Decides the fate of an error it ends (exception.error). */
+	enum ct_handler_kind handler_kind;
+	const char *handler_label;
 	/* FILTER_ENTER: the filter is the runtime's own, not the program's
 	 * (a method the runtime calls the program through, such as .NET 11's
 	 * System.Environment.CallEntryPoint; the glue's rtframes.c) */
@@ -218,6 +223,9 @@ struct exm_emitter {
 	/* An exception went unhandled: the process is about to die. */
 	void (*dying)(void *ud);
 	uint64_t (*now)(void *ud);
+	/* Optional: the OS thread id of the caller (exception.error's
+	 * origin.tid); NULL: 0. */
+	int64_t (*tid)(void *ud);
 };
 
 struct exm;
@@ -257,5 +265,23 @@ size_t exm_depth(const struct exm *m);
 void exm_totals(uint64_t out[_OUTCOME_MAX]);
 /* Exceptions thrown whose story has no summary yet (muted excluded). */
 uint64_t exm_open(void);
-/* Start the counts anew (a new trace after a detach: no story is live). */
+/* Start the counts anew (a new trace after a detach: no story is live);
+ * the errors still pending are forgotten (exm_errors_flush first). */
 void exm_totals_reset(void);
+
+/* ERRORS.  An error is one exception object, from its first throw to its
+ * fate (exception.error, see DESIGN.md "Exceptions").  The errors not yet
+ * decided live in one process-wide table of EXM_ERRORS_MAX entries, not
+ * in a thread's machine: an await's continuation throws the same object
+ * again on another thread.  When the table is full, a new error evicts
+ * the oldest one that waits in a Task or in the runtime's hands (stored,
+ * handled_by_runtime): that one is written at once with the fate it had
+ * then (counted as evicted); when none waits, the new error is not
+ * followed (counted as untracked): its records carry "error", but no
+ * exception.error is written for it. */
+#define EXM_ERRORS_MAX 512
+/* Write exception.error for every error still in the table (the exit, or a
+ * detach): stored, handled_by_runtime, unhandled or open. */
+void exm_errors_flush(const struct exm_emitter *e);
+/* Errors evicted from the full table, and not followed at all. */
+void exm_errors_counts(uint64_t *evicted, uint64_t *untracked);
