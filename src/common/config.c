@@ -587,6 +587,63 @@ static int var_stack_depth(const char *v, struct ct_config *c, const char **why)
 	return 0;
 }
 
+static void handler_rules_done(struct ct_handler_rules *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		free(h->items[i].prefix);
+		free(h->items[i].label);
+	}
+	free(h->items);
+	*h = (struct ct_handler_rules){ 0 };
+}
+
+/* CLRTRACE_HANDLERS → c->handlers: PREFIX=KIND[:LABEL], ';'-separated. */
+static int var_handlers(const char *v, struct ct_config *c, const char **why)
+{
+	struct ct_handler_rules h = { 0 };
+	const char *p = v;
+
+	handler_rules_done(&c->handlers);
+	while (*p) {
+		const char *end = strchr(p, ';'), *eq, *colon;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char kind[16];
+		struct ct_handler_rule *n;
+		int k;
+
+		eq = memchr(p, '=', len);
+		colon = eq ? memchr(eq, ':', len - (size_t)(eq - p)) : NULL;
+		if (!eq || eq == p || (size_t)((colon ? colon : p + len) - eq - 1) >= sizeof(kind)) {
+			*why = "accepted: PREFIX=KIND[:LABEL] rules, ';'-separated";
+			handler_rules_done(&h);
+			return -EINVAL;
+		}
+		memcpy(kind, eq + 1, (size_t)((colon ? colon : p + len) - eq - 1));
+		kind[(colon ? colon : p + len) - eq - 1] = 0;
+		if ((k = ct_handler_kind_from_string(kind)) < 0) {
+			*why = "KIND is one of program, async, framework, runtime";
+			handler_rules_done(&h);
+			return -EINVAL;
+		}
+		n = realloc(h.items, (h.n + 1) * sizeof(*n));
+		if (!n) {
+			handler_rules_done(&h);
+			return -ENOMEM;
+		}
+		h.items = n;
+		n = &h.items[h.n++];
+		*n = (struct ct_handler_rule){ .prefix = strndup(p, (size_t)(eq - p)), .kind = k,
+					       .label = colon ? strndup(colon + 1, len - (size_t)(colon + 1 - p)) : NULL };
+		if (!n->prefix || (colon && !n->label)) {
+			handler_rules_done(&h);
+			return -ENOMEM;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	c->handlers = h;
+	return 0;
+}
+
 /* config.def as data: what config_load needs of each variable. */
 static const struct {
 	const char *name, *def, *fallback;
@@ -630,6 +687,7 @@ void config_done(struct ct_config *c)
 	outputs_free(c->outputs, c->n_outputs);
 	globs_done(&c->exceptions);
 	globs_done(&c->processes);
+	handler_rules_done(&c->handlers);
 	free(c->ident);
 	*c = (struct ct_config){ 0 };
 }

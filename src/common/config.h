@@ -23,6 +23,19 @@ struct ct_globs {
 	size_t n;
 };
 
+/* One rule of CLRTRACE_HANDLERS: a catch in a method whose full name
+ * ("Namespace.Type.Method") begins with PREFIX is KIND's, with LABEL. */
+struct ct_handler_rule {
+	char *prefix;
+	int kind;    /* enum ct_handler_kind */
+	char *label; /* NULL: none */
+};
+
+struct ct_handler_rules {
+	struct ct_handler_rule *items;
+	size_t n;
+};
+
 struct ct_config {
 	unsigned categories; /* bit (1 << enum ct_category) */
 	struct ct_output *outputs;
@@ -33,6 +46,7 @@ struct ct_config {
 	char *ident; /* NULL: the program's name */
 	unsigned flush_ms; /* periodic flush; 0: only when full and at exit */
 	unsigned stack_depth; /* stacks: managed frames kept per throw */
+	struct ct_handler_rules handlers; /* before the built-in table */
 	/* the journal sink's own rate limit (journald's defaults); burst 0: off */
 	unsigned journal_burst, journal_interval_s;
 };

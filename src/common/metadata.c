@@ -751,3 +751,54 @@ int md_has_attribute(const struct md *md, uint32_t token, const char *namespace,
 	}
 	return 0;
 }
+
+/* The name of the TypeDef or TypeRef named by a TypeDefOrRef coded index
+ * CODED (no namespace), or NULL. */
+static const char *def_or_ref_name(const struct md *md, uint32_t coded_idx)
+{
+	uint32_t n;
+
+	if ((coded_idx & 3) > 1 || !(coded_idx >> 2))
+		return NULL;
+	if (md_get(md, (coded_idx & 3) ? MD_TYPEREF : MD_TYPEDEF, coded_idx >> 2, 1, &n) < 0)
+		return NULL;
+	return md_string(md, n);
+}
+
+int md_member_ref(const struct md *md, uint32_t row, const char **name, const char **type)
+{
+	uint32_t cls, n, sig;
+	const uint8_t *b;
+	uint32_t len;
+
+	*name = *type = NULL;
+	if (md_get(md, MD_MEMBERREF, row, 0, &cls) < 0 || md_get(md, MD_MEMBERREF, row, 1, &n) < 0 ||
+	    !(*name = md_string(md, n)))
+		return -EBADMSG;
+	switch (cls & 7) {
+	case 0: /* TypeDef */
+	case 1: /* TypeRef */
+		*type = def_or_ref_name(md, (cls >> 3) << 2 | (cls & 7));
+		break;
+	case 4: /* TypeSpec: GENERICINST (CLASS | VALUETYPE) TypeDefOrRef ... */
+		if (md_get(md, MD_TYPESPEC, cls >> 3, 0, &sig) < 0 || md_blob(md, sig, &b, &len) < 0)
+			return -EBADMSG;
+		if (len >= 3 && b[0] == 0x15 && (b[1] == 0x11 || b[1] == 0x12)) {
+			uint32_t v;
+
+			if (!(b[2] & 0x80))
+				v = b[2];
+			else if ((b[2] & 0xc0) == 0x80 && len >= 4)
+				v = (uint32_t)(b[2] & 0x3f) << 8 | b[3];
+			else if ((b[2] & 0xe0) == 0xc0 && len >= 6)
+				v = (uint32_t)(b[2] & 0x1f) << 24 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 8 | b[5];
+			else
+				return 0;
+			*type = def_or_ref_name(md, v);
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}

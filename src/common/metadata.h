@@ -31,6 +31,7 @@ enum md_table {
 	MD_METHODDEF = 0x06,
 	MD_MEMBERREF = 0x0a,
 	MD_CUSTOMATTRIBUTE = 0x0c,
+	MD_TYPESPEC = 0x1b,
 	MD_NESTEDCLASS = 0x29,
 	MD_DOCUMENT = 0x30,         /* Portable PDB tables */
 	MD_METHODDEBUGINFO = 0x31,
@@ -142,3 +143,9 @@ int md_find_method(const struct md *md, uint32_t type, const char *name, uint32_
  * or referenced)?  1, 0, -EBADMSG (also: no such row, or a table
  * that attributes cannot name). */
 int md_has_attribute(const struct md *md, uint32_t token, const char *namespace, const char *name);
+
+/* MemberRef row ROW: its name and the name (no namespace) of the type it
+ * belongs to: a TypeDef or TypeRef, or the generic type of a TypeSpec
+ * instantiation (NULL when it is something else); both in the heaps, not
+ * copied.  0 or -EBADMSG. */
+int md_member_ref(const struct md *md, uint32_t row, const char **name, const char **type);

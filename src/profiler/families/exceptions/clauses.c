@@ -10,8 +10,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "common/metadata.h"
 #include "profiler/abi/info.h"
+#include "profiler/core/module-md.h"
 #include "profiler/core/tracer.h"
 #include "profiler/families/exceptions/clauses.h"
 #include "profiler/families/exceptions/ehsection.h"
@@ -218,6 +221,64 @@ unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip)
 	if (load_clauses(f, &c, &n) < 0)
 		return 0;
 	k = eh_finallys_covering(c, n, il);
+	free(c);
+	return k;
+}
+
+/* Does the IL CODE[0..n) call (call, callvirt) a MemberRef of MD named
+ * SetException on an async method builder type (Async*MethodBuilder*,
+ * PoolingAsyncValueTaskMethodBuilder, AsyncIteratorMethodBuilder)?  A
+ * byte scan: an operand taken for an opcode still has to name such a
+ * method to count. */
+static bool calls_builder_set_exception(const struct md *md, const uint8_t *code, size_t n)
+{
+	for (size_t i = 0; i + 5 <= n; i++) {
+		uint32_t tok;
+		const char *name, *type;
+
+		if (code[i] != 0x28 && code[i] != 0x6f) /* call, callvirt */
+			continue;
+		tok = (uint32_t)code[i + 1] | (uint32_t)code[i + 2] << 8 | (uint32_t)code[i + 3] << 16 |
+		      (uint32_t)code[i + 4] << 24;
+		if (MD_TOKEN_TABLE(tok) != MD_MEMBERREF || md_member_ref(md, MD_TOKEN_ROW(tok), &name, &type) < 0)
+			continue;
+		if (name && type && strcmp(name, "SetException") == 0 && strstr(type, "Async") &&
+		    strstr(type, "MethodBuilder"))
+			return true;
+	}
+	return false;
+}
+
+/* Is the catch handler of F at PC the one an async state machine's
+ * MoveNext stores the exception in its builder with (see clauses.h)? */
+enum exm_know ct_catch_stores_task(FunctionID f, uint64_t pc)
+{
+	FunctionID g = 0;
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken tok = 0;
+	const uint8_t *body = NULL;
+	ULONG size = 0;
+	struct eh_clause *c;
+	struct md md;
+	size_t n, code;
+	uint32_t il;
+	ssize_t i;
+	enum exm_know k = EXM_KNOW_UNKNOWN;
+
+	if (il_at_pc(pc, &g, &il) < 0 || g != f)
+		return EXM_KNOW_UNKNOWN;
+	if (FAILED(info_GetFunctionInfo(ct.info, f, &cls, &mod, &tok)) || !mod || !tok ||
+	    FAILED(info_GetILFunctionBody(ct.info, mod, tok, &body, &size)) || !body || !size)
+		return EXM_KNOW_UNKNOWN;
+	if (ct_module_md(mod, &md) < 0 || eh_parse(body, size, &c, &n) < 0)
+		return EXM_KNOW_UNKNOWN;
+	code = (body[0] & 3) == 2 ? 1 : size >= 2 ? (size_t)(body[1] >> 4) * 4 : size; /* tiny, fat header */
+	i = eh_handler_at(c, n, il);
+	if (i >= 0 && !(c[i].flags & (EH_CLAUSE_FILTER | EH_CLAUSE_FINALLY | EH_CLAUSE_FAULT)) &&
+	    code + c[i].handler_off <= size && c[i].handler_len <= size - code - c[i].handler_off)
+		k = calls_builder_set_exception(&md, body + code + c[i].handler_off, c[i].handler_len) ? EXM_KNOW_YES
+													: EXM_KNOW_NO;
 	free(c);
 	return k;
 }

@@ -20,3 +20,10 @@ enum exm_know ct_catch_within(uint64_t outer_pc);
 /* How many finally/fault clauses of F cover the call at return address IP
  * (0 also when unknown). */
 unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip);
+
+/* Is the catch handler at PC in F (a CatcherEnter's clause) the one that
+ * a compiler-generated async state machine stores the exception in its
+ * Task with: its IL calls SetException on an async method builder?  A
+ * catch the program wrote inside an async method does not.  Not from the
+ * CatcherEnter callback (deferred.c). */
+enum exm_know ct_catch_stores_task(FunctionID f, uint64_t pc);

@@ -24,6 +24,7 @@
 #include "profiler/core/thread-ident.h"
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/exceptions.h"
+#include "profiler/families/exceptions/handlers.h"
 #include "profiler/families/exceptions/inspect.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/exceptions/pin.h"
@@ -62,6 +63,11 @@ static void emit_dying(void *ud)
 static uint64_t emit_now(void *ud)
 {
 	return ct_mono(ud);
+}
+
+static int64_t emit_tid(void *ud)
+{
+	return ((struct ct_thread *)ud)->tid;
 }
 
 /* --- raw input log (fixtures) ------------------------------------------ */
@@ -139,6 +145,10 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 		json_object_set_new(o, "last_finallys", json_integer(in->last_finallys));
 	if (in->pc)
 		json_object_set_new(o, "pc", ct_json_id(in->pc));
+	if (in->kind == EXM_CATCH_ENTER && in->function)
+		json_object_set_new(o, "handler_kind", json_string(ct_handler_kind_to_string(in->handler_kind)));
+	if (in->handler_label)
+		json_object_set_new(o, "handler_label", json_string(in->handler_label));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
@@ -229,6 +239,13 @@ json_t *ct_exceptions_totals(void)
 	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
 	/* stories still open on other threads: said, not silently lost */
 	json_object_set_new(o, "open", json_integer((json_int_t)exm_open()));
+	{
+		uint64_t evicted, untracked;
+
+		exm_errors_counts(&evicted, &untracked);
+		json_object_set_new(o, "errors_evicted", json_integer((json_int_t)evicted));
+		json_object_set_new(o, "errors_untracked", json_integer((json_int_t)untracked));
+	}
 	pthread_mutex_lock(&counts_lock);
 	for (size_t i = 0; i < n_counts; i++)
 		if (counts[i].suppressed)
@@ -425,6 +442,7 @@ static const struct exm_emitter emitter_proto = {
 	.error = emit_error,
 	.dying = emit_dying,
 	.now = emit_now,
+	.tid = emit_tid,
 };
 
 /* Is any exception event wanted (the stories, or their passes frame by
@@ -638,6 +656,13 @@ void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t objec
 		/* the runtime's own filter (rtframes.c): a cached lookup, and
 		 * here, not in FilterEnter */
 		in.runtime = kind == EXM_FILTER_ENTER && ct_runtime_frame(fn);
+		/* whose catch: one cached lookup, here, not in CatcherEnter */
+		if (kind == EXM_CATCH_ENTER) {
+			struct ct_handler h = ct_handler_of(fn, pc, in.function);
+
+			in.handler_kind = h.kind;
+			in.handler_label = h.label;
+		}
 	}
 	feed(t, &in);
 }
@@ -701,4 +726,12 @@ void ct_exceptions_exit(struct ct_thread *t)
 	/* other threads may be inside a catch or finally: never wait for one */
 	if (exceptions_on())
 		ct_threads_each(exit_other, t);
+	/* then the errors still waiting or open (the stories ended above
+	 * decided theirs), written on this thread */
+	if (t && exceptions_on()) {
+		struct exm_emitter e = emitter_proto;
+
+		e.userdata = t;
+		exm_errors_flush(&e);
+	}
 }

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whose catch ended an error (exception.error's handler.kind and label):
+ * ONE table of rules, tried in order after the user's (CLRTRACE_HANDLERS),
+ * first match wins.  Before the table: the async machinery's own catch,
+ * told from the handler's IL (clauses.c: it calls SetException on an async
+ * method builder), which a framework's async method has too; after it: a
+ * catch in System.Private.CoreLib is the runtime's; anything else is the
+ * program's.  Asked when the stashed CatcherEnter is replayed (deferred.c),
+ * never inside the callback; the answer is cached per FunctionID and
+ * handler address.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "profiler/abi/info.h"
+#include "profiler/core/module-md.h"
+#include "profiler/core/names.h"
+#include "profiler/core/state.h"
+#include "profiler/families/exceptions/clauses.h"
+#include "profiler/families/exceptions/handlers.h"
+
+/* THE table: a prefix of the catching method's full name, and whose. */
+static const struct rule {
+	const char *prefix;
+	enum ct_handler_kind kind;
+	const char *label;
+} rules[] = {
+	{ "Microsoft.AspNetCore.Server.Kestrel", HANDLER_FRAMEWORK, "Kestrel (500)" },
+	{ "Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware", HANDLER_FRAMEWORK, "exception handler (500)" },
+	{ "Microsoft.Extensions.Hosting", HANDLER_FRAMEWORK, "Generic Host (background service)" },
+	{ "Xunit", HANDLER_FRAMEWORK, "xunit (test failed)" },
+	{ "Microsoft.AspNetCore", HANDLER_FRAMEWORK, "Microsoft.AspNetCore" },
+	{ "Microsoft.EntityFrameworkCore", HANDLER_FRAMEWORK, "Microsoft.EntityFrameworkCore" },
+	{ "Microsoft.Extensions", HANDLER_FRAMEWORK, "Microsoft.Extensions" },
+};
+
+#define CACHE 512 /* (FunctionID, handler address) pairs; a collision recomputes */
+
+static struct {
+	pthread_mutex_t lock;
+	struct { uint64_t fn, pc; struct ct_handler h; } v[CACHE];
+} cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The first rule of the user's, then of the table, that NAME begins with. */
+static bool by_name(const char *name, struct ct_handler *h)
+{
+	for (size_t i = 0; name && i < ct.cfg.handlers.n; i++)
+		if (strncmp(name, ct.cfg.handlers.items[i].prefix, strlen(ct.cfg.handlers.items[i].prefix)) == 0) {
+			h->kind = ct.cfg.handlers.items[i].kind;
+			h->label = ct.cfg.handlers.items[i].label;
+			return true;
+		}
+	for (size_t i = 0; name && i < ELEMENTSOF(rules); i++)
+		if (strncmp(name, rules[i].prefix, strlen(rules[i].prefix)) == 0) {
+			h->kind = rules[i].kind;
+			h->label = rules[i].label;
+			return true;
+		}
+	return false;
+}
+
+struct ct_handler ct_handler_of(FunctionID f, uint64_t pc, const char *name)
+{
+	size_t slot = ((f >> 3) ^ (pc >> 2)) % CACHE;
+	struct ct_handler h = { .kind = HANDLER_PROGRAM };
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken tok = 0;
+	bool cacheable = true;
+
+	if (!f)
+		return h;
+	pthread_mutex_lock(&cache.lock);
+	if (cache.v[slot].fn == f && cache.v[slot].pc == pc) {
+		h = cache.v[slot].h;
+		pthread_mutex_unlock(&cache.lock);
+		return h;
+	}
+	pthread_mutex_unlock(&cache.lock);
+	switch (pc ? ct_catch_stores_task(f, pc) : EXM_KNOW_UNKNOWN) {
+	case EXM_KNOW_YES:
+		h.kind = HANDLER_ASYNC;
+		break;
+	case EXM_KNOW_UNKNOWN:
+		cacheable = false; /* the next one may tell */
+		/* fall through */
+	default:
+		if (by_name(name, &h))
+			break;
+		if (SUCCEEDED(info_GetFunctionInfo(ct.info, f, &cls, &mod, &tok)) && mod && ct_module_is_corelib(mod))
+			h.kind = HANDLER_RUNTIME;
+		break;
+	}
+	if (cacheable) {
+		pthread_mutex_lock(&cache.lock);
+		cache.v[slot].fn = f;
+		cache.v[slot].pc = pc;
+		cache.v[slot].h = h;
+		pthread_mutex_unlock(&cache.lock);
+	}
+	return h;
+}
