@@ -478,6 +478,58 @@ static const struct fixture verdict_fixtures[] = {
 #undef ALL3
 };
 
+/* tests/programs/ErrorsConsole on each runtime (errors-netV-SCENARIO.jsonl):
+ * the exception.error records ("crash": the async Main's awaited
+ * Helper.Explode throws; the object is stored by each async state
+ * machine and thrown again by each await, and kills the process;
+ * "handled": parse retry giveup, every error caught by the program, two
+ * wrapped by the libraries). */
+struct fates_fixture {
+	const char *name, *want;
+	int dying;
+};
+
+/* ids are process-wide: the records after "#N " */
+#define CRASH_FATES "unhandled/(null) origin=Helper.Explode throws=4 hops=0/3/0"
+
+static const struct fates_fixture fates_fixtures[] = {
+	{ "errors-net10-crash", CRASH_FATES, 1 },
+	{ "errors-net8-crash", CRASH_FATES, 1 },
+	{ "errors-net11-crash", CRASH_FATES, 1 },
+	{ "errors-net10-handled", NULL, 0 },
+	{ "errors-net8-handled", NULL, 0 },
+	{ "errors-net11-handled", NULL, 0 },
+};
+
+/* "N fate[/kind]" counts of C's exception.error records, sorted by fate. */
+static char *fate_counts(const struct capture *c)
+{
+	static char all[512];
+	size_t len = 0, i, n[_FATE_MAX][_HANDLER_MAX + 1] = { { 0 } };
+	json_t *r;
+
+	all[0] = 0;
+	json_array_foreach(c->records, i, r) {
+		json_t *p = json_object_get(r, "p");
+		enum ct_fate f;
+		enum ct_handler_kind k;
+
+		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.error") != 0)
+			continue;
+		f = ct_fate_from_string(json_string_value(json_object_get(p, "fate")));
+		k = ct_handler_kind_from_string(json_string_value(json_object_get(json_object_get(p, "handler"), "kind")));
+		if (f != _FATE_INVALID)
+			n[f][k == _HANDLER_INVALID ? _HANDLER_MAX : k]++;
+	}
+	for (int f = 0; f < _FATE_MAX; f++)
+		for (int k = 0; k <= _HANDLER_MAX; k++)
+			if (n[f][k] && len < sizeof(all))
+				len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%zu %s%s%s", len ? "; " : "", n[f][k],
+							ct_fate_to_string(f), k < _HANDLER_MAX ? "/" : "",
+							k < _HANDLER_MAX ? ct_handler_kind_to_string(k) : "");
+	return all;
+}
+
 /* Load a fixture file as an array of objects. */
 static json_t *load(const char *dir, const char *name)
 {
@@ -842,6 +894,30 @@ int main(int argc, char **argv)
 		got = verdicts(&c);
 		CHECK(strcmp(got, f->want) == 0, "%s: '%s'%s%s", f->name, got, strcmp(got, f->want) ? " want " : "",
 		      strcmp(got, f->want) ? f->want : "");
+		verify(f->name, &c, summaries(&c), 0, f->dying);
+		json_decref(lines);
+	}
+	for (size_t i = 0; i < sizeof(fates_fixtures) / sizeof(fates_fixtures[0]); i++) {
+		const struct fates_fixture *f = &fates_fixtures[i];
+		json_t *lines = load(dir, f->name);
+		const char *got;
+
+		if (!lines) {
+			CHECK(0, "fixture %s/%s.jsonl readable", dir, f->name);
+			continue;
+		}
+		replay(lines, &c);
+		if (getenv("SHOW_FATES"))
+			printf("%s: %s\n", f->name, fates(&c));
+		if (f->want) {
+			got = strchr(fates(&c), ' ') ? strchr(fates(&c), ' ') + 1 : "";
+			CHECK(strcmp(got, f->want) == 0, "%s: errors '%s'%s%s", f->name, got, strcmp(got, f->want) ? " want " : "",
+			      strcmp(got, f->want) ? f->want : "");
+		} else {
+			/* ten errors handled by the program, two wrapped by the libraries */
+			got = fate_counts(&c);
+			CHECK(strcmp(got, "10 handled/program; 2 wrapped") == 0, "%s: errors '%s'", f->name, got);
+		}
 		verify(f->name, &c, summaries(&c), 0, f->dying);
 		json_decref(lines);
 	}
