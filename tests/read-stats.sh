@@ -44,5 +44,12 @@ done
 "$CLRTRACE" stats --json "$OUT/drops.jsonl" >"$OUT/drops.json"
 expect "drops summed" "$(jq -r '.dropped.records' "$OUT/drops.json")" 5
 expect "errors listed" "$(jq -r '.errors[0].message' "$OUT/drops.json")" "span stack full"
+# run's closing summary: errors first when the trace has exception.error
+"$CLRTRACE" run -o "file:$OUT/run-errors.jsonl" -- sh -c "cat '$G/errors.jsonl' >'$OUT/run-errors.jsonl'" 2>"$OUT/run-errors.err"
+expect "run: throws of errors" "$(grep '^clrtrace: [0-9]* records' "$OUT/run-errors.err")" \
+	"clrtrace: 59 records, 19 throws of 4 errors (1 unhandled), trace in $OUT/run-errors.jsonl"
+"$CLRTRACE" run -o "file:$OUT/run-sample.jsonl" -- sh -c "cat '$G/sample.jsonl' >'$OUT/run-sample.jsonl'" 2>"$OUT/run-sample.err"
+expect "run: exceptions, without exception.error" "$(grep '^clrtrace: [0-9]* records' "$OUT/run-sample.err")" \
+	"clrtrace: 186 records, 4 exceptions (0 unhandled), trace in $OUT/run-sample.jsonl"
 "$CLRTRACE" stats -n 1 --json "$G/sample.jsonl" | jq -e '.exceptions.throw_sites | length == 1' >/dev/null && ok "--top 1" || fail "--top 1"
 finish

@@ -55,6 +55,9 @@ struct run_counts {
 	uint64_t records;
 	uint64_t exceptions;
 	uint64_t unhandled;
+	/* with exception.error records (issue 28): throws, errors, and the
+	 * errors the process died of */
+	uint64_t throws, errors, errors_unhandled;
 };
 
 /* A mirror the merge left alone: one line (the trace stays as it is); a
@@ -106,6 +109,12 @@ static void count_file(const char *path, struct run_counts *c, const struct run_
 			c->exceptions++;
 			if (strstr(line, "\"outcome\":\"unhandled\""))
 				c->unhandled++;
+		} else if (strstr(line, "\"event\":\"exception.throw\"")) {
+			c->throws++;
+		} else if (strstr(line, "\"event\":\"exception.error\"")) {
+			c->errors++;
+			if (strstr(line, "\"fate\":\"unhandled\""))
+				c->errors_unhandled++;
 		}
 	}
 	free(line);
@@ -346,8 +355,13 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 			say_no_trace(st, w, loss);
 		return;
 	}
-	fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), ",
-		rf->c.records, rf->c.exceptions, rf->c.unhandled);
+	/* errors first when the trace has them; older traces as before */
+	if (rf->c.errors)
+		fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " throws of %" PRIu64 " errors (%" PRIu64
+			" unhandled), ", rf->c.records, rf->c.throws, rf->c.errors, rf->c.errors_unhandled);
+	else
+		fprintf(stderr, "clrtrace: %" PRIu64 " records, %" PRIu64 " exceptions (%" PRIu64 " unhandled), ",
+			rf->c.records, rf->c.exceptions, rf->c.unhandled);
 	if (rf->files == 1) {
 		fprintf(stderr, "trace in %s%s\n", rf->paths[0], loss);
 	} else {
