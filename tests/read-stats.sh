@@ -14,6 +14,16 @@ golden sample.stats "$OUT/sample.stats"
 "$CLRTRACE" stats --json "$G/sample.jsonl" >"$OUT/sample.stats.json" || fail "stats --json exit status $?"
 golden sample.stats.json "$OUT/sample.stats.json"
 jq -e . "$OUT/sample.stats.json" >/dev/null && ok "--json is JSON" || fail "--json is not JSON"
+# errors first (exception.error, issue 28): a hand-written trace
+"$CLRTRACE" stats "$G/errors.jsonl" >"$OUT/errors.stats" || fail "stats on errors.jsonl: exit status $?"
+golden errors.stats "$OUT/errors.stats"
+"$CLRTRACE" stats --json "$G/errors.jsonl" >"$OUT/errors.stats.json" || fail "stats --json on errors.jsonl: exit status $?"
+golden errors.stats.json "$OUT/errors.stats.json"
+expect "errors: 4, of 19 throws, 1 unhandled" \
+	"$(jq -r '.exceptions.errors | "\(.total) \(.throws) \(.by_fate.unhandled)"' "$OUT/errors.stats.json")" "4 19 1"
+expect "errors: Kestrel's 500" \
+	"$(jq -r '.exceptions.errors.matrix[] | select(.label == "Kestrel (500)") | .type' "$OUT/errors.stats.json")" System.InvalidOperationException
+expect "no errors object without exception.error" "$(jq '.exceptions | has("errors")' "$OUT/sample.stats.json")" false
 
 dll=$(build_program Sample)
 t="$OUT/all.jsonl"

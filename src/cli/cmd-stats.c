@@ -44,6 +44,13 @@ struct stats {
 	json_t *by_site;     /* "type at where" -> {count, outcomes{}} (category stacks) */
 	struct sites *sites; /* made at the first summary with a stack */
 	struct rd *rd;       /* for warnings */
+	/* errors (exception.error, issue 28): one per exception object */
+	uint64_t n_errors, error_throws;
+	json_t *err_types;   /* type -> {count, throws, fates{}, handlers{}, origins{}, durs[]} */
+	json_t *err_fates;   /* fate -> count */
+	json_t *err_matrix;  /* "origin type handler" -> {origin, type, fate, handler, count} */
+	json_t *err_durs;    /* every error's dur_ns */
+	struct u64map err_lines; /* pid<<32|error -> its origin's source line "File.cs:N" (malloc'd) */
 };
 
 /* counter[key] += n (N >= 0), saturating: false when the sum would pass
@@ -115,6 +122,16 @@ static void on_exception(struct stats *s, const struct rec *r)
 		s->throws++;
 		if (!json_is_true(json_object_get(r->j, "rethrow")))
 			s->objects++;
+		if (jint(r->j, "error") == id && json_object_get(r->j, "stack") && (s->sites || (s->sites = sites_new()))) {
+			char *line = sites_line(s->sites, r->j);
+			void **at = line ? u64map_slot(&s->err_lines, key) : NULL;
+
+			if (at) {
+				free(*at);
+				*at = line;
+			} else
+				free(line);
+		}
 		if (slot) {
 			free(*slot);
 			*slot = strdup(type ? type : "?");
@@ -129,6 +146,68 @@ static void on_exception(struct stats *s, const struct rec *r)
 		if (jstr(r->j, "caught_in"))
 			bump(s->catch_sites, jstr(r->j, "caught_in"), 1);
 	}
+}
+
+/* An entry's handler: its LABEL and FUNCTION, when known. */
+static void set_handler(json_t *o, const char *label, const char *function)
+{
+	if (label)
+		json_object_set_new(o, "label", json_string(label));
+	if (function)
+		json_object_set_new(o, "handler", json_string(function));
+}
+
+/* An error (exception.error): by type, fate, handler, origin; the
+ * throw site x handler matrix; the time from origin to fate. */
+static void on_error(struct stats *s, const struct rec *r)
+{
+	int64_t id = jint(r->j, "error"), throws = jint(r->j, "throws");
+	_cleanup_free_ char *line = id >= 0 ? u64map_del(&s->err_lines, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)id) : NULL;
+	const char *fate = jstr(r->j, "fate") ?: "?", *origin = jstr2(r->j, "origin", "function") ?: "(unknown)";
+	json_t *t = entry(s->err_types, jstr2(r->j, "exception", "type")), *o;
+	struct strbuf h = { 0 }, k = { 0 };
+	const char *hl, *hf;
+
+	s->n_errors++;
+	s->error_throws += throws > 0 ? (uint64_t)throws : 0;
+	bump(s->err_fates, fate, 1);
+	bump(t, "count", 1);
+	bump(t, "throws", throws > 0 ? throws : 0);
+	bump(entry(t, "fates"), fate, 1);
+	/* who decided it: the handler's label ("Kestrel (500)") and function, as they are */
+	hl = jstr2(r->j, "handler", "label");
+	hf = jstr2(r->j, "handler", "function");
+	strbuf_printf(&h, "%s\037%s", hl ?: "", hf ?: "");
+	strbuf_printf(&k, "%s\037%s", fate, h.s);
+	o = entry(entry(t, "handlers"), k.s);
+	json_object_set_new(o, "fate", json_string(fate));
+	set_handler(o, hl, hf);
+	bump(o, "count", 1);
+	strbuf_reset(&k);
+	strbuf_printf(&k, "%s\037%s", origin, line ?: "");
+	o = entry(entry(t, "origins"), k.s);
+	json_object_set_new(o, "function", json_string(origin));
+	if (line)
+		json_object_set_new(o, "line", json_string(line));
+	bump(o, "count", 1);
+	strbuf_reset(&k);
+	strbuf_printf(&k, "%s\037%s\037%s\037%s", origin, jstr2(r->j, "exception", "type") ?: "?", fate, h.s);
+	o = entry(s->err_matrix, k.s);
+	json_object_set_new(o, "origin", json_string(origin));
+	json_object_set_new(o, "type", json_string(jstr2(r->j, "exception", "type") ?: "?"));
+	json_object_set_new(o, "fate", json_string(fate));
+	set_handler(o, hl, hf);
+	bump(o, "count", 1);
+	if (r->dur_ns >= 0) {
+		json_t *d = json_object_get(t, "durs");
+
+		if (!d)
+			json_object_set_new(t, "durs", d = json_array());
+		json_array_append_new(d, json_integer(r->dur_ns));
+		json_array_append_new(s->err_durs, json_integer(r->dur_ns));
+	}
+	strbuf_free(&h);
+	strbuf_free(&k);
 }
 
 /* Loader: appdomains, assemblies, modules in the order they began. */
@@ -302,6 +381,8 @@ static void stats_add(struct stats *s, const struct rec *r)
 	bump(s->events, r->event, 1);
 	if (r->ev >= 0 && handlers[r->ev])
 		handlers[r->ev](s, r);
+	else if (rec_is_error(r))
+		on_error(s, r);
 	if (r->thread && r->managed_tid >= 0)
 		learn_managed_tid(s, r);
 }
@@ -351,6 +432,72 @@ static json_t *ranked(json_t *map, const char *name_field, size_t limit)
 	return arr;
 }
 
+/* qsort: int64 ascending. */
+static int by_value(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* {median, p99, max} (nearest rank) of the integers of DURS, or NULL. */
+static json_t *dur_stats(json_t *durs)
+{
+	size_t n = json_array_size(durs), i;
+	int64_t *v = n ? calloc(n, sizeof(*v)) : NULL;
+	json_t *d, *out;
+
+	if (!v)
+		return NULL;
+	json_array_foreach(durs, i, d)
+		v[i] = json_integer_value(d);
+	qsort(v, n, sizeof(*v), by_value);
+	out = json_pack("{s:I,s:I,s:I}", "median", (json_int_t)v[(n + 1) / 2 - 1], "p99",
+			(json_int_t)v[(n * 99 + 99) / 100 - 1], "max", (json_int_t)v[n - 1]);
+	free(v);
+	return out;
+}
+
+/* A map of {count,...} entries as a ranked array without their keys. */
+static json_t *ranked_values(json_t *map, size_t limit)
+{
+	json_t *arr = ranked(map, "key", limit), *o;
+	size_t i;
+
+	json_array_foreach(arr, i, o)
+		json_object_del(o, "key");
+	return arr;
+}
+
+/* The errors as JSON, or NULL when the trace has none. */
+static json_t *errors_json(struct stats *s, size_t top)
+{
+	json_t *fates = json_object(), *types, *o, *out;
+	size_t i;
+
+	if (!s->n_errors)
+		return NULL;
+	for (size_t k = 0; error_fates[k]; k++)
+		if (json_object_get(s->err_fates, error_fates[k]))
+			json_object_set(fates, error_fates[k], json_object_get(s->err_fates, error_fates[k]));
+	json_object_update_missing(fates, s->err_fates);
+	types = ranked(s->err_types, "type", 0);
+	json_array_foreach(types, i, o) {
+		json_t *d = dur_stats(json_object_get(o, "durs"));
+
+		json_object_set_new(o, "handlers", ranked_values(json_object_get(o, "handlers"), 0));
+		json_object_set_new(o, "origins", ranked_values(json_object_get(o, "origins"), top));
+		json_object_del(o, "durs");
+		if (d)
+			json_object_set_new(o, "dur_ns", d);
+	}
+	out = json_pack("{s:I,s:I,s:o,s:o,s:o}", "total", (json_int_t)s->n_errors, "throws", (json_int_t)s->error_throws,
+			"by_fate", fates, "by_type", types, "matrix", ranked_values(s->err_matrix, top));
+	if (out && json_array_size(s->err_durs))
+		json_object_set_new(out, "dur_ns", dur_stats(s->err_durs));
+	return out;
+}
+
 /* The whole summary as JSON. */
 static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 {
@@ -384,6 +531,10 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 	/* with the stacks category: exceptions by throw site and line */
 	if (out && json_object_size(s->by_site))
 		json_object_set_new(json_object_get(out, "exceptions"), "by_site", ranked(s->by_site, "site", top));
+	/* with exception.error records: the errors (the top-level "errors"
+	 * are the tracer's own) */
+	if (out && s->n_errors)
+		json_object_set_new(json_object_get(out, "exceptions"), "errors", errors_json(s, top));
 	return out;
 }
 
@@ -406,6 +557,81 @@ static void print_outcomes(json_t *o)
 		}
 	}
 	printf(")\n");
+}
+
+/* " median X, p99 Y, max Z" of a dur_ns object. */
+static void print_durs(json_t *d)
+{
+	char a[32], b[32], c[32];
+
+	if (d)
+		printf(", origin to fate: median %s, p99 %s, max %s",
+		       fmt_dur(a, sizeof(a), json_integer_value(json_object_get(d, "median"))),
+		       fmt_dur(b, sizeof(b), json_integer_value(json_object_get(d, "p99"))),
+		       fmt_dur(c, sizeof(c), json_integer_value(json_object_get(d, "max"))));
+}
+
+/* An entry's handler after SEP: its label and function ("Kestrel (500) in
+ * F"); SHORT: the label alone when it has one. */
+static void print_handler(json_t *o, const char *sep, bool short_, struct strbuf *name)
+{
+	if (!jstr(o, "label") && !jstr(o, "handler"))
+		return;
+	if (short_ && jstr(o, "label")) {
+		printf("%s%s", sep, jstr(o, "label"));
+		return;
+	}
+	printf("%s%s%s", sep, jstr(o, "label") ?: "", jstr(o, "label") && jstr(o, "handler") ? " in " : "");
+	strbuf_reset(name);
+	if (jstr(o, "handler"))
+		printf("%s", dotnet_display(jstr(o, "handler"), NULL, name));
+}
+
+/* Render the errors (when the trace has exception.error): totals by fate,
+ * each type with its origins and fates, who throws what and who handles it. */
+static void print_errors(json_t *e)
+{
+	struct strbuf name = { 0 };
+	const char *key;
+	json_t *o, *v;
+	size_t i, k;
+
+	if (!e)
+		return;
+	printf("\n\nErrors: %" JSON_INTEGER_FORMAT " (%" JSON_INTEGER_FORMAT " throws)",
+	       json_integer_value(json_object_get(e, "total")), json_integer_value(json_object_get(e, "throws")));
+	json_object_foreach(json_object_get(e, "by_fate"), key, v)
+		printf(", %" JSON_INTEGER_FORMAT " %s", json_integer_value(v), key);
+	print_durs(json_object_get(e, "dur_ns"));
+	printf("\n");
+	json_array_foreach(json_object_get(e, "by_type"), i, o) {
+		json_int_t throws = json_integer_value(json_object_get(o, "throws"));
+
+		printf("  %6" JSON_INTEGER_FORMAT "  %s, %" JSON_INTEGER_FORMAT " throw%s", json_integer_value(json_object_get(o, "count")),
+		       jstr(o, "type"), throws, throws == 1 ? "" : "s");
+		print_durs(json_object_get(o, "dur_ns"));
+		printf("\n");
+		json_array_foreach(json_object_get(o, "origins"), k, v) {
+			strbuf_reset(&name);
+			printf("          %6" JSON_INTEGER_FORMAT "  from %s", json_integer_value(json_object_get(v, "count")),
+			       dotnet_display(jstr(v, "function") ?: "?", NULL, &name));
+			printf(jstr(v, "line") ? " (%s)\n" : "\n", jstr(v, "line"));
+		}
+		json_array_foreach(json_object_get(o, "handlers"), k, v) {
+			printf("          %6" JSON_INTEGER_FORMAT "  %s", json_integer_value(json_object_get(v, "count")), jstr(v, "fate"));
+			print_handler(v, ": ", false, &name);
+			printf("\n");
+		}
+	}
+	printf("Who throws what, who handles it:\n");
+	json_array_foreach(json_object_get(e, "matrix"), i, o) {
+		strbuf_reset(&name);
+		printf("  %6" JSON_INTEGER_FORMAT "  %s: %s -> %s", json_integer_value(json_object_get(o, "count")),
+		       dotnet_display(jstr(o, "origin") ?: "?", NULL, &name), jstr(o, "type"), jstr(o, "fate"));
+		print_handler(o, " by ", true, &name);
+		printf("\n");
+	}
+	strbuf_free(&name);
 }
 
 /* Render the exceptions: totals by outcome, each type, the top throw and catch sites. */
@@ -535,6 +761,7 @@ static void print_text(json_t *j)
 	       fmt_dur(dur, sizeof(dur), json_integer_value(json_object_get(j, "duration_ns"))));
 	if (json_integer_value(json_object_get(j, "bad_lines")))
 		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
+	print_errors(json_object_get(json_object_get(j, "exceptions"), "errors"));
 	print_exceptions(json_object_get(j, "exceptions"));
 	print_loads(json_object_get(j, "loads"));
 	print_threads(json_object_get(j, "threads"));
@@ -607,6 +834,10 @@ static void stats_init(struct stats *s)
 	s->suspends = json_object();
 	s->drops = json_object();
 	s->errors = json_object();
+	s->err_types = json_object();
+	s->err_fates = json_object();
+	s->err_matrix = json_object();
+	s->err_durs = json_array();
 }
 
 /* Free the tallies. */
@@ -627,6 +858,11 @@ static void stats_done(struct stats *s)
 	u64map_done(&s->load_spans, NULL);
 	u64map_done(&s->suspend_spans, free);
 	u64map_done(&s->in_flight, free);
+	json_decref(s->err_types);
+	json_decref(s->err_fates);
+	json_decref(s->err_matrix);
+	json_decref(s->err_durs);
+	u64map_done(&s->err_lines, free);
 }
 
 /* Print the summary OUT as JSON or, record text escaped for the terminal, as text. */

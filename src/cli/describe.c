@@ -241,6 +241,93 @@ static void d_error(struct strbuf *b, const struct rec *r)
 	strbuf_printf(b, "%s", jstr(r->j, "message") ?: "?");
 }
 
+/* Is R an exception.error record (see describe.h)? */
+bool rec_is_error(const struct rec *r)
+{
+	return strcmp(r->event, "exception.error") == 0;
+}
+
+/* SPEC-FATES.md's table; to be the vocabulary's once the profiler writes them. */
+const char *const error_fates[] = {
+	"unhandled", "handled_by_framework", "handled", "handled_by_runtime", "stored", "swallowed",
+	"superseded", "wrapped", "open", NULL,
+};
+
+/* Its hops in words (see describe.h). */
+void error_hops(struct strbuf *b, json_t *err)
+{
+	static const struct {
+		const char *key, *words;
+	} hops[] = {
+		{ "rethrow", "rethrown" }, { "await", "awaited" }, { "boundary", "raised again past a native boundary" },
+	};
+	json_t *h = json_object_get(err, "hops");
+	size_t k, any = 0;
+
+	for (k = 0; k < sizeof(hops) / sizeof(hops[0]); k++) {
+		int64_t n = jint(h, hops[k].key);
+
+		if (n > 0)
+			strbuf_printf(b, "%s%s %" PRId64 " time%s", any++ ? ", " : "", hops[k].words, n, n == 1 ? "" : "s");
+	}
+}
+
+/* Who decided it (see describe.h). */
+void error_handler(struct strbuf *b, json_t *err)
+{
+	json_t *h = json_object_get(err, "handler");
+
+	if (jstr(h, "label"))
+		strbuf_puts(b, jstr(h, "label"));
+	else if (jstr(h, "function"))
+		dotnet_record_say(err, jstr(h, "function"), b);
+}
+
+/* Its fate in words (see describe.h). */
+void error_fate(struct strbuf *b, json_t *err)
+{
+	const char *fate = jstr(err, "fate") ?: "?", *fn = jstr2(err, "handler", "function"),
+		   *label = jstr2(err, "handler", "label");
+
+	if (strcmp(fate, "handled") == 0 || strcmp(fate, "handled_by_framework") == 0 ||
+	    strcmp(fate, "handled_by_runtime") == 0) {
+		strbuf_puts(b, "handled");
+		if (label)
+			strbuf_printf(b, " by %s", label);
+		else if (strcmp(fate, "handled_by_runtime") == 0)
+			strbuf_puts(b, " by the runtime");
+		else if (strcmp(fate, "handled_by_framework") == 0)
+			strbuf_puts(b, " by a framework");
+	} else if (strcmp(fate, "stored") == 0)
+		strbuf_puts(b, "stored in a Task, never thrown again");
+	else if (strcmp(fate, "swallowed") == 0)
+		strbuf_puts(b, "swallowed: it escaped a filter");
+	else if (strcmp(fate, "superseded") == 0 || strcmp(fate, "wrapped") == 0)
+		strbuf_printf(b, "%s by #%" PRId64, fate, jint(err, strcmp(fate, "wrapped") == 0 ? "wrapped_by" : "superseded_by"));
+	else if (strcmp(fate, "open") == 0)
+		strbuf_puts(b, "open: still in flight when the trace ended");
+	else
+		strbuf_puts(b, fate);
+	if (fn && strcmp(fate, "unhandled") != 0) {
+		strbuf_puts(b, strcmp(fate, "stored") == 0 ? " (by " : " in ");
+		dotnet_record_say(err, fn, b);
+		strbuf_puts(b, strcmp(fate, "stored") == 0 ? ")" : "");
+	}
+}
+
+/* exception.error on one line: the object, where it began, its fate. */
+static void d_exception_error(struct strbuf *b, const struct rec *r)
+{
+	exception_text(b, json_object_get(r->j, "exception"));
+	if (jstr2(r->j, "origin", "function")) {
+		strbuf_puts(b, " from ");
+		dotnet_record_say(r->j, jstr2(r->j, "origin", "function"), b);
+	}
+	strbuf_printf(b, ", %" PRId64 " throw%s", jint(r->j, "throws"), jint(r->j, "throws") == 1 ? "" : "s");
+	strbuf_puts(b, ": ");
+	error_fate(b, r->j);
+}
+
 static const char *const common_fields[] = {
 	"v", "seq", "ts", "pid", "tid", "thread", "event", "phase", "span", "parent", "depth", "dur_ns", "begin_tid",
 };
@@ -275,6 +362,8 @@ void describe(struct strbuf *b, const struct rec *r)
 
 	if (r->ev >= 0 && describers[r->ev])
 		describers[r->ev](b, r);
+	else if (rec_is_error(r))
+		d_exception_error(b, r);
 	else
 		d_unknown(b, r);
 	if (hr && strcmp(hr, "0x00000000") != 0)

@@ -232,3 +232,26 @@ size_t sites_add_lines(struct sites *s, json_t *rec)
 	}
 	return n;
 }
+
+/* The first source line of REC's stack, short (see sites.h). */
+char *sites_line(struct sites *s, json_t *rec)
+{
+	json_t *frame;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "stack"), i, frame) {
+		const char *file, *slash;
+		uint32_t line;
+		char *out = NULL;
+
+		if (!frame_line(s, rec, frame, &file, &line))
+			continue;
+		slash = strrchr(file, '/');
+		if (!slash)
+			slash = strrchr(file, '\\');
+		if (asprintf(&out, "%s:%" PRIu32, slash ? slash + 1 : file, line) < 0)
+			return NULL;
+		return out;
+	}
+	return NULL;
+}

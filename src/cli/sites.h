@@ -33,3 +33,7 @@ char *sites_key(struct sites *s, json_t *rec);
 /* Each frame of REC's stack with a source line gains "file" and "line"
  * (REC is changed: give it a copy); how many did. */
 size_t sites_add_lines(struct sites *s, json_t *rec);
+
+/* The first frame of REC's stack with a source line, short: "Program.cs:111"
+ * (the file's last component), malloc'd; NULL: no stack, or no line. */
+char *sites_line(struct sites *s, json_t *rec);
