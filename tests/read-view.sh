@@ -23,6 +23,21 @@ golden sample.view "$OUT/sample.view"
 "$CLRTRACE" view --color=never --interleaved "$G/sample.jsonl" >"$OUT/sample-interleaved.view" || fail "view --interleaved"
 golden sample-interleaved.view "$OUT/sample-interleaved.view"
 
+# errors (exception.error, issue 28): one block per error by default, every
+# throw with --throws; the non-exception records as before
+"$CLRTRACE" view --color=never "$G/errors.jsonl" >"$OUT/errors.view" || fail "view of errors.jsonl: exit status $?"
+golden errors.view "$OUT/errors.view"
+"$CLRTRACE" view --color=never --throws "$G/errors.jsonl" >"$OUT/errors-throws.view" || fail "view --throws: exit status $?"
+golden errors-throws.view "$OUT/errors-throws.view"
+expect "errors: one block each" "$(grep -c ' \* exception\.error ' "$OUT/errors.view")" 4
+expect "errors: no throw shown by default" "$(grep -c 'exception\.throw' "$OUT/errors.view")" 0
+expect "errors: the crash's verdict" "$(grep -o 'unhandled: .*' "$OUT/errors.view")" \
+	"unhandled: InvalidDataException from Helper.Explode, rethrown at 2 awaits, killed thread 4242"
+expect "errors: --throws shows every throw" "$(grep -c 'exception\.throw' "$OUT/errors-throws.view")" 19
+expect "errors: loads and suspensions as before" \
+	"$(grep -E 'assembly.load|module.load|runtime.suspend' "$OUT/errors.view")" \
+	"$(grep -E 'assembly.load|module.load|runtime.suspend' "$OUT/errors-throws.view")"
+
 # grouped (the default): one header per thread, the time column rises within
 # each group, and every line of the interleaved view is there
 nthreads=$(jq -r 'select(.tid) | "\(.pid) \(.tid)"' "$G/sample.jsonl" | sort -u | wc -l)

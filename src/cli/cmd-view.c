@@ -38,6 +38,7 @@
 #include "cli/journal-source.h"
 #include "cli/escape.h"
 #include "cli/reader.h"
+#include "common/record-names.h"
 #include "common/util.h"
 
 #define STORY_MAX 10000
@@ -93,6 +94,8 @@ struct viewer {
 	bool color;
 	bool raw; /* record text as it is, control characters and all */
 	bool interleaved; /* file order with a header at each switch, not groups */
+	bool throws;      /* --throws: every throw's story, not one block per error */
+	bool by_error;    /* one block per error: not --throws, nor a story filter */
 	/* state */
 	int64_t t0;
 	uint64_t last_thread;
@@ -111,7 +114,27 @@ struct viewer {
 	struct u64map names;   /* managed ThreadID -> name (malloc'd) */
 	struct strbuf line;
 	struct sites *sites;   /* throw sites' lines (made at the first stack) */
+	struct u64map ex_error; /* pid<<32|exception id -> its error id + 1, until its summary */
+	struct u64map errors;   /* pid<<32|error -> struct verror, until its exception.error */
 };
+
+/* What an error's block says beyond its exception.error record. */
+struct verror {
+	char *site;  /* where its first throw was: "at F() in FILE:line N" (stacks) */
+	char *line;  /* and its source line, short: "Program.cs:111" */
+	int64_t killed_tid; /* the thread of its exception.unhandled; -1: none */
+};
+
+static void verror_free(void *p)
+{
+	struct verror *e = p;
+
+	if (!e)
+		return;
+	free(e->site);
+	free(e->line);
+	free(e);
+}
 
 /* Split a comma list into a malloc'd array of strdup'd items. */
 static int split_list(const char *s, char ***ret, size_t *n)
@@ -410,6 +433,114 @@ static void print_stack(struct viewer *v, FILE *out, const struct rec *r)
 		fputs(v->line.s, out);
 }
 
+/* The short name of a type: "InvalidDataException". */
+static const char *short_type(const char *type)
+{
+	const char *dot = type ? strrchr(type, '.') : NULL;
+
+	return dot ? dot + 1 : type ? type : "?";
+}
+
+/* The unhandled verdict of error R into B: "unhandled: T from F (FILE:N),
+ * rethrown at 2 awaits, killed thread T". */
+static void unhandled_verdict(struct strbuf *b, const struct rec *r, const struct verror *e)
+{
+	json_t *hops = json_object_get(r->j, "hops");
+	int64_t n;
+
+	strbuf_printf(b, "unhandled: %s", short_type(jstr2(r->j, "exception", "type")));
+	if (jstr2(r->j, "origin", "function")) {
+		strbuf_puts(b, " from ");
+		dotnet_record_say(r->j, jstr2(r->j, "origin", "function"), b);
+	}
+	if (e && e->line)
+		strbuf_printf(b, " (%s)", e->line);
+	if ((n = jint(hops, "rethrow")) > 0)
+		strbuf_printf(b, ", rethrown %" PRId64 " time%s", n, n == 1 ? "" : "s");
+	if ((n = jint(hops, "await")) > 0)
+		strbuf_printf(b, ", rethrown at %" PRId64 " await%s", n, n == 1 ? "" : "s");
+	if ((n = jint(hops, "boundary")) > 0)
+		strbuf_printf(b, ", raised again past %" PRId64 " native boundar%s", n, n == 1 ? "y" : "ies");
+	strbuf_printf(b, ", killed thread %" PRId64, e && e->killed_tid >= 0 ? e->killed_tid : r->tid);
+}
+
+/* One line of an error's block to OUT: INDENT spaces, then B (record
+ * text, escaped unless --raw); B is emptied. */
+static void block_line(struct viewer *v, FILE *out, int indent, struct strbuf *b)
+{
+	fprintf(out, "%*s", indent, "");
+	v_puts(v, out, b->s ? b->s : "");
+	fputc('\n', out);
+	strbuf_reset(b);
+}
+
+/* Under an error's line, to OUT: where it began, its hops, its fate. */
+static void print_error_block(struct viewer *v, FILE *out, const struct rec *r)
+{
+	struct verror *e = u64map_del(&v->errors, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)jint(r->j, "error"));
+	int indent = 21 + 2 * (r->depth > 0 && r->depth < 200 ? (int)r->depth : 0) + 4;
+	struct strbuf *b = &v->line;
+
+	strbuf_reset(b);
+	if (jstr2(r->j, "origin", "function")) {
+		strbuf_puts(b, "from ");
+		dotnet_record_say(r->j, jstr2(r->j, "origin", "function"), b);
+		if (jint2(r->j, "origin", "tid") >= 0)
+			strbuf_printf(b, " on tid %" PRId64, jint2(r->j, "origin", "tid"));
+		block_line(v, out, indent, b);
+	}
+	if (e && e->site) {
+		strbuf_puts(b, e->site);
+		block_line(v, out, indent + 2, b);
+	}
+	error_hops(b, r->j);
+	strbuf_printf(b, "%s%" PRId64 " throw%s", b->len ? ", " : "", jint(r->j, "throws"), jint(r->j, "throws") == 1 ? "" : "s");
+	block_line(v, out, indent, b);
+	if (strcmp(jstr(r->j, "fate") ?: "", "unhandled") == 0)
+		unhandled_verdict(b, r, e);
+	else
+		error_fate(b, r->j);
+	block_line(v, out, indent, b);
+	verror_free(e);
+}
+
+/* One block per error: learn what its block says from the records of its
+ * throws (which carry "error"), and hide them; true: R is hidden. */
+static bool error_hides(struct viewer *v, const struct rec *r)
+{
+	int64_t id = jint2(r->j, "exception", "id"), err = jint(r->j, "error");
+	uint64_t key = ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)id;
+	struct verror *e;
+	void **slot;
+
+	if (rec_is_error(r) || (r->cat != CAT_EXCEPTIONS && r->cat != CAT_FRAMES) || id < 0)
+		return false;
+	if (err < 0)
+		err = (int64_t)(uintptr_t)u64map_get(&v->ex_error, key) - 1;
+	if (err < 0)
+		return false; /* no error of it: a trace of before exception.error */
+	if (r->ev == EV_EXCEPTION_SUMMARY) {
+		u64map_del(&v->ex_error, key);
+		return true;
+	}
+	if ((slot = u64map_slot(&v->ex_error, key)))
+		*slot = (void *)(uintptr_t)(err + 1);
+	slot = u64map_slot(&v->errors, ((uint64_t)(uint32_t)r->pid << 32) | (uint32_t)err);
+	if (slot && !*slot && (*slot = calloc(1, sizeof(struct verror))))
+		((struct verror *)*slot)->killed_tid = -1;
+	e = slot ? *slot : NULL;
+	if (e && r->ev == EV_EXCEPTION_UNHANDLED)
+		e->killed_tid = r->tid;
+	if (e && r->ev == EV_EXCEPTION_THROW && err == id && json_object_get(r->j, "stack") &&
+	    (v->sites || (v->sites = sites_new()))) {
+		free(e->site);
+		free(e->line);
+		e->site = sites_site(v->sites, r->j);
+		e->line = sites_line(v->sites, r->j);
+	}
+	return true;
+}
+
 /* Print one line for R (END: its end, the two printed as one span). */
 static void print_line(struct viewer *v, const struct rec *r, const struct rec *end)
 {
@@ -420,7 +551,10 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	char dur[32];
 
 	strbuf_reset(&v->line);
-	describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
+	if (v->by_error && rec_is_error(r)) /* its block says the rest */
+		exception_text(&v->line, json_object_get(r->j, "exception"));
+	else
+		describe(&v->line, end && end->ev == r->ev && r->ev != EV_EXCEPTION_FILTER ? end : r);
 	if (end && end->ev == EV_EXCEPTION_FILTER && jstr(end->j, "result"))
 		strbuf_printf(&v->line, " -> %s", jstr(end->j, "result"));
 	fprintf(out, "%12.6f %7" PRId64 " %*s%s%s",
@@ -445,6 +579,8 @@ static void print_line(struct viewer *v, const struct rec *r, const struct rec *
 	fprintf(out, "%s\n", v->color && color ? colors[COLOR_NONE] : "");
 	if (r->ev == EV_EXCEPTION_THROW)
 		print_stack(v, out, r);
+	else if (v->by_error && rec_is_error(r))
+		print_error_block(v, out, r);
 }
 
 /* Get-or-create a thread's view state. */
@@ -752,6 +888,9 @@ static const char view_help[] =
 	"  -x, --exception GLOB    only exception stories whose type matches (System.IO.*)\n"
 	"  -o, --outcome LIST      only exception stories with these outcomes\n"
 	"                          (caught,unhandled,swallowed,superseded,rethrown,unknown)\n"
+	"      --throws            every throw's story, as traces without exception.error\n"
+	"                          show them (default with exception.error: one block per\n"
+	"                          error: its origin, hops, fate and handler)\n"
 	"  -S, --since SECONDS     skip records earlier than SECONDS after the first\n"
 	"  -U, --until SECONDS     skip records later than SECONDS after the first\n"
 	"  -i, --interleaved       all threads in file (seq) order, a header at each switch\n"
@@ -799,6 +938,9 @@ static int view_option(struct viewer *v, struct view_args *a, int opt, char **ar
 	case 'R':
 		v->raw = true;
 		return 0;
+	case 'T':
+		v->throws = true;
+		return 0;
 	case 'h':
 		fputs(view_help, stdout);
 		*status = 0;
@@ -826,6 +968,7 @@ static int view_parse(struct viewer *v, struct view_args *a, int argc, char **ar
 		{ "color", required_argument, NULL, 'C' },
 		{ "colour", required_argument, NULL, 'C' },
 		{ "raw", no_argument, NULL, 'R' },
+		{ "throws", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		JOURNAL_LONG_OPTIONS,
 		{ 0 },
@@ -844,6 +987,7 @@ static int view_parse(struct viewer *v, struct view_args *a, int argc, char **ar
 		return -EINVAL;
 	}
 	v->interleaved = v->interleaved || a->follow;
+	v->by_error = !v->throws && !v->exception_glob && !v->n_outcomes;
 	v->tids = calloc(a->n_tids + 1, sizeof(*v->tids));
 	for (size_t i = 0; v->tids && i < a->n_tids; i++) {
 		char *end = NULL;
@@ -871,7 +1015,9 @@ static int view_records(struct viewer *v, struct rd *rd)
 	rd_set_idle(rd, flush_all, v);
 	while ((r = rd_record(rd, &rec)) > 0) {
 		learn(v, &rec);
-		if (!record_selected(v, &rec)) {
+		if (v->by_error && error_hides(v, &rec)) {
+			rec_done(&rec);
+		} else if (!record_selected(v, &rec)) {
 			if (selected_where_begun(v, &rec))
 				end_on_begin_thread(v, &rec);
 			rec_done(&rec);
@@ -911,6 +1057,8 @@ static void view_free(struct viewer *v, struct view_args *a)
 	u64map_done(&v->threads, vthread_free);
 	u64map_done(&v->load_depth, NULL);
 	u64map_done(&v->names, free);
+	u64map_done(&v->ex_error, NULL);
+	u64map_done(&v->errors, verror_free);
 	strbuf_free(&v->line);
 	sites_free(v->sites);
 }

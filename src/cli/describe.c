@@ -116,7 +116,7 @@ static void d_function(struct strbuf *b, const struct rec *r)
 }
 
 /* "Type: message" of an exception object. */
-static void exception_text(struct strbuf *b, json_t *e)
+void exception_text(struct strbuf *b, json_t *e)
 {
 	const char *msg = jstr(e, "message");
 
