@@ -26,7 +26,7 @@ threads, named = set(), set()
 for e in ev:
     for k, ty in (("name", str), ("ph", str), ("pid", int), ("tid", int), ("ts", (int, float))):
         if not isinstance(e.get(k), ty): bad.append(f"{k} missing or mistyped: {e}")
-    if e["ph"] not in ("X", "i", "M", "s", "f"): bad.append(f"unexpected ph {e['ph']}")
+    if e["ph"] not in ("X", "i", "M", "s", "t", "f"): bad.append(f"unexpected ph {e['ph']}")
     if e["ph"] == "X" and not (isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0): bad.append(f"X without dur: {e}")
     if e["ph"] == "i" and e.get("s") not in ("t", "p", "g"): bad.append(f"i without scope: {e}")
     if e["ph"] != "M": threads.add((e["pid"], e["tid"]))
@@ -44,7 +44,7 @@ if {e["name"] for e in ev if e["ph"] == "M"} - {"thread_name", "process_name"}: 
 # flows: one s and one f per id, same name and cat, s not after f, f binds to its enclosing slice
 flows = defaultdict(dict)
 for e in ev:
-    if e["ph"] in ("s", "f"):
+    if e["ph"] in ("s", "f") and e["name"] != "exception.error":
         if not isinstance(e.get("id"), (str, int)): bad.append(f"flow without id: {e}")
         if e["ph"] in flows[e["id"]]: bad.append(f"flow {e['id']}: two {e['ph']}")
         flows[e["id"]][e["ph"]] = e
@@ -107,6 +107,14 @@ PY
 /usr/bin/python3 "$OUT/rules.py" "$OUT/all.json" "$t" >"$OUT/rules.out" 2>&1 && ok "Chrome trace rules hold: $(tail -1 "$OUT/rules.out")" ||
 	{ cat "$OUT/rules.out"; fail "Chrome trace rules broken"; }
 grep -q ' [1-9][0-9]* rethrow and' "$OUT/rules.out" && ok "Sample's rethrows have their flows" || fail "no rethrow flow for Sample"
+# errors (exception.error, issue 28): each error's hops are one flow, "s" at
+# its first throw, "t" at each throw again, "f" at its exception.error
+"$CLRTRACE" export --format chrome "$top_srcdir/tests/golden/errors.jsonl" >"$OUT/errors.json" || fail "export errors.jsonl: $?"
+/usr/bin/python3 "$OUT/rules.py" "$OUT/errors.json" "$top_srcdir/tests/golden/errors.jsonl" >"$OUT/errors-rules.out" 2>&1 &&
+	ok "errors.jsonl: Chrome trace rules hold" || { cat "$OUT/errors-rules.out"; fail "errors.jsonl: Chrome trace rules broken"; }
+expect "errors: one flow per error, its hops in order" \
+	"$(jq -r '[.traceEvents[] | select(.name == "exception.error" and (.ph == "s" or .ph == "t" or .ph == "f"))] | group_by(.id)[] | "\(.[0].id) \(map(.ph) | join(""))"' "$OUT/errors.json" | tr '\n' ';')" \
+	"exception.error:4242:1 sf;exception.error:4242:13 stttf;exception.error:4242:17 sttf;exception.error:4242:2 sttttttttttf;"
 # an exception thrown in a catch block: a nested flow to the one being handled
 scen=$(build_program Scenarios)
 trace "$OUT/in-catch.jsonl" -- dotnet "$scen" in-catch || fail "traced Scenarios in-catch exited $?"

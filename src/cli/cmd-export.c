@@ -11,7 +11,9 @@
  * by it); what view would print after it is args.detail, beside the
  * record's payload.  A rethrow gets a flow ("s" at its original's throw,
  * "f" at its own) named exception.rethrow, an exception thrown while
- * another was being handled one named exception.nested.  Every thread gets
+ * another was being handled one named exception.nested; an error's hops
+ * (exception.error) are one flow named exception.error ("s" at its first
+ * throw, "t" at each throw again, "f" at its exception.error record).  Every thread gets
  * thread_name metadata ("Thread.Name managed M tid T", as far as the trace
  * knows them) and every process process_name.  pid/tid are the
  * OS ids; ts is microseconds since the first record, whose absolute time
@@ -214,7 +216,7 @@ static void learn(struct exporter *x, const struct rec *r)
 	}
 }
 
-/* Write one flow event (ph "s" or "f"), bound to the slice around TS. */
+/* Write one flow event (ph "s", "t" or "f"), bound to the slice around TS. */
 static void emit_flow(struct exporter *x, const char *ph, const char *name, const char *id, int64_t pid, int64_t tid,
 		      int64_t ts)
 {
@@ -241,6 +243,26 @@ static void link_throw(struct exporter *x, const struct rec *r, int64_t from, co
 	snprintf(id, sizeof(id), "%s:%" PRId64 ":%" PRId64, name, r->pid, jint2(r->j, "exception", "id"));
 	emit_flow(x, "s", name, id, r->pid, o->tid, o->ts);
 	emit_flow(x, "f", name, id, r->pid, r->tid, r->ts);
+}
+
+/* An error's hops as one flow (exception.error, issue 28): "s" at its
+ * first throw, "t" at each throw again, "f" at its exception.error. */
+static void error_flow(struct exporter *x, const struct rec *r)
+{
+	int64_t err = jint(r->j, "error");
+	const char *ph;
+	char id[64];
+
+	if (err < 0)
+		return;
+	if (rec_is_error(r))
+		ph = "f";
+	else if (r->ev == EV_EXCEPTION_THROW)
+		ph = jint2(r->j, "exception", "id") == err ? "s" : "t";
+	else
+		return;
+	snprintf(id, sizeof(id), "exception.error:%" PRId64 ":%" PRId64, r->pid, err);
+	emit_flow(x, ph, "exception.error", id, r->pid, r->tid, r->ts);
 }
 
 /* A throw: remember where it was; link it to its original and its outer exception. */
@@ -320,6 +342,7 @@ static void export_record(struct exporter *x, const struct rec *r)
 		return;
 	if (r->ev == EV_EXCEPTION_THROW)
 		note_throw(x, r);
+	error_flow(x, r);
 	if (r->ph == PH_BEGIN && r->span >= 0)
 		span_begin(x, t, r);
 	else if (r->ph != PH_END || !(span_end_elsewhere(x, r) || span_end(x, t, r)))
