@@ -987,7 +987,8 @@ static int view_parse(struct viewer *v, struct view_args *a, int argc, char **ar
 		return -EINVAL;
 	}
 	v->interleaved = v->interleaved || a->follow;
-	v->by_error = !v->throws && !v->exception_glob && !v->n_outcomes;
+	/* a story filter or a choice of events asks for the records themselves */
+	v->by_error = !v->throws && !v->exception_glob && !v->n_outcomes && !v->n_events;
 	v->tids = calloc(a->n_tids + 1, sizeof(*v->tids));
 	for (size_t i = 0; v->tids && i < a->n_tids; i++) {
 		char *end = NULL;

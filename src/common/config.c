@@ -603,6 +603,10 @@ static int var_handlers(const char *v, struct ct_config *c, const char **why)
 	struct ct_handler_rules h = { 0 };
 	const char *p = v;
 
+	if (!*v) {
+		*why = "accepted: PREFIX=KIND[:LABEL] rules, ';'-separated";
+		return -EINVAL;
+	}
 	handler_rules_done(&c->handlers);
 	while (*p) {
 		const char *end = strchr(p, ';'), *eq, *colon;
