@@ -128,6 +128,28 @@ for v in $(test_runtimes "10 8 11"); do
 		k=$(jq -r --arg x "$x" 'select(.event == "exception.throw" and .exception.type == $x) | .exception.id' "$t" | grep -c .)
 		[ "$k" -gt 0 ] && ok "$n web: $x thrown ($k throw records)" || fail "$n web: no exception.throw of $x"
 	done
+	# errors, not throws (issue 28): one exception.error per object, with
+	# its fate and who decided it
+	dbu_throws=$(jq -r 'select(.event == "exception.throw" and .exception.type == "Microsoft.EntityFrameworkCore.DbUpdateException") | .exception.id' "$t")
+	fate() { # fate TYPE: "fate kind label" of the errors of TYPE, counted
+		jq -r --arg x "$1" 'select(.event == "exception.error" and .exception.type == $x)
+		  | "\(.fate) \(.handler.kind // "-") \(.handler.label // "-")"' "$t" | sort | uniq -c | sed 's/^ *//' | tr '\n' ';'
+	}
+	expect "$n web: the duplicate POST is ONE error, handled by the program's handler (409)" \
+		"$(fate Microsoft.EntityFrameworkCore.DbUpdateException)" "1 handled program -;"
+	expect "$n web: its exception.error counts every throw of the object" \
+		"$(jq -r 'select(.event == "exception.error" and .exception.type == "Microsoft.EntityFrameworkCore.DbUpdateException") | .throws' "$t")" \
+		"$(echo "$dbu_throws" | grep -c .)"
+	expect "$n web: /crash is one error, answered 500 by Kestrel" \
+		"$(fate System.InvalidOperationException)" "1 handled_by_framework framework Kestrel (500);"
+	expect "$n web: the BackgroundService's is one error, ended by the Generic Host" \
+		"$(fate System.ApplicationException)" "1 handled_by_framework framework Generic Host (background service);"
+	expect "$n web: the bad page number is one error the program handled (400)" "$(fate System.FormatException)" "1 handled program -;"
+	expect "$n web: every error has its fate, and every throw names its error" \
+		"$(jq -s '[.[] | select(.event == "exception.throw") | .error] | unique | length' "$t")" \
+		"$(jq -s '[.[] | select(.event == "exception.error")] | length' "$t")"
+	expect "$n web: no error is unhandled or open" \
+		"$(jq -r 'select(.event == "exception.error" and (.fate == "unhandled" or .fate == "open")) | .exception.type' "$t")" ""
 	# the "before": one duplicate POST, one DbUpdateException; how many
 	# throw records, and how many objects (the first throw of each: its
 	# own id, or the origin a rethrow names) the trace shows for it today
@@ -172,6 +194,11 @@ for v in $(test_runtimes "10 8 11"); do
 	check_trace "$f"
 	expect "$n crash: exactly one exception.unhandled, the InvalidDataException" \
 		"$(jq -r 'select(.event == "exception.unhandled") | .exception.type' "$f" | tr '\n' ';')" "System.IO.InvalidDataException;"
+	expect "$n crash: one error, unhandled, from Helper.Explode, awaited on its way" \
+		"$(jq -r 'select(.event == "exception.error") | "\(.exception.type) \(.fate) \(.origin.function) \(.hops.await > 0) \(.throws)"' "$f")" \
+		"System.IO.InvalidDataException unhandled Helper.Explode true $(jq -r 'select(.event == "exception.throw" and .exception.type == "System.IO.InvalidDataException") | .exception.id' "$f" | grep -c .)"
+	expect "$n crash: stats counts one error, unhandled, before its throws" \
+		"$("$CLRTRACE" stats "$f" | grep '^Errors:' | sed 's/([0-9]* throws)/(N throws)/; s/, origin to fate.*//')" "Errors: 1 (N throws), 1 unhandled"
 	b="$n: the crash's exception.unhandled: thrown_in $(jq -r 'select(.event == "exception.unhandled") | .thrown_in' "$f" | tr '\n' ' ')(InvalidDataException: $(jq -r 'select(.event == "exception.throw" and .exception.type == "System.IO.InvalidDataException") | .exception.id' "$f" | grep -c .) exception.throw records)"
 	echo "before: $b"
 	BEFORE="$BEFORE$b

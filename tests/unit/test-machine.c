@@ -156,6 +156,7 @@ static int parse_input(json_t *o, struct exm_input *in)
 	    ct_handler_kind_from_string(s) != _HANDLER_INVALID)
 		in->handler_kind = ct_handler_kind_from_string(s);
 	in->handler_label = json_string_value(json_object_get(o, "handler_label"));
+	in->handler_final = json_is_true(json_object_get(o, "handler_final"));
 	return 0;
 }
 

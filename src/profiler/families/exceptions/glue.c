@@ -149,6 +149,8 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 		json_object_set_new(o, "handler_kind", json_string(ct_handler_kind_to_string(in->handler_kind)));
 	if (in->handler_label)
 		json_object_set_new(o, "handler_label", json_string(in->handler_label));
+	if (in->handler_final)
+		json_object_set_new(o, "handler_final", json_true());
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (s) {
@@ -662,6 +664,7 @@ void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t objec
 
 			in.handler_kind = h.kind;
 			in.handler_label = h.label;
+			in.handler_final = h.final;
 		}
 	}
 	feed(t, &in);

@@ -26,14 +26,16 @@ static const struct rule {
 	const char *prefix;
 	enum ct_handler_kind kind;
 	const char *label;
+	bool final; /* a last-chance handler: its catch decides (handlers.h) */
 } rules[] = {
-	{ "Microsoft.AspNetCore.Server.Kestrel", HANDLER_FRAMEWORK, "Kestrel (500)" },
-	{ "Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware", HANDLER_FRAMEWORK, "exception handler (500)" },
-	{ "Microsoft.Extensions.Hosting", HANDLER_FRAMEWORK, "Generic Host (background service)" },
-	{ "Xunit", HANDLER_FRAMEWORK, "xunit (test failed)" },
-	{ "Microsoft.AspNetCore", HANDLER_FRAMEWORK, "Microsoft.AspNetCore" },
-	{ "Microsoft.EntityFrameworkCore", HANDLER_FRAMEWORK, "Microsoft.EntityFrameworkCore" },
-	{ "Microsoft.Extensions", HANDLER_FRAMEWORK, "Microsoft.Extensions" },
+	{ "Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol", HANDLER_FRAMEWORK, "Kestrel (500)", true },
+	{ "Microsoft.AspNetCore.Server.Kestrel", HANDLER_FRAMEWORK, "Kestrel", false },
+	{ "Microsoft.AspNetCore.Diagnostics.ExceptionHandlerMiddleware", HANDLER_FRAMEWORK, "exception handler (500)", true },
+	{ "Microsoft.Extensions.Hosting", HANDLER_FRAMEWORK, "Generic Host (background service)", true },
+	{ "Xunit", HANDLER_FRAMEWORK, "xunit (test failed)", true },
+	{ "Microsoft.AspNetCore", HANDLER_FRAMEWORK, "Microsoft.AspNetCore", false },
+	{ "Microsoft.EntityFrameworkCore", HANDLER_FRAMEWORK, "Microsoft.EntityFrameworkCore", false },
+	{ "Microsoft.Extensions", HANDLER_FRAMEWORK, "Microsoft.Extensions", false },
 };
 
 #define CACHE 512 /* (FunctionID, handler address) pairs; a collision recomputes */
@@ -50,12 +52,14 @@ static bool by_name(const char *name, struct ct_handler *h)
 		if (strncmp(name, ct.cfg.handlers.items[i].prefix, strlen(ct.cfg.handlers.items[i].prefix)) == 0) {
 			h->kind = ct.cfg.handlers.items[i].kind;
 			h->label = ct.cfg.handlers.items[i].label;
+			h->final = true; /* the user's word: its catch decides */
 			return true;
 		}
 	for (size_t i = 0; name && i < ELEMENTSOF(rules); i++)
 		if (strncmp(name, rules[i].prefix, strlen(rules[i].prefix)) == 0) {
 			h->kind = rules[i].kind;
 			h->label = rules[i].label;
+			h->final = rules[i].final;
 			return true;
 		}
 	return false;

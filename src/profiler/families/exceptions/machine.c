@@ -179,6 +179,7 @@ struct exr {
 	uint64_t error, superseded_error;
 	enum ct_handler_kind hkind;
 	const char *hlabel;
+	bool hfinal;
 	bool hop_boundary;        /* raised again after a native boundary */
 };
 
@@ -715,6 +716,18 @@ static struct err *err_find(uint64_t id)
 	return NULL;
 }
 
+/* R, the first throw of its error, names where it was thrown: the
+ * error's origin (an await may decide its fate before R's story ends). */
+static void err_origin(struct exr *r)
+{
+	struct err *x;
+
+	pthread_mutex_lock(&errs_lock);
+	if ((x = err_find(r->error)) && !x->origin_fn)
+		x->origin_fn = r->thrown_in;
+	pthread_mutex_unlock(&errs_lock);
+}
+
 /* X leaves the table: its copy is returned, the slot freed (locked). */
 static struct err err_take(struct err *x)
 {
@@ -884,9 +897,12 @@ static void err_on_end(struct ctx *c, struct exr *r, enum ct_outcome o)
 		fa.h_fn = r->caught_in;
 		fa.h_kind = r->hkind;
 		fa.h_label = r->hlabel;
-		if (r->hkind == HANDLER_ASYNC || r->hkind == HANDLER_RUNTIME) {
+		if (r->hkind == HANDLER_ASYNC || r->hkind == HANDLER_RUNTIME ||
+		    (r->hkind == HANDLER_FRAMEWORK && !r->hfinal)) {
 			/* it waits: a next throw, a wrapper, or the exit decides */
-			x->pending = r->hkind == HANDLER_ASYNC ? FATE_STORED : FATE_HANDLED_BY_RUNTIME;
+			x->pending = r->hkind == HANDLER_ASYNC	   ? FATE_STORED
+				     : r->hkind == HANDLER_RUNTIME ? FATE_HANDLED_BY_RUNTIME
+								   : FATE_HANDLED_BY_FRAMEWORK;
 			x->h_fn = fa.h_fn;
 			x->h_kind = fa.h_kind;
 			x->h_label = fa.h_label;
@@ -1482,8 +1498,11 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	exl_frame_entered(&r->lg);
 	r->frames_entered++;
 	if (told(r)) {
-		if (!r->thrown_in)
+		if (!r->thrown_in) {
 			r->thrown_in = in->function;
+			if (r->error && r->error == r->id)
+				err_origin(r); /* its error began here: known before its fate */
+		}
 		names_add(&r->t.searched, in->function);
 	}
 	open_frame(c, r, in);
@@ -1590,6 +1609,7 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 		r->caught_in = in->function;
 	r->hkind = in->handler_kind;
 	r->hlabel = in->handler_label;
+	r->hfinal = in->handler_final;
 	enter_handler(c, r, CATCH, in);
 }
 

@@ -196,6 +196,7 @@ struct exm_input {
 	 * NULL: none).  Decides the fate of an error it ends (exception.error). */
 	enum ct_handler_kind handler_kind;
 	const char *handler_label;
+	bool handler_final;   /* a framework's last-chance catch: it decides */
 	/* FILTER_ENTER: the filter is the runtime's own, not the program's
 	 * (a method the runtime calls the program through, such as .NET 11's
 	 * System.Environment.CallEntryPoint; the glue's rtframes.c) */
