@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (size - 4 - tn >= 8)
 			memcpy(p, PENDING_MAGIC, 8);
 		if (put(trace, data + 4, tn) == 0 && put(pending, p, size - 4 - tn) == 0)
-			if (pending_recover(trace, NULL, NULL) > 0)
+			if (pending_recover(trace, NULL, NULL, NULL) > 0)
 				check_dropped(trace);
 	}
 	free(p);
