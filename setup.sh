@@ -8,9 +8,10 @@ top=$(pwd)
 
 # Debian packages: the build, and what the test suite uses (jq for
 # assertions, python3-jsonschema as an independent schema validator,
-# systemd for a real journald, curl to load a web service, clang and its
-# sanitizer and libFuzzer runtimes for the fuzzing run, tests/fuzz-run.sh).
-PACKAGES="gcc make autoconf automake pkg-config libjansson-dev libsystemd-dev zlib1g-dev jq python3 python3-jsonschema systemd systemd-journal-remote curl iproute2 openssl clang-14 libclang-rt-14-dev"
+# systemd for a real journald, curl to load a web service, zstd to read
+# rotated trace files back, clang and its sanitizer and libFuzzer runtimes
+# for the fuzzing run, tests/fuzz-run.sh).
+PACKAGES="gcc make autoconf automake pkg-config libjansson-dev libsystemd-dev zlib1g-dev libzstd-dev zstd jq python3 python3-jsonschema systemd systemd-journal-remote curl iproute2 openssl clang-14 libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do
