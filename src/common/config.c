@@ -22,6 +22,12 @@ static const char *const ct_output_kind_table[_OUT_MAX] = {
 /* Name of an output kind, and an output kind by its name. */
 DEFINE_STRING_TABLE_LOOKUP(ct_output_kind, enum ct_output_kind, _OUT_INVALID);
 
+static const char *const ct_compress_table[_COMPRESS_MAX] = {
+	[COMPRESS_ZSTD] = "zstd",
+	[COMPRESS_NONE] = "none",
+};
+DEFINE_STRING_TABLE_LOOKUP(ct_compress, enum ct_compress, _COMPRESS_INVALID);
+
 /* What a list accepts, and the reasons it can be refused, as whole
  * phrases: a parser hands out static text only. */
 struct list_kind {
@@ -38,7 +44,9 @@ struct list_kind {
 static const struct list_kind events_kind = LIST_KIND(
 	"accepted: a comma list of exceptions, frames, loader, classes, threads, suspend, "
 	"transitions, gc, jit, stacks, all, none, or +cat/-cat against the default");
-#define OUTPUTS_ACCEPTED "accepted: a comma list of file:PATH, journal, stderr"
+#define OUTPUTS_ACCEPTED                                                                   \
+	"accepted: a comma list of file:PATH, journal, stderr; after file:PATH, its options "   \
+	"max-size=SIZE (K, M, G; 0: never rotate), keep=N (0: all), min-free=PERCENT, compress=zstd|none"
 static const struct list_kind outputs_kind = LIST_KIND(OUTPUTS_ACCEPTED);
 static const struct list_kind exceptions_kind = LIST_KIND(
 	"accepted: a comma list of type globs, !glob to exclude, glob:N to keep at most N a second");
@@ -179,6 +187,114 @@ int config_parse_events(const char *s, unsigned *ret, const char **why)
 	return 0;
 }
 
+/* SIZE: bytes, or K, M, G (KiB, MiB, GiB); at most 2^62. */
+static int parse_size(const char *v, uint64_t *ret)
+{
+	uint64_t n = 0, mult = 1;
+	const char *p = v;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p && !p[1] && strchr("kKmMgG", *p))
+		mult = UINT64_C(1) << (*p == 'k' || *p == 'K' ? 10 : *p == 'm' || *p == 'M' ? 20 : 30);
+	else if (*p)
+		return -EINVAL;
+	if (n > (UINT64_C(1) << 62) / mult)
+		return -EINVAL;
+	*ret = n * mult;
+	return 0;
+}
+
+/* N in 0..MAX, with SUFFIX allowed after it (NULL: none). */
+static int parse_small(const char *v, unsigned max, const char *suffix, unsigned *ret)
+{
+	uint64_t n;
+	size_t l = strspn(v, "0123456789");
+
+	if (l == 0 || l > 6 || (v[l] && (!suffix || strcmp(v + l, suffix) != 0)))
+		return -EINVAL;
+	n = strtoull(v, NULL, 10);
+	if (n > max)
+		return -EINVAL;
+	*ret = (unsigned)n;
+	return 0;
+}
+
+static int fopt_max_size(const char *v, struct ct_output *o)
+{
+	return parse_size(v, &o->max_size);
+}
+
+static int fopt_keep(const char *v, struct ct_output *o)
+{
+	return parse_small(v, 100000, NULL, &o->keep);
+}
+
+static int fopt_min_free(const char *v, struct ct_output *o)
+{
+	return parse_small(v, 99, "%", &o->min_free);
+}
+
+static int fopt_compress(const char *v, struct ct_output *o)
+{
+	enum ct_compress c = ct_compress_from_string(v);
+
+	if (c < 0)
+		return -EINVAL;
+	o->compress = c;
+	return 0;
+}
+
+/* The options of a file: output, the items after file:PATH (one row each;
+ * man/clrtrace.1.in describes them under --output). */
+static const struct file_option {
+	const char *name;
+	int (*parse)(const char *v, struct ct_output *o);
+	const char *bad; /* why a bad value is refused */
+} file_options[] = {
+	{ "max-size", fopt_max_size, "max-size takes a size: bytes, or a number and K, M or G; " OUTPUTS_ACCEPTED },
+	{ "keep", fopt_keep, "keep takes the number of files kept, 0 to 100000 (0: all); " OUTPUTS_ACCEPTED },
+	{ "min-free", fopt_min_free, "min-free takes a percentage, 0 to 99 (0: no check); " OUTPUTS_ACCEPTED },
+	{ "compress", fopt_compress, "compress takes zstd or none; " OUTPUTS_ACCEPTED },
+};
+
+/* Apply ITEM, NAME=VALUE, to the file output O. */
+static int file_option(const char *item, struct ct_output *o, const char **why)
+{
+	const char *eq = strchr(item, '=');
+
+	for (size_t i = 0; i < ELEMENTSOF(file_options); i++) {
+		const struct file_option *fo = &file_options[i];
+
+		if (strlen(fo->name) != (size_t)(eq - item) || strncmp(item, fo->name, (size_t)(eq - item)) != 0)
+			continue;
+		if (!o) {
+			*why = "a file option that follows no file:PATH; " OUTPUTS_ACCEPTED;
+			return -EINVAL;
+		}
+		if (fo->parse(eq + 1, o) < 0) {
+			*why = fo->bad;
+			return -EINVAL;
+		}
+		return 0;
+	}
+	*why = "an unknown file option; " OUTPUTS_ACCEPTED;
+	return -EINVAL;
+}
+
+void config_file_defaults(struct ct_output *o)
+{
+	o->max_size = CT_DEFAULT_MAX_SIZE;
+	o->keep = CT_DEFAULT_KEEP;
+	o->min_free = CT_DEFAULT_MIN_FREE;
+	o->compress = COMPRESS_ZSTD;
+}
+
 struct outputs_state {
 	struct ct_output *v;
 	size_t n;
@@ -192,6 +308,9 @@ static int outputs_item(const char *item, void *ud)
 	struct ct_output o = { 0 };
 	struct ct_output *nv;
 
+	if (!startswith(item, "file:") && strchr(item, '='))
+		return file_option(item, st->n && st->v[st->n - 1].kind == OUT_FILE ? &st->v[st->n - 1] : NULL,
+				   st->why);
 	if (startswith(item, "file:") && item[5]) {
 		o.kind = OUT_FILE;
 		o.path = strdup(item + 5);

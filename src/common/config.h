@@ -4,12 +4,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum ct_output_kind { OUT_FILE, OUT_JOURNAL, OUT_STDERR, _OUT_MAX, _OUT_INVALID = -1 };
+
+/* How a file sink compresses the files it rotates out. */
+enum ct_compress { COMPRESS_ZSTD, COMPRESS_NONE, _COMPRESS_MAX, _COMPRESS_INVALID = -1 };
 
 struct ct_output {
 	enum ct_output_kind kind;
 	char *path; /* file: the template, with %p %n %t still in it */
+	/* file: its options (the items after it, CT_FILE_OPTIONS) */
+	uint64_t max_size;     /* rotate before a write would pass it; 0: never */
+	unsigned keep;         /* files kept, the one being written included; 0: all */
+	unsigned min_free;     /* percent of the file system left free; 0: no check */
+	enum ct_compress compress;
 };
 
 struct ct_glob {
@@ -57,7 +66,13 @@ struct ct_config {
 /* The defaults config.def gives, in each variable's own syntax (the unit
  * test checks them against the numbers above and the vocabulary). */
 #define CT_DEFAULT_FILE "clrtrace-%n-%p.jsonl"
-#define CT_DEFAULT_OUTPUT "file:" CT_DEFAULT_FILE
+/* The default file is bounded: it rotates at 64 MiB, keeps 8 files (7
+ * compressed), and stops writing when its file system is 90 % full. */
+#define CT_DEFAULT_FILE_OPTIONS "max-size=64M,keep=8,min-free=10%"
+#define CT_DEFAULT_MAX_SIZE (UINT64_C(64) << 20)
+#define CT_DEFAULT_KEEP 8u
+#define CT_DEFAULT_MIN_FREE 10u
+#define CT_DEFAULT_OUTPUT "file:" CT_DEFAULT_FILE "," CT_DEFAULT_FILE_OPTIONS
 #define CT_DEFAULT_EVENTS "exceptions,loader,threads,suspend"
 #define CT_DEFAULT_RATELIMIT "10000/30"
 #define CT_DEFAULT_FLUSH_MS "200"
@@ -102,6 +117,10 @@ bool globs_match(const struct ct_globs *g, const char *name, unsigned *limit);
 char *config_expand_path(const char *tmpl, int pid, const char *name, long long start_time);
 
 const char *ct_output_kind_to_string(enum ct_output_kind k);
+const char *ct_compress_to_string(enum ct_compress k);
+enum ct_compress ct_compress_from_string(const char *s);
+/* A file output with the default file's options (CT_DEFAULT_FILE_OPTIONS). */
+void config_file_defaults(struct ct_output *o);
 enum ct_output_kind ct_output_kind_from_string(const char *s);
 
 /* app for "dotnet [exec] app.dll", else basename(argv[0]); NULL for the

@@ -465,12 +465,13 @@ static void close_each(void);
  * -errno when none could be opened. */
 int ct_sinks_open(const struct ct_sink_spec *sp, bool *fell_back)
 {
-	const struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
+	struct ct_output def = { .kind = OUT_FILE, .path = (char *)CT_DEFAULT_FILE };
 	size_t n = sp->n_outputs, last_file = SIZE_MAX;
 	_cleanup_free_ char **whys = calloc(n, sizeof(char *));
 	_cleanup_free_ char *def_why = NULL, *def_where = NULL;
 	bool default_tried = false;
 
+	config_file_defaults(&def);
 	spec = *sp;
 	if (!spec.say)
 		spec.say = say_nothing;
