@@ -236,6 +236,17 @@ static void d_dropped(struct strbuf *b, const struct rec *r)
 		  jstr(r->j, "where") ?: "", jstr(r->j, "reason") ?: "?");
 }
 
+static void d_rotated(struct strbuf *b, const struct rec *r)
+{
+	json_t *prev = json_object_get(r->j, "previous");
+	int64_t removed = jint(r->j, "removed_records");
+
+	strbuf_printf(b, "rotated; previous file %s", jstr(prev, "file") ?: "?");
+	if (removed > 0 || json_array_size(json_object_get(r->j, "removed")))
+		strbuf_printf(b, "; %zu files removed by the keep limit (%" PRId64 " records, retention)",
+			      json_array_size(json_object_get(r->j, "removed")), removed);
+}
+
 static void d_error(struct strbuf *b, const struct rec *r)
 {
 	strbuf_printf(b, "%s", jstr(r->j, "message") ?: "?");

@@ -600,8 +600,8 @@ static int append_dropped(int fd, const char *trace, int pid, const struct line 
  * dead writer already wrote are a prefix of L (buffers go out in order), so
  * a binary search finds where that prefix ends.  A line the writer died
  * in the middle of writing is completed, not repeated. */
-static int append_missing(int fd, const char *trace, int pid, uint64_t from, const struct lines *l, int *appended,
-			  uint64_t *lost, uint64_t jump[2])
+static int append_missing(int fd, const char *trace, int pid, uint64_t from, uint64_t floor, const struct lines *l,
+			  int *appended, uint64_t *lost, uint64_t jump[2])
 {
 	uint64_t prev, missing = 0;
 	struct stat st;
@@ -660,6 +660,8 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, con
 	prev = replaced ? 0 : last_seq_of(t, tn, pid); /* replaced: its pid may be another run's */
 	if (prev > PENDING_MAX_SEQ)
 		prev = 0; /* no seq the profiler gives: the line is not to be trusted */
+	if (prev < floor)
+		prev = floor; /* rotated: the file before this one ended there */
 	/* each seq <= PENDING_MAX_SEQ (lines_add), so nothing here wraps; a
 	 * jump larger than a writer can lose is damage (said, not counted) */
 	for (size_t i = first; i < l->n; i++) {
@@ -804,12 +806,22 @@ static int mirror_append(struct say *s, const char *trace, const struct pending_
 		say(s, 1, "damaged records skipped; the others are merged");
 	if (r == 0 && l.n)
 		qsort(l.at, l.n, sizeof(*l.at), by_seq);
+	/* rotated: what is in the files before the trace is not merged again */
+	size_t skip = 0;
+	uint64_t floor = atomic_load(&h->rotated_seq);
+
+	while (skip < l.n && l.at[skip].seq <= floor)
+		skip++;
+	if (skip) {
+		memmove(l.at, l.at + skip, (l.n - skip) * sizeof(*l.at));
+		l.n -= skip;
+	}
 	if (r == 0 && l.n) {
 		tfd = open(trace, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 		if (tfd < 0)
 			r = -errno;
 		else {
-			r = append_missing(tfd, trace, h->pid, h->trace_off, &l, n, &lost, jump);
+			r = append_missing(tfd, trace, h->pid, h->trace_off, floor, &l, n, &lost, jump);
 			close(tfd);
 		}
 	}

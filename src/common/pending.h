@@ -77,6 +77,12 @@ struct pending_header {
 	 * from another run's of the same user, not another user's (the file's
 	 * owner does) */
 	char run_id[64];
+	/* the file sink rotated its trace (max-size): the records up to this
+	 * seq are in the files rotated out, and the trace (PATH, always the
+	 * file being written) holds only later ones, from trace_off 0.  Set
+	 * before the rename, so that a death at any point of a rotation
+	 * merges neither too little nor twice.  0: no rotation */
+	_Atomic uint64_t rotated_seq;
 };
 
 /* Create and map a mirror of the trace file PATH (open as TRACE_FD) with

@@ -18,21 +18,65 @@
  * area's mirror, FILE.<pid>.pending (stage.c): a process that dies with no
  * chance to flush leaves them there for `clrtrace run` or `clrtrace
  * recover`.
+ *
+ * Bounded disk (the options max-size, keep, min-free, compress): before a
+ * write that would take a regular file past max-size, the file is renamed
+ * STEM.N.jsonl (N = 1, 2, ... in the order written; PATH itself is always
+ * the file being written) and a new PATH begins with a trace.rotated
+ * record.  A helper thread compresses the file rotated out into
+ * STEM.N.jsonl.zst (one zstd frame) and removes the oldest ones past keep:
+ * retention, not loss, so trace.rotated lists them with their seq ranges
+ * and no trace.dropped counts them.  With min-free, a write that would
+ * leave less than that share of the file system free is not made (counted
+ * lost and said, as a full disk); the free space is asked at most every
+ * ROOM_EVERY_NS and what is written meanwhile taken off it.
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "profiler/sinks/sink.h"
+#include "profiler/sinks/stage.h"
 #include "common/util.h"
+#include "common/zstd-lazy.h"
 
 #define FILE_BUFFER_SIZE (256 * 1024)
 #define STAT_EVERY_NS (10 * 1000000u)
+#define ROOM_EVERY_NS (250 * 1000000u) /* min-free: statvfs at most this often */
+#define ZSTD_LEVEL 1                   /* fast: the helper shares the program's CPUs */
+
+/* A file rotated out and still kept: its number and our seq range in it. */
+struct rotated {
+	unsigned index;
+	uint64_t first, last; /* 0, 0: none of our records */
+};
+
+/* A job of the helper thread: compress PLAIN into ZST, or remove both. */
+struct zjob {
+	struct zjob *next;
+	char *plain, *zst;
+	bool remove;
+};
+
+/* The helper thread that compresses and removes rotated files, off the
+ * writer's path (a round never waits for it). */
+struct helper {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct zjob *head, **tail;
+	bool stop;
+	unsigned min_free;
+	void (*say)(const char *key, const char *fmt, ...);
+};
 
 struct file_sink {
 	int fd;
@@ -55,6 +99,20 @@ struct file_sink {
 	uint64_t buf_seq;       /* the seq of the last record in buf */
 	uint64_t file_seq;      /* ... and in the file (a regular file's whole writes) */
 	bool regular;           /* a regular file: the only kind a mirror goes beside */
+	/* bounded disk (see the top); opt.path unused */
+	struct ct_output opt;
+	int pid;
+	void (*say)(const char *key, const char *fmt, ...);
+	uint64_t buf_first;     /* the seq of the first record in buf */
+	uint64_t cur_first;     /* ... of our first record in the file, 0: none yet */
+	uint64_t floor;         /* the last seq in the files rotated out (the mirror's) */
+	unsigned next_index;    /* the number of the next file rotated out */
+	struct rotated *old;    /* with keep: the files rotated out and kept, oldest first */
+	size_t n_old;
+	struct helper *helper;  /* started at the first rotation */
+	uint64_t room;          /* min-free: bytes that may still be written */
+	uint64_t next_room_ns;  /* when to ask statvfs again */
+	char low[64];           /* min-free: the reason of a loss */
 };
 
 /* May the tracing user append its trace to ST, a file that was already
@@ -150,6 +208,12 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 		return -ENOMEM;
 	}
 	f->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	f->opt = *o;
+	f->opt.path = NULL;
+	f->pid = spec->pid;
+	f->say = spec->say;
+	f->next_index = 1;
+	snprintf(f->low, sizeof(f->low), "less than %u%% of the file system free", o->min_free);
 	f->fd = fd;
 	f->path = path;
 	s->data = f;
@@ -267,6 +331,336 @@ static uint64_t line_seq(const char *d, size_t end)
 	return k ? strtoull(k + 6, NULL, 10) : 0;
 }
 
+/* The name of rotated file INDEX: STEM.INDEX.jsonl for PATH = STEM.jsonl,
+ * else PATH.INDEX; with ".zst" when ZST.  NULL without memory. */
+static char *rotated_name(const struct file_sink *f, unsigned index, bool zst)
+{
+	size_t l = strlen(f->path);
+	char *n = NULL;
+	int r;
+
+	if (l > 6 && strcmp(f->path + l - 6, ".jsonl") == 0)
+		r = asprintf(&n, "%.*s.%u.jsonl%s", (int)(l - 6), f->path, index, zst ? ".zst" : "");
+	else
+		r = asprintf(&n, "%s.%u%s", f->path, index, zst ? ".zst" : "");
+	return r < 0 ? NULL : n;
+}
+
+/* Compress PLAIN into ZST (through ZST.tmp, made exclusively), then remove
+ * PLAIN; on any failure PLAIN stays as it is. */
+static void helper_compress(struct helper *h, const char *plain, const char *zst)
+{
+	_cleanup_free_ char *tmp = NULL;
+	struct statvfs v;
+	struct stat st;
+	const char *why = NULL;
+	int in, out = -1, r;
+
+	in = open(plain, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (in < 0 || fstat(in, &st) < 0 || file_is_ours(&st) < 0 || !S_ISREG(st.st_mode)) {
+		why = in < 0 ? strerror(errno) : "not the tracing user's regular file";
+		goto out;
+	}
+	/* min-free: no room for the compressed copy (about a tenth) */
+	if (h->min_free && fstatvfs(in, &v) == 0 && v.f_blocks &&
+	    (unsigned __int128)v.f_bavail * 100 < (unsigned __int128)v.f_blocks * h->min_free +
+							   (unsigned __int128)((uint64_t)st.st_size / 4 / (v.f_frsize ? v.f_frsize : 1)) * 100) {
+		why = "too little free space for the compressed copy";
+		goto out;
+	}
+	if (asprintf(&tmp, "%s.tmp", zst) < 0) {
+		tmp = NULL;
+		why = strerror(ENOMEM);
+		goto out;
+	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+	if (out < 0) {
+		why = strerror(errno);
+		goto out;
+	}
+	r = zstd_compress_fd(in, out, ZSTD_LEVEL);
+	if (r == 0 && close(out) < 0)
+		r = -errno;
+	out = -1;
+	if (r == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, zst, RENAME_NOREPLACE) < 0)
+		r = -errno;
+	if (r < 0) {
+		why = r == -ENOSYS ? "libzstd.so.1 cannot be loaded" : strerror(-r);
+		(void)unlink(tmp);
+		goto out;
+	}
+	(void)unlink(plain);
+out:
+	if (out >= 0) {
+		close(out);
+		(void)unlink(tmp);
+	}
+	if (in >= 0)
+		close(in);
+	if (why)
+		h->say("compress", "cannot compress the rotated trace file %s (kept as it is): %s", plain, why);
+}
+
+/* The helper thread: its jobs, in order, until stopped with none left. */
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		struct zjob *j = h->head;
+
+		if (!j) {
+			if (h->stop)
+				break;
+			pthread_cond_wait(&h->cond, &h->lock);
+			continue;
+		}
+		h->head = j->next;
+		if (!h->head)
+			h->tail = &h->head;
+		pthread_mutex_unlock(&h->lock);
+		if (j->remove) {
+			(void)unlink(j->zst);
+			(void)unlink(j->plain);
+		} else
+			helper_compress(h, j->plain, j->zst);
+		free(j->plain);
+		free(j->zst);
+		free(j);
+		pthread_mutex_lock(&h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+/* Give the helper a job (starting it first); false when it cannot be. */
+static bool helper_queue(struct file_sink *f, char *plain, char *zst, bool remove)
+{
+	struct helper *h = f->helper;
+	struct zjob *j;
+
+	if (!h) {
+		sigset_t all, old;
+		int r;
+
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return false;
+		pthread_mutex_init(&h->lock, NULL);
+		pthread_cond_init(&h->cond, NULL);
+		h->tail = &h->head;
+		h->min_free = f->opt.min_free;
+		h->say = f->say;
+		sigfillset(&all); /* the program's signals are not for it */
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = pthread_create(&h->thread, NULL, helper_main, h);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (r != 0) {
+			free(h);
+			return false;
+		}
+		f->helper = h;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;
+	*j = (struct zjob){ .plain = plain, .zst = zst, .remove = remove };
+	pthread_mutex_lock(&h->lock);
+	*h->tail = j;
+	h->tail = &j->next;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	return true;
+}
+
+/* Let the helper finish its jobs, and end it. */
+static void helper_stop(struct file_sink *f)
+{
+	struct helper *h = f->helper;
+
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(h->thread, NULL);
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->cond);
+	free(h);
+	f->helper = NULL;
+}
+
+/* A rotated file in trace.rotated: {"file":NAME,"first_seq":A,"last_seq":B}. */
+static json_t *rotated_json(const struct file_sink *f, const struct rotated *r)
+{
+	_cleanup_free_ char *name = rotated_name(f, r->index, f->opt.compress == COMPRESS_ZSTD);
+	const char *base = name ? strrchr(name, '/') : NULL;
+
+	return json_pack("{s:o,s:o,s:o}", "file", base || name ? json_string(base ? base + 1 : name) ?: json_null() : json_null(),
+			 "first_seq", r->first ? json_integer((json_int_t)r->first) : json_null(),
+			 "last_seq", r->first ? json_integer((json_int_t)r->last) : json_null());
+}
+
+/* The trace.rotated record that starts the new file (with its newline):
+ * the file before it (PREV), and those the keep limit removed. */
+static char *rotated_record(const struct file_sink *f, const struct rotated *prev, const struct rotated *removed,
+			    size_t n_removed, size_t *len)
+{
+	json_t *o, *rm = json_array();
+	char *line = NULL, *body;
+
+	for (size_t i = 0; rm && i < n_removed; i++)
+		json_array_append_new(rm, rotated_json(f, &removed[i]));
+	o = json_pack("{s:i,s:I,s:I,s:i,s:i,s:n,s:s,s:s,s:n,s:n,s:i,s:o,s:o,s:I}", "v", 1, "seq",
+		      (json_int_t)prev->last, "ts", (json_int_t)now_ns(), "pid", f->pid, "tid",
+		      (int)syscall(SYS_gettid), "thread", "event", "trace.rotated", "phase", "instant", "span", "parent",
+		      "depth", 0, "previous", rotated_json(f, prev), "removed", rm ? rm : json_array(), "removed_files",
+		      (json_int_t)n_removed);
+	body = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	if (body && asprintf(&line, "%s\n", body) < 0)
+		line = NULL;
+	free(body);
+	*len = line ? strlen(line) : 0;
+	return line;
+}
+
+/* Rename the file (locked, ours) away as rotated file N and go on in a new
+ * PATH, locked in its place, which starts with a trace.rotated record;
+ * queue its compression and the removal of what keep lets go.  False when
+ * the file stays as it was (said once; rotation is off from then on). */
+static bool file_rotate(struct ct_sink *s, struct file_sink *f)
+{
+	struct rotated prev = { 0, f->cur_first, f->file_seq }, *removed = NULL;
+	size_t n_removed = 0, len;
+	_cleanup_free_ char *line = NULL;
+	char *plain = NULL, *zst = NULL;
+	const char *why = NULL;
+	struct stat cur, at;
+	bool floored = false;
+	int fd = -1;
+
+	/* PATH must still be this file: not one another process put there */
+	if (fstat(f->fd, &cur) < 0 || lstat(f->path, &at) < 0 || cur.st_dev != at.st_dev || cur.st_ino != at.st_ino) {
+		why = "it is no longer the file at that path";
+		goto fail;
+	}
+	/* before the rename: a death anywhere from here on merges the mirror
+	 * into the new file, after what is in this one */
+	stage_files_rotated(f->file_seq);
+	floored = true;
+	for (unsigned tries = 0; tries < 1000 && !why; tries++, f->next_index++) {
+		free(plain);
+		free(zst);
+		plain = rotated_name(f, f->next_index, false);
+		zst = rotated_name(f, f->next_index, true);
+		if (!plain || !zst)
+			why = strerror(ENOMEM);
+		else if (access(zst, F_OK) == 0)
+			continue; /* another trace's (a pid used again): never touched */
+		else if (renameat2(AT_FDCWD, f->path, AT_FDCWD, plain, RENAME_NOREPLACE) == 0)
+			break;
+		else if (errno != EEXIST)
+			why = strerror(errno);
+	}
+	if (!why && (fd = file_open_path(f->path)) < 0) {
+		why = strerror(-fd);
+		(void)renameat2(AT_FDCWD, plain, AT_FDCWD, f->path, RENAME_NOREPLACE); /* as it was */
+	}
+	if (why)
+		goto fail;
+	f->floor = f->file_seq;
+	(void)flock(fd, LOCK_EX);
+	(void)flock(f->fd, LOCK_UN);
+	close(f->fd);
+	f->fd = fd;
+	f->n_since_stat = 0; /* what went before is in the file rotated out */
+	f->cur_first = 0;
+	prev.index = f->next_index++;
+
+	/* keep: the files rotated out that stay, this one among them */
+	if (f->opt.keep) {
+		struct rotated *v = reallocarray(f->old, f->n_old + 1, sizeof(*v));
+
+		if (v) {
+			f->old = v;
+			f->old[f->n_old++] = prev;
+		}
+		if (v && f->n_old > f->opt.keep - 1) {
+			n_removed = f->n_old - (f->opt.keep - 1);
+			removed = malloc(n_removed * sizeof(*removed));
+			if (removed)
+				memcpy(removed, f->old, n_removed * sizeof(*removed));
+			else
+				n_removed = 0;
+			memmove(f->old, f->old + n_removed, (f->n_old - n_removed) * sizeof(*f->old));
+			f->n_old -= n_removed;
+		}
+	}
+	/* the helper: compress this one (unless removed at once), remove those */
+	bool gone_now = n_removed && removed[n_removed - 1].index == prev.index;
+
+	if (!gone_now && f->opt.compress == COMPRESS_ZSTD && helper_queue(f, plain, zst, false))
+		plain = zst = NULL;
+	for (size_t i = 0; i < n_removed; i++) {
+		char *p = rotated_name(f, removed[i].index, false), *z = rotated_name(f, removed[i].index, true);
+
+		if (!p || !z || !helper_queue(f, p, z, true)) {
+			/* no helper: remove them here, a rare path */
+			if (p)
+				(void)unlink(p);
+			if (z)
+				(void)unlink(z);
+			free(p);
+			free(z);
+		}
+	}
+	line = rotated_record(f, &prev, removed, n_removed, &len);
+	if (line) {
+		size_t done;
+
+		if (write_counted(f->fd, line, len, &done) < 0 && done)
+			(void)ftruncate(f->fd, 0); /* no torn line: the record is only a note */
+	}
+	free(removed);
+	free(plain);
+	free(zst);
+	return true;
+fail:
+	if (floored)
+		stage_files_rotated(f->floor); /* as it was */
+	f->say(s->where, "cannot rotate the trace file %s (it grows on past max-size): %s", f->path, why);
+	f->opt.max_size = 0;
+	free(plain);
+	free(zst);
+	return false;
+}
+
+/* min-free: may LEN more bytes be written?  The free space is asked at
+ * most every ROOM_EVERY_NS; what is written meanwhile is taken off it. */
+static bool file_room(struct file_sink *f, size_t len)
+{
+	uint64_t now = mono_coarse_ns();
+	struct statvfs v;
+
+	if (now >= f->next_room_ns) {
+		f->next_room_ns = now + ROOM_EVERY_NS;
+		if (fstatvfs(f->fd, &v) == 0 && v.f_blocks) {
+			unsigned __int128 avail = (unsigned __int128)v.f_bavail * v.f_frsize,
+					  floor = (unsigned __int128)v.f_blocks * v.f_frsize * f->opt.min_free / 100;
+
+			f->room = avail <= floor ? 0 : avail - floor > UINT64_MAX ? UINT64_MAX : (uint64_t)(avail - floor);
+		} else
+			f->room = UINT64_MAX; /* cannot tell: no check */
+	}
+	if (len > f->room)
+		return false;
+	f->room -= len;
+	return true;
+}
+
 /* Put D[0..len), N whole lines, into a regular file, whole or not at all,
  * under the file's flock (see the top); false when the lock cannot be had
  * (the caller writes without it). */
@@ -280,9 +674,24 @@ static bool file_put_whole(struct ct_sink *s, struct file_sink *f, const char *d
 	if (flock(f->fd, LOCK_EX) < 0)
 		return false;
 	start = lseek(f->fd, 0, SEEK_END);
+	/* max-size: rotate before a write that would pass it (not for a first
+	 * write bigger than it, nor before any record of ours is in) */
+	if (start > 0 && f->opt.max_size && f->file_seq > f->floor &&
+	    ((uint64_t)start >= f->opt.max_size || len > f->opt.max_size - (uint64_t)start) && file_rotate(s, f))
+		start = lseek(f->fd, 0, SEEK_END);
+	if (start >= 0 && f->opt.min_free && !file_room(f, len)) {
+		ct_sink_lost(s, n, f->low);
+		ct_sink_unreport(s, (int64_t)drops);
+		f->in_error = true;
+		f->holding = true;
+		(void)flock(f->fd, LOCK_UN);
+		return true;
+	}
 	r = start < 0 ? -errno : write_counted(f->fd, d, len, &done);
 	if (r == 0) {
 		f->n_since_stat += n;
+		if (!f->cur_first)
+			f->cur_first = f->buf_first;
 		f->file_seq = f->buf_seq;
 		if (f->in_error) {
 			f->in_error = false;
@@ -436,6 +845,8 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 		if (f->used + r->len + 21 > FILE_BUFFER_SIZE)
 			file_write_out(s, f);
 		if (r->len + 21 <= FILE_BUFFER_SIZE) {
+			if (!f->n)
+				f->buf_first = r->seq;
 			size_t len = drop_record_exact(s, f, r, f->buf + f->used);
 			struct ct_rec w = { .line = f->buf + f->used, .len = len };
 
@@ -449,6 +860,8 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 	}
 	if (f->used + r->len + 1 > FILE_BUFFER_SIZE)
 		file_write_out(s, f);
+	if (!f->n)
+		f->buf_first = r->seq;
 	if (r->event == EV_TRACE_DROPPED && drop_count(r, &at, &end, &count))
 		f->buf_drops += count;
 	f->buf_seq = r->seq;
@@ -501,6 +914,8 @@ static void file_close(struct ct_sink *s)
 		file_forget_owed(f);
 	}
 	close(f->fd);
+	helper_stop(f); /* the files rotated out are compressed before the exit */
+	free(f->old);
 	free(f->buf);
 	free(f->path);
 	free(f);

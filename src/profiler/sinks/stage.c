@@ -79,6 +79,18 @@ static size_t n_mirror_paths;
 
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The file sink rotated its trace: the records up to SEQ are in the files
+ * before it, and the trace starts anew (see pending.h). */
+void stage_files_rotated(uint64_t seq)
+{
+	struct pending_header *m = mirror;
+
+	if (!m)
+		return;
+	m->trace_off = 0;
+	atomic_store(&m->rotated_seq, seq);
+}
+
 /* The records that end a trace (the only ones after the seal). */
 static inline bool last_record(enum ct_event ev)
 {

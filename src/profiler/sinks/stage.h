@@ -33,5 +33,9 @@ bool stage_is_open(void);
 void ct_sinks_kick(void);
 /* End the numbering and free the area (the writer has taken everything). */
 void stage_close(void);
+/* The file sink is about to rename its trace away (rotation): the records
+ * up to SEQ are in the files before the one it opens next, and the
+ * mirror's merge starts that one at offset 0 after SEQ.  The writer only. */
+void stage_files_rotated(uint64_t seq);
 /* A thread ends: its slot may serve another. */
 void stage_thread_exit(struct ct_stage_ref *ref);
