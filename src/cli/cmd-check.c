@@ -299,6 +299,19 @@ static bool check_seq(struct checker *c, const struct rec *r)
 	p = map_obtain(&c->procs, proc_key(r, c->run), sizeof(*p));
 	if (!p)
 		return true;
+	if (r->ev == EV_TRACE_ROTATED && (p->last_seq == 0 || r->seq == p->last_seq)) {
+		/* a file that starts a rotated trace: its seq is that of the last
+		 * record before it, in the files before; the records of the files
+		 * the keep limit removed are retention, not a gap to explain */
+		json_t *rm = json_object_get(r->j, "removed"), *e;
+		size_t i;
+
+		json_array_foreach(rm, i, e)
+			if (jint(e, "last_seq") >= jint(e, "first_seq") && jint(e, "first_seq") > 0)
+				p->explained += (uint64_t)(jint(e, "last_seq") - jint(e, "first_seq") + 1);
+		p->last_seq = r->seq;
+		return true;
+	}
 	if (r->seq <= p->last_seq) {
 		struct runs *rs = u64map_get(&c->pids, (uint64_t)r->pid);
 
@@ -438,7 +451,9 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 		(void)jschema_validate(c->schema, r.j, on_violation, c);
 	}
 	if (find_run(c, &r)) {
-		if (check_seq(c, &r))
+		/* trace.rotated is the file sink's note, written by whichever
+		 * thread does the writer's round: outside any thread's nesting */
+		if (check_seq(c, &r) && r.ev != EV_TRACE_ROTATED)
 			check_nesting(c, &r);
 		stories_feed(c->stories, &r, proc_key(&r, c->run));
 	}

@@ -239,12 +239,12 @@ static void d_dropped(struct strbuf *b, const struct rec *r)
 static void d_rotated(struct strbuf *b, const struct rec *r)
 {
 	json_t *prev = json_object_get(r->j, "previous");
-	int64_t removed = jint(r->j, "removed_records");
+	int64_t removed = jint(r->j, "removed_files");
 
 	strbuf_printf(b, "rotated; previous file %s", jstr(prev, "file") ?: "?");
-	if (removed > 0 || json_array_size(json_object_get(r->j, "removed")))
-		strbuf_printf(b, "; %zu files removed by the keep limit (%" PRId64 " records, retention)",
-			      json_array_size(json_object_get(r->j, "removed")), removed);
+	if (removed > 0)
+		strbuf_printf(b, "; %" PRId64 " older file%s removed by the keep limit (retention)", removed,
+			      removed == 1 ? "" : "s");
 }
 
 static void d_error(struct strbuf *b, const struct rec *r)
