@@ -369,6 +369,9 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 		for (int k = 0; k < rf->files; k++)
 			fprintf(stderr, "clrtrace:   %s\n", rf->paths[k]);
 	}
+	if (st->removed)
+		fprintf(stderr, "clrtrace: rotation removed %" PRIu64 " older trace file%s (the keep limit: retention, "
+			"not loss; trace.rotated gives their seq ranges)\n", st->removed, st->removed == 1 ? "" : "s");
 	(void)say_left_out(st, w, false, "");
 }
 

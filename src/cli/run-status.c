@@ -119,6 +119,12 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 			add_file(st, line, nl);
 			continue;
 		}
+		if (strncmp(line, "removed\t", 8) == 0) {
+			uint64_t k = strtoull(line + 8, NULL, 10);
+
+			st->removed += k <= UINT64_MAX - st->removed ? k : 0;
+			continue;
+		}
 		tab1 = memchr(line, '\t', (size_t)(nl - line));
 		tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(nl - tab1 - 1)) : NULL;
 		if (!tab2)

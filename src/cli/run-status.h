@@ -17,6 +17,7 @@ struct run_status {
 	} sink[_RS_MAX];
 	char *files[16]; /* the trace files the processes had open at exit (renamed ones too) */
 	int n_files;
+	uint64_t removed;     /* rotated trace files the keep limit removed (retention) */
 	int left_out;         /* processes the program filter left out */
 	char left_names[256]; /* their distinct names ("dotnet build", "MSBuild"), ", " between */
 };

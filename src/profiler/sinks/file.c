@@ -110,6 +110,8 @@ struct file_sink {
 	struct rotated *old;    /* with keep: the files rotated out and kept, oldest first */
 	size_t n_old;
 	struct helper *helper;  /* started at the first rotation */
+	uint64_t removed;       /* files the keep limit removed, all told */
+	uint64_t removed_through; /* the last seq in the newest of them */
 	uint64_t room;          /* min-free: bytes that may still be written */
 	uint64_t next_room_ns;  /* when to ask statvfs again */
 	char low[64];           /* min-free: the reason of a loss */
@@ -213,6 +215,8 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 	f->pid = spec->pid;
 	f->say = spec->say;
 	f->next_index = 1;
+	if (f->regular && o->min_free)
+		stage_set_min_free(o->min_free);
 	snprintf(f->low, sizeof(f->low), "less than %u%% of the file system free", o->min_free);
 	f->fd = fd;
 	f->path = path;
@@ -233,6 +237,14 @@ bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd)
 	*path = f->path;
 	*fd = f->fd;
 	return true;
+}
+
+/* The files the keep limit removed so far (0 for other kinds). */
+uint64_t ct_file_sink_removed(const struct ct_sink *s)
+{
+	const struct file_sink *f = s->data;
+
+	return s->ops->kind == OUT_FILE && f ? f->removed : 0;
 }
 
 /* Forget the rest of a torn line. */
@@ -513,11 +525,12 @@ static char *rotated_record(const struct file_sink *f, const struct rotated *pre
 
 	for (size_t i = 0; rm && i < n_removed; i++)
 		json_array_append_new(rm, rotated_json(f, &removed[i]));
-	o = json_pack("{s:i,s:I,s:I,s:i,s:i,s:n,s:s,s:s,s:n,s:n,s:i,s:o,s:o,s:I}", "v", 1, "seq",
+	o = json_pack("{s:i,s:I,s:I,s:i,s:i,s:n,s:s,s:s,s:n,s:n,s:i,s:o,s:o,s:I,s:o}", "v", 1, "seq",
 		      (json_int_t)prev->last, "ts", (json_int_t)now_ns(), "pid", f->pid, "tid",
 		      (int)syscall(SYS_gettid), "thread", "event", "trace.rotated", "phase", "instant", "span", "parent",
 		      "depth", 0, "previous", rotated_json(f, prev), "removed", rm ? rm : json_array(), "removed_files",
-		      (json_int_t)n_removed);
+		      (json_int_t)n_removed, "removed_through",
+		      f->removed_through ? json_integer((json_int_t)f->removed_through) : json_null());
 	body = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	if (body && asprintf(&line, "%s\n", body) < 0)
@@ -617,6 +630,10 @@ static bool file_rotate(struct ct_sink *s, struct file_sink *f)
 			free(z);
 		}
 	}
+	f->removed += n_removed;
+	for (size_t i = 0; i < n_removed; i++)
+		if (removed[i].last > f->removed_through)
+			f->removed_through = removed[i].last;
 	line = rotated_record(f, &prev, removed, n_removed, &len);
 	if (line) {
 		size_t done;

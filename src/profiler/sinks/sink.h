@@ -64,6 +64,8 @@ extern const struct ct_sink_ops ct_sink_stderr_ops;
 /* A file sink's path and descriptor (the staging area mirrors its records
  * beside it); false for other kinds, and for a device or a FIFO. */
 bool ct_file_sink_target(const struct ct_sink *s, const char **path, int *fd);
+/* The rotated files a file sink's keep limit removed so far (retention). */
+uint64_t ct_file_sink_removed(const struct ct_sink *s);
 
 /* For sinks: count N records lost for REASON (short text: "disk full").
  * The first loss for each reason is said on stderr soon after, by the

@@ -167,6 +167,12 @@ static void note_open_files(struct strbuf *b)
 	if (!status_socket)
 		return;
 	for (size_t i = 0; i < n_sinks; i++) {
+		uint64_t removed = ct_file_sink_removed(&sinks[i]);
+
+		if (removed) /* rotated files the keep limit removed: retention */
+			strbuf_printf(b, "removed\t%" PRIu64 "\n", removed);
+	}
+	for (size_t i = 0; i < n_sinks; i++) {
 		char link[64], path[4096];
 		const char *p;
 		struct stat st;

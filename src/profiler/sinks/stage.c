@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "common/digits.h"
@@ -216,6 +217,31 @@ static struct slot *slot_mine(struct ct_stage_ref *ref)
 	return NULL;
 }
 
+/* min-free of the file sink whose directory the mirror shares: percent
+ * of the file system the mirror's growth leaves free too (0: no check) */
+static _Atomic unsigned mirror_min_free;
+
+void stage_set_min_free(unsigned percent)
+{
+	unsigned cur = atomic_load(&mirror_min_free);
+
+	if (percent > cur)
+		atomic_store(&mirror_min_free, percent);
+}
+
+/* May the mirror grow by LEN bytes and leave min-free?  A statvfs per
+ * ROOM_STEP of growth, beside the write of zeros that reserves it. */
+static bool mirror_has_room(size_t len)
+{
+	unsigned pct = atomic_load_explicit(&mirror_min_free, memory_order_relaxed);
+	struct statvfs v;
+
+	if (!pct || fstatvfs(mirror_fd, &v) < 0 || !v.f_blocks)
+		return true;
+	return (unsigned __int128)v.f_bavail * v.f_frsize >=
+	       (unsigned __int128)v.f_blocks * v.f_frsize * pct / 100 + len;
+}
+
 /* The mirror has no room for S (a full disk): its halves go on in private
  * memory, and the mirror forgets them (a death without a flush loses
  * them; the file's own losses are counted).  Caller holds S's lock. */
@@ -244,6 +270,8 @@ static int slot_room(struct slot *s, int h, size_t need)
 
 	if (s->priv || !mirror || need <= s->room[h])
 		return 0;
+	if (!mirror_has_room(to - s->room[h]))
+		return slot_go_private(s);
 	if (pending_reserve(mirror, mirror_fd, slot_index(s) * 2 + (unsigned)h, s->room[h], to) == 0) {
 		s->room[h] = to;
 		return 0;

@@ -37,5 +37,8 @@ void stage_close(void);
  * up to SEQ are in the files before the one it opens next, and the
  * mirror's merge starts that one at offset 0 after SEQ.  The writer only. */
 void stage_files_rotated(uint64_t seq);
+/* A file sink's min-free: the mirror grows in the trace's directory only
+ * while it leaves PERCENT of the file system free (the largest given). */
+void stage_set_min_free(unsigned percent);
 /* A thread ends: its slot may serve another. */
 void stage_thread_exit(struct ct_stage_ref *ref);
