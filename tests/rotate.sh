@@ -18,8 +18,10 @@ threads=8
 # all DIR STEM: every record of a rotated set, oldest file first
 all() {
 	local f
-	# (not a .zst.tmp a helper killed with its process left)
-	for f in $(ls "$1/$2".*.jsonl "$1/$2".*.jsonl.zst 2>/dev/null | sed 's/.*\.\([0-9]*\)\.jsonl.*/\1 &/' | sort -n | cut -d' ' -f2); do
+	# (not a .zst.tmp a helper killed with its process left; and a file
+	# killed between its compression's rename and the removal of the
+	# plain one is there twice, the same records: the .zst is taken)
+	for f in $(ls "$1/$2".*.jsonl "$1/$2".*.jsonl.zst 2>/dev/null | sed 's/.*\.\([0-9]*\)\.jsonl.*/\1 &/' | sort -n -k1,1 -k2,2r | awk '!seen[$1]++' | cut -d' ' -f2); do
 		case $f in *.zst) zstdcat "$f" ;; *) cat "$f" ;; esac
 	done
 	cat "$1/$2.jsonl"

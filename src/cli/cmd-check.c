@@ -46,6 +46,7 @@ struct proc {
 	uint64_t explained; /* sum of trace.dropped counts */
 	struct gap *gaps;
 	size_t n_gaps;
+	size_t breaks; /* gaps, and starts mid-trace (a rotated file): nesting resyncs */
 };
 
 /* The runs of one pid: a reused pid (a container's pid 1, restarted) puts
@@ -206,7 +207,7 @@ static void end_elsewhere(struct checker *c, const struct rec *r, const struct p
 
 	while (i > 0 && s->v[i - 1].span != r->span)
 		i--;
-	if (i == 0 && p && p->n_gaps)
+	if (i == 0 && p && p->breaks)
 		return; /* its begin may be among the records lost */
 	if (i == 0) {
 		problem(c, r->line, "seq %" PRId64 " %s end: nesting: end of span %" PRId64 " that is not open on thread %" PRId64
@@ -237,8 +238,8 @@ static void check_nesting(struct checker *c, const struct rec *r)
 		return;
 	/* records lost since this thread's last one: believe this record */
 	p = u64map_get(&c->procs, proc_key(r, c->run));
-	if (p && p->n_gaps != s->gaps_seen) {
-		s->gaps_seen = p->n_gaps;
+	if (p && p->breaks != s->gaps_seen) {
+		s->gaps_seen = p->breaks;
 		if (r->ph == PH_END && !elsewhere)
 			stack_resync(s, r->depth + 1, r->span);
 		else
@@ -309,6 +310,8 @@ static bool check_seq(struct checker *c, const struct rec *r)
 		json_array_foreach(rm, i, e)
 			if (jint(e, "last_seq") >= jint(e, "first_seq") && jint(e, "first_seq") > 0)
 				p->explained += (uint64_t)(jint(e, "last_seq") - jint(e, "first_seq") + 1);
+		if (p->last_seq == 0)
+			p->breaks++; /* its spans began in the file before */
 		p->last_seq = r->seq;
 		return true;
 	}
@@ -335,6 +338,7 @@ static bool check_seq(struct checker *c, const struct rec *r)
 			p->gaps = g;
 			g[p->n_gaps++] = (struct gap){ r->line, p->last_seq + 1, r->seq - 1 };
 		}
+		p->breaks++;
 	}
 	p->last_seq = r->seq;
 	if (r->ev == EV_TRACE_DROPPED && jint(r->j, "count") > 0) /* <= INT64_MAX each: saturate, never wrap */

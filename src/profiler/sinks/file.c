@@ -656,17 +656,24 @@ fail:
 }
 
 /* min-free: may LEN more bytes be written?  The free space is asked at
- * most every ROOM_EVERY_NS; what is written meanwhile is taken off it. */
+ * most every ROOM_EVERY_NS, and before every write once less than
+ * ROOM_NEAR is left (the crash mirror beside the file grows meanwhile);
+ * what is written in between is taken off it.  The file stops
+ * ROOM_MARGIN short of min-free: the mirror, whose growth stops at
+ * min-free itself (stage.c), takes the last of it. */
+#define ROOM_NEAR (16u << 20)
+#define ROOM_MARGIN (2u * FILE_BUFFER_SIZE)
 static bool file_room(struct file_sink *f, size_t len)
 {
 	uint64_t now = mono_coarse_ns();
 	struct statvfs v;
 
-	if (now >= f->next_room_ns) {
+	if (now >= f->next_room_ns || f->room < ROOM_NEAR) {
 		f->next_room_ns = now + ROOM_EVERY_NS;
 		if (fstatvfs(f->fd, &v) == 0 && v.f_blocks) {
 			unsigned __int128 avail = (unsigned __int128)v.f_bavail * v.f_frsize,
-					  floor = (unsigned __int128)v.f_blocks * v.f_frsize * f->opt.min_free / 100;
+					  floor = (unsigned __int128)v.f_blocks * v.f_frsize * f->opt.min_free / 100 +
+						  ROOM_MARGIN;
 
 			f->room = avail <= floor ? 0 : avail - floor > UINT64_MAX ? UINT64_MAX : (uint64_t)(avail - floor);
 		} else
