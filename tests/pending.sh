@@ -158,22 +158,10 @@ check_trace "$ts"
 # no handler, by the profiler alone: .NET 8 and 9 raise ProcessExit and shut
 # down, so the Shutdown callback writes everything; .NET 10 dies of the
 # signal and runs nothing, so the records wait in FILE.<pid>.pending
-for v in 9 8; do
-	dir="$top_builddir/tests/out/bin/Probe-net$v"
-	src="$top_builddir/tests/out/src/probe-net$v"
-	if [ ! -x "$dir/Probe" ]; then
-		rm -rf "$src" && mkdir -p "$src"
-		cp -r "$top_srcdir/tests/programs/Probe" "$top_srcdir/tests/programs/Directory.Build.props" "$src/"
-		chmod -R u+w "$src"
-		dotnet publish -c Release -r linux-x64 --self-contained -p:TestTargetFramework=net$v.0 \
-			-o "$dir" "$src/Probe/Probe.csproj" >"$src/publish.log" 2>&1 || {
-			if [ "${CI:-}" = true ]; then fail "no .NET $v runtime pack from the NuGet feed"; else
-				echo "note: no .NET $v runtime pack from the NuGet feed; its SIGTERM part skipped"; fi
-			continue
-		}
-	fi
+for v in $(test_runtimes "9 8"); do
+	probe=$(program_cmd Probe "$v") || continue
 	t9="$OUT/term-net$v.jsonl"
-	env $TRACED CLRTRACE_OUTPUT="file:$t9" "$dir/Probe" sleep 60000 >"$OUT/term-net$v.out" 2>&1 &
+	env $TRACED CLRTRACE_OUTPUT="file:$t9" $probe sleep 60000 >"$OUT/term-net$v.out" 2>&1 &
 	p9=$!
 	wait_for sleeping "$OUT/term-net$v.out" || fail ".NET $v: did not start"
 	kill -TERM $p9
