@@ -304,7 +304,8 @@ static inline bool wanted(const struct ctx *c, enum ct_event ev)
 	return c->e->record && (!c->e->wants || c->e->wants(c->e->userdata, ev));
 }
 
-/* One record about R (nothing when R is muted); PAYLOAD is stolen. */
+/* One record about R (nothing when R is muted), with its "exception"
+ * and "error" as out_fields() adds them; PAYLOAD is stolen. */
 static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, json_t *payload)
 {
 	if (!told(r) || !wanted(c, ev)) {
@@ -315,6 +316,8 @@ static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph
 		payload = json_object();
 	if (payload && !json_object_get(payload, "exception"))
 		json_object_set_new(payload, "exception", exc_ref(r));
+	if (payload && r->error && !json_object_get(payload, "error"))
+		json_object_set_new(payload, "error", json_integer((json_int_t)r->error));
 	c->e->record(c->e->userdata, ev, ph, r->id, payload);
 }
 
@@ -370,27 +373,33 @@ static void emit_typed(const struct exm_emitter *e, enum ct_event ev, enum ct_ph
 	e->record(e->userdata, ev, ph, key, p);
 }
 
-/* One record about R with a typed payload F[0..n) (room for one more: the
- * exception's {"id"} is added last when no field is "exception", as out()
- * does).  Written straight into the line when the emitter can. */
+/* One record about R with a typed payload F[0..n) (room for two more: the
+ * exception's {"id"} is added when no field is "exception", as out()
+ * does, and R's "error" when it has one and no field is "error": every
+ * record of an error carries it, so that journalctl CLRTRACE_ERROR=N
+ * finds them all).  Written straight into the line when the emitter can. */
 static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, struct jw_field *f,
 		       size_t n)
 {
-	bool has_exc = false;
+	bool has_exc = false, has_err = false;
 
 	if (!told(r) || !wanted(c, ev))
 		return;
-	for (size_t i = 0; i < n && !has_exc; i++)
-		has_exc = f[i].key[0] == 'e' && strcmp(f[i].key, "exception") == 0;
+	for (size_t i = 0; i < n; i++) {
+		has_exc = has_exc || strcmp(f[i].key, "exception") == 0;
+		has_err = has_err || strcmp(f[i].key, "error") == 0;
+	}
 	if (!has_exc)
 		f[n++] = (struct jw_field){ .key = "exception", .kind = JW_IDREF, .i = (int64_t)r->id };
+	if (!has_err && r->error)
+		f[n++] = (struct jw_field){ .key = "error", .kind = JW_INT, .i = (int64_t)r->error };
 	emit_typed(c->e, ev, ph, r->id, f, n);
 }
 
 /* A record of R whose payload is at most one flag (true), FLAG may be NULL. */
 static void out_flag(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *flag)
 {
-	struct jw_field f[2];
+	struct jw_field f[3];
 	size_t n = 0;
 
 	if (flag)
@@ -402,7 +411,7 @@ static void out_flag(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_pha
 static void out_fn(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *function,
 		   const char *flag)
 {
-	struct jw_field f[3]; /* not zeroed: frame spans are off by default */
+	struct jw_field f[4]; /* not zeroed: frame spans are off by default */
 	size_t n = 1;
 
 	if (!told(r) || !wanted(c, ev))
@@ -745,6 +754,7 @@ struct fate {
 	uint64_t by;              /* wrapped_by / superseded_by */
 	const char *h_fn, *h_label;
 	enum ct_handler_kind h_kind;
+	bool h_final;             /* a last-chance handler's catch decided it */
 	const char *origin_fn;    /* when the entry has none yet */
 };
 
@@ -762,8 +772,8 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 		return;
 	}
 	if (has_handler)
-		handler = json_pack("{s:s?,s:s,s:s?}", "function", fa->h_fn, "kind", ct_handler_kind_to_string(fa->h_kind),
-				    "label", fa->h_label);
+		handler = json_pack("{s:s?,s:s,s:s?,s:b}", "function", fa->h_fn, "kind",
+				    ct_handler_kind_to_string(fa->h_kind), "label", fa->h_label, "final", fa->h_final);
 	origin = json_pack("{s:s?,s:I}", "function", origin_fn, "tid", (json_int_t)x->origin_tid);
 	hops = json_pack("{s:i,s:i,s:i}", "rethrow", x->hops[HOP_RETHROW], "await", x->hops[HOP_AWAIT], "boundary",
 			 x->hops[HOP_BOUNDARY]);
@@ -910,6 +920,7 @@ static void err_on_end(struct ctx *c, struct exr *r, enum ct_outcome o)
 			return;
 		}
 		fa.fate = r->hkind == HANDLER_FRAMEWORK ? FATE_HANDLED_BY_FRAMEWORK : FATE_HANDLED;
+		fa.h_final = r->hfinal;
 		break;
 	case OUTCOME_UNHANDLED:
 		fa.fate = FATE_UNHANDLED;
