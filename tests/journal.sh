@@ -1,7 +1,9 @@
 #!/bin/sh
 # The journal sink against a real systemd-journald: every record arrives as
 # one entry, field by field the same as the file copy; filtering by event,
-# exception type and priority; SYSLOG_IDENTIFIER, MESSAGE_ID, PRIORITY, TID.
+# exception type and priority; SYSLOG_IDENTIFIER, MESSAGE_ID, PRIORITY, TID;
+# exception.error's PRIORITY by its fate, CLRTRACE_ERROR on every record of
+# an error.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/journald.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 is needed"
@@ -74,6 +76,11 @@ for line in recs:
               'values', sorted(k for k in want if k in got and want[k] != got[k])); bad += 1
     names |= set(e)
     prio, mid = table[r['event']]
+    if r['event'] == 'exception.error':
+        # its PRIORITY follows its fate (jf_priority)
+        final = (r.get('handler') or {}).get('final') is True
+        prio = {'unhandled': '2', 'open': '4'}.get(r['fate'],
+                '3' if r['fate'] == 'handled_by_framework' and final else '6')
     if e.get('PRIORITY') != prio or e.get('MESSAGE_ID') != mid:
         print('PRIORITY/MESSAGE_ID wrong at seq', r['seq']); bad += 1
     if e.get('TID') != str(r['tid']) or e.get('SYSLOG_IDENTIFIER') != sys.argv[4]:
@@ -103,8 +110,15 @@ if [ "$n_throw" -gt 0 ]; then
 		"$(jctl -o cat -t "$ID" CLRTRACE_EVENT=exception.throw | wc -l)" "$n_throw"
 	expect "journalctl CLRTRACE_EXCEPTION_TYPE=Journal.JournalTestException" \
 		"$(jctl -o cat -t "$ID" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_TYPE=Journal.JournalTestException | wc -l)" 3
-	expect "exception.throw is PRIORITY notice" \
-		"$(jctl -o cat -t "$ID" -p notice..notice CLRTRACE_EVENT=exception.throw | wc -l)" "$n_throw"
+	expect "exception.throw is PRIORITY debug" \
+		"$(jctl -o cat -t "$ID" -p debug..debug CLRTRACE_EVENT=exception.throw | wc -l)" "$n_throw"
+	# the program caught them: each error is info, and nothing of the run
+	# is a warning or worse
+	expect "the program's handled errors are PRIORITY info" \
+		"$(jctl -o json -t "$ID" CLRTRACE_EVENT=exception.error | jq -r '"\(.CLRTRACE_FATE) \(.PRIORITY)"' | sort | uniq -c | sed 's/^ *//')" \
+		"3 handled 6"
+	expect "journalctl -p warning: nothing of a run whose errors were handled" \
+		"$(jctl -o cat -t "$ID" -p warning | wc -l)" 0
 	# the main thread's managed thread id (it asked for Thread.CurrentThread
 	# before throwing) is a field to filter on
 	mtid=$(jq -r 'select(.event=="exception.throw") | .managed_tid' "$OUT/run.jsonl" | sort -u)
@@ -139,10 +153,28 @@ expect "journalctl CLRTRACE_THREAD_NAME=journal-1 finds that thread's records" \
 journald_sync
 n_unh=$(jq -c 'select(.event=="exception.unhandled")' "$OUT/unh.jsonl" | wc -l)
 if [ "$n_unh" -gt 0 ]; then
-	expect "journalctl -p crit finds the unhandled exception" \
-		"$(jctl -o json -t "$ID-unh" -p crit | jq -r .CLRTRACE_EVENT)" "exception.unhandled"
+	expect "journalctl -p crit finds the unhandled exception and its error" \
+		"$(jctl -o json -t "$ID-unh" -p crit | jq -r .CLRTRACE_EVENT | sort | paste -sd' ')" \
+		"exception.error exception.unhandled"
 	expect "its type is a field" \
-		"$(jctl -o json -t "$ID-unh" -p crit | jq -r .CLRTRACE_EXCEPTION_TYPE)" "System.InvalidOperationException"
+		"$(jctl -o json -t "$ID-unh" -p crit | jq -r .CLRTRACE_EXCEPTION_TYPE | sort -u)" "System.InvalidOperationException"
+	jctl -o json -t "$ID-unh" CLRTRACE_EVENT=exception.error >"$OUT/unh-error.json"
+	jctl -o verbose -t "$ID-unh" CLRTRACE_EVENT=exception.error >"$OUT/unh-error.verbose"
+	expect "the crash's exception.error is PRIORITY crit" \
+		"$(jq -r '"\(.CLRTRACE_FATE) \(.PRIORITY)"' "$OUT/unh-error.json")" "unhandled 2"
+	# its MESSAGE names the origin as view's error block does ("from X")
+	origin=$("$CLRTRACE" view --color=never "$OUT/unh.jsonl" 2>/dev/null | grep -A1 -m1 'exception.error #' |
+		sed -n 's/^ *from \(.*\) on tid [0-9]*$/\1/p')
+	[ -n "$origin" ] || fail "view names no origin of the crash's error"
+	msg=$(jq -r .MESSAGE "$OUT/unh-error.json")
+	case $msg in
+	*"unhandled: thrown in $origin"*) ok "the crash's error MESSAGE names its origin in view's words ($msg)" ;;
+	*) fail "the crash's error MESSAGE: '$msg' (view: $origin)" ;;
+	esac
+	expect "the origin is Journal.Program.Fail" "$origin" "Journal.Program.Fail"
+	expect "journalctl -p warning: the crash's error entry, no step of a throw" \
+		"$(jctl -o json -t "$ID-unh" -p warning | jq -r .CLRTRACE_EVENT | sort | paste -sd' ')" \
+		"exception.error exception.unhandled"
 else
 	echo "note: no exception.unhandled records in this build yet; -p crit not checked"
 fi
@@ -170,9 +202,10 @@ expect "no clrtrace entry names a C file in CODE_FILE" \
 	"$(jq -r 'select(.CLRTRACE_EVENT) | .CODE_FILE // empty' "$OUT/all.journal.json" | grep -c '\.[ch]$')" 0
 expect "no clrtrace entry has CODE_LINE without CODE_FILE" \
 	"$(jq -c 'select(.CLRTRACE_EVENT and .CODE_LINE and (.CODE_FILE | not))' "$OUT/all.journal.json" | wc -l)" 0
-# view's first "at" line under the throw is its innermost frame:
+# view's first "at" line under the throw (--throws: every throw, not one
+# block per error) is its innermost frame:
 # "at NAME() [marks] in FILE:line N"; CODE_FUNC is NAME [marks]
-site=$("$CLRTRACE" view --color=never "$OUT/async.jsonl" 2>/dev/null | grep -A1 'exception.throw #1 ' | grep -m1 '^ *at ' |
+site=$("$CLRTRACE" view --throws --color=never "$OUT/async.jsonl" 2>/dev/null | grep -A1 'exception.throw #1 ' | grep -m1 '^ *at ' |
 	sed -e 's/^ *at //' -e 's/ in .*//' -e 's/ IL_[0-9a-f]*$//' -e 's/()//')
 expect "view names the async throw site" "$site" "Journal.Program.ThrowAsync [async]"
 jctl -o verbose -t "$ID-async" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_ID=1 >"$OUT/async-throw.verbose"
@@ -197,5 +230,24 @@ case $m2 in
 *"rethrown (first thrown as #$id1)"*) ok "the rethrow's MESSAGE names the first throw ($m2)" ;;
 *) fail "the rethrow's MESSAGE does not name #$id1: '$m2'" ;;
 esac
+
+# 6. from an error to its throws: every record of the rethrown error
+# carries CLRTRACE_ERROR (its first throw's id), the throws' steps too
+err=$(jq -r 'select(.CLRTRACE_RETHROW == "false") | .CLRTRACE_ERROR' "$OUT/rethrow.journal.json")
+expect "the first throw's error is its own id" "$err" "$id1"
+expect "journalctl CLRTRACE_ERROR=$err: both throws of the rethrown error" \
+	"$(jctl -o json -t "$ID-rethrow" CLRTRACE_ERROR="$err" CLRTRACE_EVENT=exception.throw | jq -r .CLRTRACE_RETHROW | sort | paste -sd' ')" \
+	"false true"
+expect "journalctl CLRTRACE_ERROR=$err: its exception.error, handled, info" \
+	"$(jctl -o json -t "$ID-rethrow" CLRTRACE_ERROR="$err" CLRTRACE_EVENT=exception.error | jq -r '"\(.CLRTRACE_FATE) \(.CLRTRACE_THROWS) \(.PRIORITY)"')" \
+	"handled 2 6"
+n_recs=$(jq -c --argjson id "$err" 'select(.error == $id)' "$OUT/rethrow.jsonl" | wc -l)
+n_steps=$(jq -c --argjson id "$err" 'select(.error == $id and (.event | test("^exception\\.(catch|finally|catcher_found|filter|summary)$")))' "$OUT/rethrow.jsonl" | wc -l)
+[ "$n_steps" -gt 0 ] || fail "no step of the rethrown error's throws carries its error"
+expect "journalctl CLRTRACE_ERROR=$err: every record of the error (steps: $n_steps)" \
+	"$(jctl -o cat -t "$ID-rethrow" CLRTRACE_ERROR="$err" | wc -l)" "$n_recs"
+expect "every exception record of the rethrow run carries its error" \
+	"$(jq -c 'select((.event | startswith("exception.")) and (.error | not))' "$OUT/rethrow.jsonl" | wc -l)" 0
+jctl -o verbose -t "$ID-rethrow" CLRTRACE_EVENT=exception.error >"$OUT/rethrow-error.verbose"
 
 finish

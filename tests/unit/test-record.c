@@ -772,8 +772,52 @@ static void test_journal_deep(void)
 	strbuf_free(&line);
 }
 
+/* exception.error's PRIORITY follows its fate and handler.final, every
+ * other record's is its event's; the entry says it. */
+static void test_journal_priority(void)
+{
+	static const struct {
+		const char *payload;
+		enum ct_event ev;
+		int want;
+	} cases[] = {
+		{ "\"fate\":\"unhandled\",\"handler\":null", EV_EXCEPTION_ERROR, 2 },
+		{ "\"fate\":\"handled_by_framework\",\"handler\":{\"kind\":\"framework\",\"label\":\"Kestrel (500)\","
+		  "\"final\":true}", EV_EXCEPTION_ERROR, 3 },
+		{ "\"fate\":\"handled_by_framework\",\"handler\":{\"kind\":\"framework\",\"label\":\"Polly\","
+		  "\"final\":false}", EV_EXCEPTION_ERROR, 6 },
+		{ "\"fate\":\"handled\",\"handler\":{\"kind\":\"program\",\"final\":true}", EV_EXCEPTION_ERROR, 6 },
+		{ "\"fate\":\"stored\",\"handler\":{\"kind\":\"async\",\"final\":false}", EV_EXCEPTION_ERROR, 6 },
+		{ "\"fate\":\"wrapped\",\"handler\":null", EV_EXCEPTION_ERROR, 6 },
+		{ "\"fate\":\"open\",\"handler\":null", EV_EXCEPTION_ERROR, 4 },
+		{ "\"fate\":\"no such fate\"", EV_EXCEPTION_ERROR, 6 },
+		{ "\"error\":3", EV_EXCEPTION_THROW, 7 },
+		{ "\"error\":3", EV_EXCEPTION_CATCH, 7 },
+		{ "\"error\":3", EV_EXCEPTION_UNHANDLED, 2 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jf_entry e = { 0 };
+		struct jf_meta m = { .ident = "t", .event = cases[i].ev, .depth = 0, .tid = 1 };
+		char line[512], want[16];
+		const struct iovec *iov;
+		bool found = false;
+		size_t n;
+
+		snprintf(line, sizeof(line), "{\"v\":1,\"seq\":1,\"event\":\"%s\",\"phase\":\"instant\",%s}",
+			 ct_events[cases[i].ev].name, cases[i].payload);
+		snprintf(want, sizeof(want), "PRIORITY=%d", cases[i].want);
+		iov = jf_build(&e, line, strlen(line), &m) == 0 ? jf_iovec(&e, &n) : NULL;
+		for (size_t k = 0; iov && k < n; k++)
+			found |= iov[k].iov_len == strlen(want) && memcmp(iov[k].iov_base, want, strlen(want)) == 0;
+		CHECK(found, "%s {%s}: %s", ct_events[cases[i].ev].name, cases[i].payload, want);
+		jf_entry_done(&e);
+	}
+}
+
 int main(void)
 {
+	test_journal_priority();
 	test_journal_deep();
 	test_jsonw();
 	test_jsonw_u64();

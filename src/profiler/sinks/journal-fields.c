@@ -368,6 +368,37 @@ static int add_code_func(struct jf_entry *e, json_t *rec)
 	return r;
 }
 
+/* exception.error's PRIORITY by its fate: the one record whose priority is
+ * not its event's (vocabulary.def has one per event).  [0]: the catch
+ * that decided it is not a last-chance handler's, [1]: it is (handler.final:
+ * Kestrel's 500, the exception handler middleware, the Generic Host
+ * stopping a background service, a failed xunit test).  An error the
+ * program or a framework took care of is info, like any step of a
+ * working program; one that stopped a request, a service or a test is
+ * err; one still in flight at the end is warning; the crash is crit. */
+static const int fate_priority[_FATE_MAX][2] = {
+	[FATE_HANDLED] = { 6, 6 },	       [FATE_HANDLED_BY_FRAMEWORK] = { 6, 3 },
+	[FATE_HANDLED_BY_RUNTIME] = { 6, 6 }, [FATE_STORED] = { 6, 6 },
+	[FATE_SWALLOWED] = { 6, 6 },	       [FATE_SUPERSEDED] = { 6, 6 },
+	[FATE_WRAPPED] = { 6, 6 },	       [FATE_UNHANDLED] = { 2, 2 },
+	[FATE_OPEN] = { 4, 4 },
+};
+
+/* The PRIORITY of REC, a record of event EV (see journal-fields.h). */
+int jf_priority(json_t *rec, enum ct_event ev)
+{
+	enum ct_fate f;
+
+	if (ev < 0 || ev >= _EV_MAX)
+		return 6;
+	if (ev != EV_EXCEPTION_ERROR)
+		return ct_events[ev].priority;
+	f = ct_fate_from_string(json_string_value(json_object_get(rec, "fate")));
+	if (f < 0 || f >= _FATE_MAX)
+		return ct_events[ev].priority;
+	return fate_priority[f][json_is_true(json_object_get(json_object_get(rec, "handler"), "final"))];
+}
+
 /* Build the entry for one record line (see journal-fields.h). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m)
 {
@@ -390,7 +421,7 @@ int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_m
 		goto out;
 	if ((r = entry_add(e, "MESSAGE", msg, strlen(msg))) < 0)
 		goto out;
-	snprintf(num, sizeof(num), "%d", m->event >= 0 && m->event < _EV_MAX ? ct_events[m->event].priority : 6);
+	snprintf(num, sizeof(num), "%d", jf_priority(rec, m->event));
 	if ((r = entry_add(e, "PRIORITY", num, strlen(num))) < 0)
 		goto out;
 	if (m->event >= 0 && m->event < _EV_MAX &&

@@ -59,6 +59,12 @@ void jf_field_name(const char *path, char out[JF_NAME_MAX + 1]);
  * a JSON object). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m);
 
+/* The PRIORITY of the entry of REC, a record of event EV: the event's
+ * (vocabulary.def), but exception.error's follows its fate and handler:
+ * unhandled 2 (crit), handled_by_framework by a last-chance handler
+ * (handler.final) 3 (err), open 4 (warning), the others 6 (info). */
+int jf_priority(json_t *rec, enum ct_event ev);
+
 /* The iovecs of the entry just built; *n gets their number. */
 const struct iovec *jf_iovec(struct jf_entry *e, size_t *n);
 
