@@ -222,16 +222,17 @@ for i in $HOSTS; do
 		"$(rj -o cat _HOSTNAME="$h" CLRTRACE_EVENT=runtime.init | wc -l)" 2
 	expect "host $i: CLRTRACE_EXCEPTION_TYPE=Journal.JournalTestException finds the 3 throws" \
 		"$(rj -o cat _HOSTNAME="$h" CLRTRACE_EVENT=exception.throw CLRTRACE_EXCEPTION_TYPE=Journal.JournalTestException | wc -l)" 3
-	expect "host $i: -p crit finds the unhandled exception" \
-		"$(rj -o json _HOSTNAME="$h" -t "$FLEET_ID" -p crit | jq -r '.CLRTRACE_EVENT + " " + .CLRTRACE_EXCEPTION_TYPE')" \
-		"exception.unhandled System.InvalidOperationException"
+	expect "host $i: -p crit finds the unhandled exception and its error" \
+		"$(rj -o json _HOSTNAME="$h" -t "$FLEET_ID" -p crit | jq -r '.CLRTRACE_EVENT + " " + .CLRTRACE_EXCEPTION_TYPE' | sort | paste -sd,)" \
+		"exception.error System.InvalidOperationException,exception.unhandled System.InvalidOperationException"
 	expect "host $i: MESSAGE_ID of exception.unhandled finds it" \
 		"$(rj -o cat _HOSTNAME="$h" MESSAGE_ID="$(mid exception.unhandled)" | wc -l)" 1
 	expect "host $i: MESSAGE_ID of exception.throw finds the throws" \
 		"$(rj -o cat _HOSTNAME="$h" MESSAGE_ID="$(mid exception.throw)" | wc -l)" \
 		"$(jq -c 'select(.event=="exception.throw")' "$d/all.jsonl" | wc -l)"
 	# every record: CLRTRACE_JSON is the file's line; PRIORITY and MESSAGE_ID
-	# those of the event table (test-vocabulary journal); _HOSTNAME the host's
+	# those of the event table (test-vocabulary journal; exception.error's
+	# PRIORITY by its fate); _HOSTNAME the host's
 	python3 - "$d/all.jsonl" "$d/collected.json" "$OUT/journal-table.txt" "$h" <<'EOF' >"$d/compare.txt" 2>&1
 import json, sys
 recs = [l.rstrip('\n') for l in open(sys.argv[1])]
@@ -253,7 +254,12 @@ for line in recs:
         print('missing pid', r['pid'], 'seq', r['seq']); bad += 1; continue
     if e.get('CLRTRACE_JSON') != line:
         print('CLRTRACE_JSON differs at seq', r['seq']); bad += 1
-    if (e.get('PRIORITY'), e.get('MESSAGE_ID')) != table[r['event']]:
+    prio, mid = table[r['event']]
+    if r['event'] == 'exception.error':  # by its fate (jf_priority)
+        final = (r.get('handler') or {}).get('final') is True
+        prio = {'unhandled': '2', 'open': '4'}.get(r['fate'],
+                '3' if r['fate'] == 'handled_by_framework' and final else '6')
+    if (e.get('PRIORITY'), e.get('MESSAGE_ID')) != (prio, mid):
         print('PRIORITY/MESSAGE_ID wrong at seq', r['seq']); bad += 1
     if e.get('_HOSTNAME') != sys.argv[4]:
         print('_HOSTNAME wrong at seq', r['seq'], e.get('_HOSTNAME')); bad += 1

@@ -50,6 +50,11 @@ if jq -e 'select(.event=="exception.unhandled")' "$OUT/unh.jsonl" >/dev/null 2>&
 	grep -q "Subject: Unhandled System.InvalidOperationException in $ID" "$OUT/x-unh.txt" &&
 		ok "journalctl -x -p crit explains the unhandled exception" ||
 		{ cat "$OUT/x-unh.txt"; fail "journalctl -x: no catalog text for exception.unhandled"; }
+	# the crash's exception.error is crit too; its text leads to its throws
+	grep -q "Subject: System.InvalidOperationException in $ID: unhandled" "$OUT/x-unh.txt" &&
+		grep -q "CLRTRACE_ERROR=1\.\$" "$OUT/x-unh.txt" &&
+		ok "journalctl -x -p crit explains the crash's error, with its CLRTRACE_ERROR recipe" ||
+		{ cat "$OUT/x-unh.txt"; fail "journalctl -x: no catalog text for the crash's exception.error"; }
 else
 	echo "note: no exception.unhandled records in this build yet; its catalog text not checked"
 fi
