@@ -96,6 +96,12 @@ static bool same(const struct eh_clause *a, size_t na, const struct eh_clause *b
 }
 
 /* Parse B; its clauses must be WANT; every shorter prefix must fail cleanly. */
+/* A may_take of eh_catch_after_filter: the catch's class token is *UD. */
+static bool token_is(uint32_t token, void *ud)
+{
+	return token == *(uint32_t *)ud;
+}
+
 static void parses(const char *name, const struct body *b, const struct eh_clause *want, size_t nwant)
 {
 	struct eh_clause *c = NULL;
@@ -214,7 +220,7 @@ int main(void)
 	CHECK(1, "20000 random bodies parsed without a crash");
 
 	/* the questions */
-	CHECK(eh_catch_after_filter(nested, 2), "nested: a plain catch after the filter holds its try");
+	CHECK(eh_catch_after_filter(nested, 2, NULL, NULL), "nested: a plain catch after the filter holds its try");
 	{
 		const struct eh_clause two_filters[] = {
 			{ EH_CLAUSE_FILTER, 0, 6, 10, 4, 8 },
@@ -237,12 +243,18 @@ int main(void)
 			{ 0, 0, 6, 14, 4, 0x02000002 },
 		};
 
-		CHECK(!eh_catch_after_filter(two_filters, 2), "two filters: no plain catch");
-		CHECK(!eh_catch_after_filter(catch_first, 2), "a plain catch before the filter does not count");
-		CHECK(!eh_catch_after_filter(disjoint, 2), "a plain catch of other code does not count");
-		CHECK(!eh_catch_after_filter(finally_after, 2), "a finally is no catch");
-		CHECK(eh_catch_after_filter(same_try, 2), "a plain catch of the same try counts");
-		CHECK(!eh_catch_after_filter(NULL, 0), "no clauses: nothing");
+		CHECK(!eh_catch_after_filter(two_filters, 2, NULL, NULL), "two filters: no plain catch");
+		CHECK(!eh_catch_after_filter(catch_first, 2, NULL, NULL), "a plain catch before the filter does not count");
+		CHECK(!eh_catch_after_filter(disjoint, 2, NULL, NULL), "a plain catch of other code does not count");
+		CHECK(!eh_catch_after_filter(finally_after, 2, NULL, NULL), "a finally is no catch");
+		CHECK(eh_catch_after_filter(same_try, 2, NULL, NULL), "a plain catch of the same try counts");
+		CHECK(!eh_catch_after_filter(NULL, 0, NULL, NULL), "no clauses: nothing");
+		/* the plain catch's type cannot match the exception's: it cannot
+		 * take what the filter declined */
+		CHECK(!eh_catch_after_filter(same_try, 2, token_is, &(uint32_t){ 0x02000003 }),
+		      "a plain catch of another type does not count");
+		CHECK(eh_catch_after_filter(same_try, 2, token_is, &(uint32_t){ 0x02000002 }),
+		      "a plain catch whose type may match counts");
 	}
 	CHECK(eh_handler_at(nested, 2, 21) == 0, "IL 21 is in the filter clause's handler");
 	CHECK(eh_handler_at(nested, 2, 26) == 1, "IL 26 is in the plain catch's handler");

@@ -49,22 +49,102 @@ static int load_clauses(FunctionID f, struct eh_clause **out, size_t *n)
 	return eh_parse(body, size, out, n);
 }
 
-/* Can a plain catch of F take what one of its filters declined? */
-enum exm_know ct_catch_after_filter(FunctionID f)
+#define ANCESTRY_MAX 32 /* classes walked up from the exception's */
+
+/* The exception's class and its parents, for may_take: where each is
+ * defined and its name, and the module of the method whose clauses ask. */
+struct ancestry {
+	ModuleID mod;
+	struct md md;
+	size_t n;
+	struct {
+		ModuleID mod;
+		mdTypeDef td;
+		const char *ns, *name;
+	} c[ANCESTRY_MAX];
+};
+
+/* Fill *A for exception class EXC and the clauses of F; false when any of
+ * it is unknown (a dynamic module, a walk that does not end). */
+static bool ancestry(FunctionID f, ClassID exc, struct ancestry *a)
+{
+	ClassID cls = 0, c = exc;
+	mdToken tok = 0;
+
+	a->n = 0;
+	if (FAILED(info_GetFunctionInfo(ct.info, f, &cls, &a->mod, &tok)) || !a->mod || ct_module_md(a->mod, &a->md) < 0)
+		return false;
+	while (c) {
+		ClassID parent = 0;
+		uint32_t nargs = 0, name = 0, ns = 0;
+		struct md md;
+
+		if (a->n == ANCESTRY_MAX ||
+		    FAILED(info_GetClassIDInfo2(ct.info, c, &a->c[a->n].mod, &a->c[a->n].td, &parent, 0, &nargs, NULL)) ||
+		    ct_module_md(a->c[a->n].mod, &md) < 0 || md_get(&md, MD_TYPEDEF, MD_TOKEN_ROW(a->c[a->n].td), 1, &name) < 0 ||
+		    md_get(&md, MD_TYPEDEF, MD_TOKEN_ROW(a->c[a->n].td), 2, &ns) < 0 ||
+		    !(a->c[a->n].name = md_string(&md, name)) || !(a->c[a->n].ns = md_string(&md, ns)))
+			return false;
+		a->n++;
+		c = parent;
+	}
+	return a->n > 0; /* up to System.Object, whose parent is none */
+}
+
+/* May a catch of class TOKEN (of the asking method's module) take the
+ * exception of ancestry UD?  A TypeDef: is it one of the classes; a
+ * top-level TypeRef: is one of them so named (the assembly aside: type
+ * forwarders keep the name); anything else (a TypeSpec: a generic type; a
+ * nested TypeRef): it may. */
+static bool may_take(uint32_t token, void *ud)
+{
+	const struct ancestry *a = ud;
+	uint32_t scope, name, ns;
+	const char *s, *t;
+
+	switch (MD_TOKEN_TABLE(token)) {
+	case MD_TYPEDEF:
+		for (size_t i = 0; i < a->n; i++)
+			if (a->c[i].mod == a->mod && a->c[i].td == token)
+				return true;
+		return false;
+	case MD_TYPEREF:
+		if (md_get(&a->md, MD_TYPEREF, MD_TOKEN_ROW(token), 0, &scope) < 0 || (scope & 3) == 3 ||
+		    md_get(&a->md, MD_TYPEREF, MD_TOKEN_ROW(token), 1, &name) < 0 ||
+		    md_get(&a->md, MD_TYPEREF, MD_TOKEN_ROW(token), 2, &ns) < 0 || !(s = md_string(&a->md, name)) ||
+		    !(t = md_string(&a->md, ns)))
+			return true;
+		for (size_t i = 0; i < a->n; i++)
+			if (strcmp(a->c[i].name, s) == 0 && strcmp(a->c[i].ns, t) == 0)
+				return true;
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Can a plain catch of F take what one of its filters declined, an
+ * exception of class EXC (0: any)?  Whether F has such a catch at all is
+ * cached; whether its type may match EXC's is asked each time (rare: a
+ * filter's result waits on it). */
+enum exm_know ct_catch_after_filter(FunctionID f, ClassID exc)
 {
 	size_t slot = (f >> 3) % CACHE, n;
 	uint64_t v = atomic_load_explicit(&cache[slot], memory_order_relaxed);
 	struct eh_clause *c;
+	struct ancestry a;
 	enum exm_know k;
 
-	if (f && (v & ~(uint64_t)7) == f)
+	if (f && (v & ~(uint64_t)7) == f && ((v & 7) != EXM_KNOW_YES || !exc))
 		return (enum exm_know)(v & 7);
 	if (load_clauses(f, &c, &n) < 0)
 		return EXM_KNOW_UNKNOWN; /* not cached: the next try may work */
-	k = eh_catch_after_filter(c, n) ? EXM_KNOW_YES : EXM_KNOW_NO;
-	free(c);
+	k = eh_catch_after_filter(c, n, NULL, NULL) ? EXM_KNOW_YES : EXM_KNOW_NO;
 	if (!(f & 7))
 		atomic_store_explicit(&cache[slot], f | k, memory_order_relaxed);
+	if (k == EXM_KNOW_YES && exc && ancestry(f, exc, &a))
+		k = eh_catch_after_filter(c, n, may_take, &a) ? EXM_KNOW_YES : EXM_KNOW_NO;
+	free(c);
 	return k;
 }
 

@@ -5,9 +5,10 @@
 #include "profiler/abi/corprof.h"
 #include "profiler/families/exceptions/machine.h"
 
-/* Can a plain catch of F take an exception that one of its filters
- * declined?  Cached per FunctionID. */
-enum exm_know ct_catch_after_filter(FunctionID f);
+/* Can a plain catch of F take an exception of class EXC (0: of any class)
+ * that one of its filters declined?  Not when every such catch is of a
+ * type that is none of EXC's class and its parents. */
+enum exm_know ct_catch_after_filter(FunctionID f, ClassID exc);
 
 /* Called from a CatcherLeave: is the catch handler being left a filter
  * clause's handler (YES) or a plain catch's (NO)? */

@@ -119,14 +119,15 @@ static bool try_holds(const struct eh_clause *a, const struct eh_clause *b)
 }
 
 /* A typed catch after a filter over the same code (see ehsection.h). */
-bool eh_catch_after_filter(const struct eh_clause *c, size_t n)
+bool eh_catch_after_filter(const struct eh_clause *c, size_t n, bool (*may_take)(uint32_t token, void *ud),
+			   void *ud)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!(c[i].flags & EH_CLAUSE_FILTER))
 			continue;
 		for (size_t j = i + 1; j < n; j++)
 			if (!(c[j].flags & (EH_CLAUSE_FILTER | EH_CLAUSE_FINALLY | EH_CLAUSE_FAULT)) &&
-			    try_holds(&c[j], &c[i]))
+			    try_holds(&c[j], &c[i]) && (!may_take || may_take(c[j].extra, ud)))
 				return true;
 	}
 	return false;

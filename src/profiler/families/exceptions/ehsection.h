@@ -39,9 +39,11 @@ int eh_parse(const uint8_t *body, size_t len, struct eh_clause **out, size_t *n)
 
 /* Could a plain catch take an exception that a filter of this method
  * declined?  True when a typed catch comes after a filter clause in the
- * table and its try block holds the filter's (so covers every throw site
- * the filter covers). */
-bool eh_catch_after_filter(const struct eh_clause *c, size_t n);
+ * table, its try block holds the filter's (so covers every throw site
+ * the filter covers), and MAY_TAKE(its class token, UD) says its type may
+ * match the exception's (MAY_TAKE NULL: any type may). */
+bool eh_catch_after_filter(const struct eh_clause *c, size_t n, bool (*may_take)(uint32_t token, void *ud),
+			   void *ud);
 
 /* The innermost catch or filter clause whose handler holds IL offset IL,
  * or -1. */

@@ -559,6 +559,7 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	in.has_hresult = info.has_hresult;
 	in.traced = info.traced;
 	in.inner = info.inner;
+	in.type_id = info.class_id;
 	in.muted = !type_wanted(info.type);
 	if (ct.legacy_eh) {
 		struct walk w = { 0 };
@@ -607,6 +608,7 @@ HRESULT on_ExceptionSearchFilterLeave(struct ct_thread *t)
 HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
 {
 	struct exm_input in = { .kind = EXM_CATCHER_FOUND, .fn = f };
+	uint64_t type_id = 0;
 
 	ct_deferred_replay(t);
 	if (!exceptions_on() || !t->exm)
@@ -614,8 +616,8 @@ HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
 	if (!exm_top_muted(t->exm))
 		in.function = ct_function_name(f);
 	/* a filter of F just said something: its clause table tells what */
-	if (exm_filter_waits(t->exm, f))
-		in.catch_after_filter = ct_catch_after_filter(f);
+	if (exm_filter_waits(t->exm, f, &type_id))
+		in.catch_after_filter = ct_catch_after_filter(f, (ClassID)type_id);
 	return feed(t, &in);
 }
 

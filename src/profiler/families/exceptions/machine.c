@@ -177,6 +177,7 @@ struct exr {
 	/* its error (the first throw of its object; 0: muted), whose catch it
 	 * was (CATCH_ENTER), and what replaced it */
 	uint64_t error, superseded_error;
+	uint64_t type_id;         /* exm_input.type_id of its throw */
 	enum ct_handler_kind hkind;
 	const char *hlabel;
 	bool hfinal;
@@ -1474,6 +1475,7 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		settle_boundary(c, parent, r, in);
 	r->object = in->object;
 	r->inner = in->inner;
+	r->type_id = in->type_id;
 	exl_start(&r->lg, in);
 	r->t0 = now(c);
 	r->muted = in->muted;
@@ -1757,11 +1759,15 @@ bool exm_search_frame(const struct exm *m, uint64_t *fn)
 	return true;
 }
 
-bool exm_filter_waits(const struct exm *m, uint64_t fn)
+bool exm_filter_waits(const struct exm *m, uint64_t fn, uint64_t *type_id)
 {
 	const struct exr *r = m && m->n ? m->live[m->n - 1] : NULL;
 
-	return r && told(r) && r->phase == FILTER_RETURNED && r->handler_fn == fn;
+	if (!r || !told(r) || r->phase != FILTER_RETURNED || r->handler_fn != fn)
+		return false;
+	if (type_id)
+		*type_id = r->type_id;
+	return true;
 }
 
 bool exm_catch_decides(const struct exm *m)

@@ -141,6 +141,7 @@ struct exm_input {
 	bool traced;          /* the object already holds a stack trace */
 	bool muted;           /* filtered out: follow it, emit nothing */
 	uint64_t inner;       /* its InnerException's object identity, 0: none */
+	uint64_t type_id;     /* its type's identity (a ClassID), 0: unknown */
 	/* fields the glue adds at the end of exception.throw (the inner
 	 * chain), and at the end of both exception.throw and
 	 * exception.summary (the stack); borrowed, NULL: none */
@@ -250,8 +251,9 @@ bool exm_search_failed(const struct exm *m, uint64_t *last);
  * (exm_input.verdict on its SEARCH_LEAVE)?  *FN: that frame's function. */
 bool exm_search_frame(const struct exm *m, uint64_t *fn);
 /* Is a filter of function FN waiting for its result, which a catcher found
- * in FN decides (the glue then fills catch_after_filter)? */
-bool exm_filter_waits(const struct exm *m, uint64_t fn);
+ * in FN decides (the glue then fills catch_after_filter)?  *TYPE_ID (may
+ * be NULL): the type_id of the exception the filter saw. */
+bool exm_filter_waits(const struct exm *m, uint64_t fn, uint64_t *type_id);
 /* Does the next catch leave decide a filter's result (the glue then fills
  * ran_filter_handler)? */
 bool exm_catch_decides(const struct exm *m);
