@@ -15,6 +15,7 @@ filter-then-catch-true:true
 filter-then-catch:false
 filter-throws-nested:threw
 filter-throws:threw
+finally-replaces-true:true
 nested-false:false
 nested-filters:false,true
 nested-true:true
@@ -110,9 +111,10 @@ for v in $(test_runtimes); do
 		expect ".NET $v $mode: each shape's filter results (exception.filter records)" \
 			"$(span_results "$f" | grep -v '^empty-handlers')" \
 			"$(echo "$expected" | sed -E 's/^(filter-then-catch-true|filter-then-catch|nested-true|nested-false|direct-nested-false|filter-catches-inside|catch-block-false|catch-block-true):.*/\1:unknown/')"
-		# view: the filter's span ended "unknown"; the story line has the answer
+		# view --throws: the filter's span ended "unknown"; the story line (of
+		# the throw, not the error block view shows by default) has the answer
 		expect ".NET $v $mode: view tells nested-false's result on its story line" \
-			"$("$CLRTRACE" view --color=never "$f" | grep -o 'caught in Filters.Program.NestedFalse; .*filters ([a-z,]*)' |
+			"$("$CLRTRACE" view --throws --color=never "$f" | grep -o 'caught in Filters.Program.NestedFalse; .*filters ([a-z,]*)' |
 				sed 's/.*filters //' | sort -u)" "(false)"
 		expect ".NET $v $mode: no trace.error" "$(jq -r 'select(.event == "trace.error") | .message' "$f")" ""
 		check_trace "$f"

@@ -286,6 +286,9 @@ struct fixture {
 	"caught Throw>FilterCatchesInside f=true fin=0; caught Throw>Recursive f=false,true fin=0; " \
 	"caught DirectNestedFalse>DirectNestedFalse f=false fin=0"
 
+#define FINALLY_REPLACES \
+	"superseded Throw>- f=true fin=1; caught ReplacedInFinally>FinallyReplacesTrue f=false fin=0"
+
 static const struct fixture fixtures[] = {
 	{ "same", "caught Same>Same f= fin=0" },
 	{ "up3", "caught Level3>Up3 f= fin=0" },
@@ -296,6 +299,13 @@ static const struct fixture fixtures[] = {
 	{ "filter-shapes-net10-minopts", FILTER_SHAPES },
 	{ "filter-shapes-net9", FILTER_SHAPES },
 	{ "filter-shapes-net8", FILTER_SHAPES },
+	/* tests/programs/Filters finally-replaces-true: the filter said true,
+	 * a finally below replaced the exception before its catch ran, and
+	 * the only other catch of that try is of another type (the glue's
+	 * catch_after_filter: no): the filter's result is true, not unknown */
+	{ "filters-net10-finally-replaces", FINALLY_REPLACES },
+	{ "filters-net8-finally-replaces", FINALLY_REPLACES },
+	{ "filters-net11-finally-replaces", FINALLY_REPLACES },
 	{ "finally", "caught Fin3>FinallyMain f= fin=3" },
 	{ "in-filter", "swallowed BadFilter>- f= fin=0; caught InFilterInner>InFilter f=threw fin=0" },
 	{ "in-finally", "superseded InFinallyInner>- f= fin=1; caught InFinallyInner>InFinally f= fin=0" },

@@ -245,6 +245,31 @@ namespace Filters
             catch (AlphaException) { counter++; }
         }
 
+        // the filter says true, then a finally below replaces the exception
+        // before its catch runs, so no catch of it ever tells; the only
+        // other catch of that try is of another type, so it could not have
+        // taken what the filter declined: the catcher found says [true].
+        // The caller catches the replacement.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ReplacedInFinally()
+        {
+            try { Throw("finally-replaces-true"); }
+            finally { throw new BetaException("replacement"); }
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void FinallyReplacesTrueInner()
+        {
+            try { ReplacedInFinally(); }
+            catch (AlphaException) when (Yes()) { counter += 100; }
+            catch (InvalidOperationException) { counter += 100; }
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void FinallyReplacesTrue()
+        {
+            try { FinallyReplacesTrueInner(); }
+            catch (BetaException) { counter++; }
+        }
+
         static readonly (string, Action)[] shapes = {
             ("one-true", OneTrue),
             ("one-false", OneFalse),
@@ -264,6 +289,7 @@ namespace Filters
             ("empty-handlers-false", EmptyHandlersFalse),
             ("in-catch-block", InCatchBlock),
             ("rethrow-in-handler", RethrowInHandler),
+            ("finally-replaces-true", FinallyReplacesTrue),
         };
 
         // Filters [--repeat N] [SHAPE…]: every shape (or those named), N
