@@ -30,7 +30,7 @@ for v in $(test_runtimes); do
 		'["Scenarios.AlphaException","same","0x80131500",false,null]'
 	expect "$n same: span order" \
 		"$(jq -r 'select(.event | startswith("exception.")) | "\(.event):\(.phase)"' "$f" | tr '\n' ' ')" \
-		"exception.throw:instant exception.search:begin exception.search.frame:begin exception.catcher_found:instant exception.search.frame:end exception.search:end exception.unwind:begin exception.unwind.frame:begin exception.catch:begin exception.catch:end exception.unwind.frame:end exception.unwind:end exception.summary:instant "
+		"exception.throw:instant exception.search:begin exception.search.frame:begin exception.catcher_found:instant exception.search.frame:end exception.search:end exception.unwind:begin exception.unwind.frame:begin exception.catch:begin exception.catch:end exception.unwind.frame:end exception.unwind:end exception.summary:instant exception.error:instant "
 	expect "$n same: catch span names the function" \
 		"$(jqf "$f" 'select(.event == "exception.catch" and .phase == "begin") | .function')" '"Scenarios.Program.Same"'
 

@@ -980,9 +980,11 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	if (!told(r))
 		return;
 	atomic_fetch_add(&totals[o], 1);
-	err_on_end(c, r, o);
-	if (!wanted(c, EV_EXCEPTION_SUMMARY))
+	/* the story's summary, then what it decided of its error */
+	if (!wanted(c, EV_EXCEPTION_SUMMARY)) {
+		err_on_end(c, r, o);
 		return;
+	}
 	/* the lists are borrowed: written (or copied) before out_fields returns */
 	struct jw_field f[22] = {
 		exc_field(r),
@@ -1026,6 +1028,7 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	names_reopen(&r->t.searched);
 	names_reopen(&r->t.finally);
 	names_reopen(&r->t.unwound);
+	err_on_end(c, r, o);
 }
 
 /* Close what is open, summarize with outcome O, free; R must be removed
