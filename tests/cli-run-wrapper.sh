@@ -102,4 +102,11 @@ expect "default file: the summary lists both" "$(grep -c "^clrtrace:   $OUT/cwd/
 "$CLRTRACE" run -o "file:$OUT/none-%n-%p.jsonl" -- sh -c 'exit 0' 2>"$OUT/none.err"
 expect "not .NET: status 0" "$?" 0
 grep -q "no trace file was written" "$OUT/none.err" && ok "not .NET: said plainly" || fail "not .NET: $(cat "$OUT/none.err")"
+
+# a file whose path holds the word journal is a file, not the journal
+mkdir -p "$OUT/journal"
+"$CLRTRACE" run -o "file:$OUT/journal/t.jsonl" -- dotnet "$probe" hello >/dev/null 2>"$OUT/jpath.err"
+expect "a path with 'journal' in it: status 0" "$?" 0
+expect "a path with 'journal' in it: run speaks of the file only" "$(grep -c journal "$OUT/jpath.err" | tr -d ' ')" \
+	"$(grep -c "$OUT/journal/t.jsonl" "$OUT/jpath.err" | tr -d ' ')"
 finish

@@ -25,6 +25,22 @@
 #include "cli/run-status.h"
 #include "common/util.h"
 
+/* Is the journal one of OUTPUTS (a comma list: "journal", "journal:…")?
+ * Not a file whose path holds the word. */
+static bool has_journal(const char *outputs)
+{
+	for (const char *p = outputs; p && *p;) {
+		size_t n = strcspn(p, ",");
+
+		while (n && *p == ' ')
+			p++, n--;
+		if ((n == 7 || (n > 7 && p[7] == ':')) && strncmp(p, "journal", 7) == 0)
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
 /* Make every file: sink absolute, so the summary can find it. */
 static char *absolute_outputs(const char *outputs)
 {
@@ -336,13 +352,13 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 	char loss[800];
 
 	run_status_text(st, loss, sizeof(loss));
-	if (strstr(outputs, "journal") && rf->files)
+	if (has_journal(outputs) && rf->files)
 		fprintf(stderr, "clrtrace: trace sent to the journal\n");
-	else if (strstr(outputs, "journal"))
+	else if (has_journal(outputs))
 		fprintf(stderr, "clrtrace: trace sent to the journal (journalctl CLRTRACE_PID=%d)%s%s\n", (int)pid,
 			journal_down ? ", which was not reachable when the program started" : "", loss);
 	if (rf->files == 0) {
-		if (strstr(outputs, "journal")) {
+		if (has_journal(outputs)) {
 			(void)say_left_out(st, w, false, "");
 			return;
 		}
@@ -699,7 +715,7 @@ int cmd_run(int argc, char **argv)
 		return -r;
 	struct run_what what = { .prog = argv[i], .sdk_filter = strcmp(o.processes, CLI_SDK_EXCLUDED) == 0 };
 
-	journal_down = strstr(o.outputs, "journal") && run_check_journal() < 0;
+	journal_down = has_journal(o.outputs) && run_check_journal() < 0;
 	env = trace_opts_environment(&o);
 	if (!env) {
 		cli_error("out of memory");
