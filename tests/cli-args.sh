@@ -31,7 +31,6 @@ bad "view: --since '-5'" view -S -5 "$G"
 bad "view: --until 'nan'" view -U nan "$G"
 bad "view: --exception '': accepted: a type glob" view -x '' "$G"
 bad "--color wants auto, always or never, not 'sometimes'" view --color=sometimes "$G"
-bad "one trace file at a time: '$G' is one too many" view "$G" "$G"
 bad "view: no trace file given" view
 bad "view: unknown option '--bogus'" view --bogus "$G"
 bad "view: unknown option '-z'" view -fz "$G"
@@ -41,16 +40,13 @@ bad "stats: --top 'abc': accepted: a whole number from 0 to" stats -n abc "$G"
 bad "stats: --top '-1'" stats -n -1 "$G"
 bad "stats: --top '10x'" stats -n 10x "$G"
 bad "stats: --top '99999999999999999999'" stats --top=99999999999999999999 "$G"
-bad "stats: one trace file at a time" stats "$G" "$G"
 bad "stats: no trace file given" stats
 bad "stats: unknown option '-q'" stats -q "$G"
 bad "check: --max-problems 'abc': accepted: a whole number" check -m abc "$G"
 bad "check: --max-problems ''" check -m '' "$G"
-bad "check: one trace file at a time" check "$G" "$G"
 bad "check: option '--schema' needs a value" check --schema
 bad "export: --format is required (accepted: chrome)" export "$G"
 bad "export: --format 'svg': accepted: chrome" export --format svg "$G"
-bad "export: one trace file at a time" export -F chrome "$G" "$G"
 bad "export: no trace file given" export -F chrome
 bad "export: unknown option '-x'" export -F chrome -x "$G"
 bad "recover: /nonexistent/trace.jsonl: no such trace file" recover /nonexistent/trace.jsonl

@@ -41,18 +41,13 @@ void args_getopt_error(const char *cmd, int opt, char **argv)
 		cli_error("%s: unknown option '%s' (try 'clrtrace %s --help')", cmd, what, cmd);
 }
 
-/* Exactly one FILE operand left? */
-int args_one_file(const char *cmd, int argc, char **argv, int first)
+/* At least one FILE operand left? */
+int args_files(const char *cmd, int argc, char **argv, int first)
 {
-	_cleanup_free_ char *q = NULL;
-
+	(void)argv;
 	if (first == argc) {
-		cli_error("%s: no trace file given (a FILE, or - for standard input; try 'clrtrace %s --help')", cmd, cmd);
-		return -EINVAL;
-	}
-	if (first < argc - 1) {
-		q = esc_strdup(argv[first + 1]);
-		cli_error("%s: one trace file at a time: '%s' is one too many", cmd, q ? q : "?");
+		cli_error("%s: no trace file given (a FILE, a rotated set, or - for standard input; try 'clrtrace %s --help')",
+			  cmd, cmd);
 		return -EINVAL;
 	}
 	return 0;

@@ -17,8 +17,8 @@ void args_bad(const char *cmd, const char *opt, const char *value, const char *a
 /* After getopt_long returned '?' or ':' (opterr 0, optstring starting with
  * ':'): name the unknown option or the one missing its value. */
 void args_getopt_error(const char *cmd, int opt, char **argv);
-/* Exactly one FILE operand left at argv[first]?  Otherwise say what is wrong. */
-int args_one_file(const char *cmd, int argc, char **argv, int first);
+/* At least one FILE operand left at argv[first]?  Otherwise say so. */
+int args_files(const char *cmd, int argc, char **argv, int first);
 /* A whole number in [0, MAX] (decimal, nothing else). */
 int args_uint(const char *cmd, const char *opt, const char *value, uint64_t max, uint64_t *ret);
 /* Seconds: a finite number, 0 or more. */

@@ -65,7 +65,7 @@ struct runs {
 #define RUN_SLACK_NS 10000000
 
 struct checker {
-	const char *name;
+	struct rd *rd; /* names the file of a line */
 	struct jschema *schema;
 	struct u64map threads; /* run, pid, tid -> struct stack */
 	struct u64map procs;   /* run<<32|pid -> struct proc */
@@ -81,11 +81,13 @@ struct checker {
 __attribute__((format(printf, 3, 4))) static void problem(struct checker *c, uint64_t line, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
+	const char *name;
 	va_list ap;
 
 	if (c->problems++ >= c->max_problems)
 		return;
-	printf("%s:%" PRIu64 ": ", c->name, line);
+	rd_where(c->rd, line, &name, &line);
+	printf("%s:%" PRIu64 ": ", name, line);
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
@@ -321,10 +323,14 @@ static bool check_seq(struct checker *c, const struct rec *r)
 		if (rs && rs->n > 1) {
 			/* two processes with this pid at once (separate PID
 			 * namespaces sharing the file): not told apart */
+			const char *name;
+			uint64_t line;
+
+			rd_where(c->rd, r->line, &name, &line);
 			rs->tangled = true;
 			fprintf(stderr, "clrtrace: %s:%" PRIu64 ": records of %zu processes with pid %" PRId64
 				" interleave in time and cannot be told apart; seq and nesting of pid %" PRId64
-				" are not checked\n", c->name, r->line, rs->n, r->pid, r->pid);
+				" are not checked\n", name, line, rs->n, r->pid, r->pid);
 			return false;
 		}
 		problem(c, r->line, "seq %" PRId64 " %s: seq does not increase (previous %" PRId64 ")", r->seq, r->event,
@@ -446,10 +452,14 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 	c->records++;
 	c->cur = &r;
 	if (r.v > 1) {
+		const char *name;
+		uint64_t fl;
+
+		rd_where(c->rd, lineno, &name, &fl);
 		if (!c->warned_version)
 			fprintf(stderr, "clrtrace: %s:%" PRIu64 ": schema version %" PRId64
 				" is newer than this clrtrace knows (1); such records are checked for seq and nesting only\n",
-				c->name, lineno, r.v);
+				name, fl, r.v);
 		c->warned_version = true;
 	} else {
 		(void)jschema_validate(c->schema, r.j, on_violation, c);
@@ -497,12 +507,15 @@ static int load_schema(struct checker *c, const char *path)
 }
 
 static const char check_help[] =
-	"Usage: clrtrace check [OPTIONS] FILE|-\n\n"
+	"Usage: clrtrace check [OPTIONS] TRACE...\n\n"
 	"Validate a trace: every record against the schema, seq gaps not explained\n"
 	"by trace.dropped, span nesting per thread (a load ended on another thread\n"
 	"must close a span open on the one its begin_tid names), and exception\n"
 	"stories that contradict their own records.  Prints one line per problem\n"
-	"(FILE:LINE: what) and exits 1 if there was any.\n\n"
+	"(FILE:LINE: what) and exits 1 if there was any.  Across a rotated set, seq\n"
+	"runs on from file to file; the ranges a trace.rotated says were removed\n"
+	"(keep) are retention, not loss.\n\n"
+	TRACE_HELP "\n"
 	"  -s, --schema FILE     validate against FILE instead of the built-in schema\n"
 	"  -m, --max-problems N  print at most N problems (default: all)\n"
 	"  -q, --quiet           no summary line\n"
@@ -543,7 +556,7 @@ static int parse_check_args(int argc, char **argv, struct checker *c, const char
 			return -EXIT_USAGE;
 		}
 	}
-	if (args_one_file("check", argc, argv, optind) < 0)
+	if (args_files("check", argc, argv, optind) < 0)
 		return -EXIT_USAGE;
 	return 1;
 }
@@ -566,7 +579,7 @@ static void check_all(struct checker *c, struct rd *rd)
 		check_line(c, line, len, rd_lineno(rd), partial);
 	}
 	if (r < 0)
-		problem(c, rd_lineno(rd) + 1, "read error: %s", strerror(-r));
+		problem(c, rd_lineno(rd) + 1, "read error: %s", rd_strerror(rd, r));
 	if (c->records == 0 && c->problems == 0)
 		problem(c, 0, "no records (empty trace)");
 	report_gaps(c);
@@ -591,19 +604,18 @@ int cmd_check(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	r = rd_open(&rd, argv[optind], false);
+	r = rd_open(&rd, "check", argv + optind, (size_t)(argc - optind), false);
 	if (r < 0) {
-		cli_error("check: %s: %s", argv[optind], strerror(-r));
 		status = 1;
 		goto out;
 	}
-	c.name = rd_name(rd);
+	c.rd = rd;
 	check_all(&c, rd);
 	if (c.problems > c.max_problems)
-		printf("%s: %" PRIu64 " more problems not shown\n", c.name, c.problems - c.max_problems);
+		printf("%s: %" PRIu64 " more problems not shown\n", rd_label(rd), c.problems - c.max_problems);
 	if (!quiet)
-		fprintf(stderr, "%s: %" PRIu64 " records, %" PRIu64 " lines, %" PRIu64 " problems\n", c.name, c.records,
-			rd_lineno(rd), c.problems);
+		fprintf(stderr, "%s: %" PRIu64 " records, %" PRIu64 " lines, %" PRIu64 " problems\n", rd_label(rd),
+			c.records, rd_lineno(rd), c.problems);
 	status = c.problems ? 1 : 0;
 out:
 	rd_free(rd);

@@ -413,7 +413,7 @@ static json_t *other_data(const struct exporter *x)
 }
 
 static const char export_help[] =
-	"Usage: clrtrace export --format chrome [OPTIONS] FILE|-\n"
+	"Usage: clrtrace export --format chrome [OPTIONS] TRACE...\n"
 	"       clrtrace export --format chrome [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Convert a trace to Chrome trace event JSON (Perfetto, chrome://tracing).\n"
 	"Events are named by their record's event (exception.throw, assembly.load...),\n"
@@ -424,6 +424,7 @@ static const char export_help[] =
 	"file and line, args.site the throw site as view prints it.  A load another\n"
 	"thread finished (begin_tid) is one event on the thread that began it, the\n"
 	"finishing thread in args.end_tid.\n\n"
+	TRACE_HELP "\n"
 	"  -F, --format FORMAT  chrome (the only one so far)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           this text\n" JOURNAL_HELP;
@@ -466,7 +467,7 @@ static int export_parse(int argc, char **argv, struct journal_opts *jo, const ch
 		args_bad("export", "--format", format, "chrome");
 		return -EINVAL;
 	}
-	if (!jo->journal && args_one_file("export", argc, argv, optind) < 0)
+	if (!jo->journal && args_files("export", argc, argv, optind) < 0)
 		return -EINVAL;
 	return 0;
 }
@@ -484,7 +485,7 @@ static int export_records(struct exporter *x, struct rd *rd)
 		rec_done(&rec);
 	}
 	if (r < 0)
-		cli_error("export: %s: %s", rd_name(rd), strerror(-r));
+		cli_error("export: %s: %s", rd_name(rd), rd_strerror(rd, r));
 	export_finish(x);
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":", x->out);
 	other = other_data(x);
@@ -506,8 +507,8 @@ int cmd_export(int argc, char **argv)
 		return status;
 	if (jo.journal)
 		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "export");
-	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
-		cli_error("export: %s: %s", argv[optind], strerror(-r));
+	else
+		r = rd_open(&rd, "export", argv + optind, (size_t)(argc - optind), false);
 	if (r < 0)
 		return jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 	if (output && !(x.out = fopen(output, "we"))) {

@@ -770,10 +770,11 @@ static void print_text(json_t *j)
 }
 
 static const char stats_help[] =
-	"Usage: clrtrace stats [OPTIONS] FILE|-\n"
+	"Usage: clrtrace stats [OPTIONS] TRACE...\n"
 	"       clrtrace stats [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Sum a trace up: exceptions by type and outcome, throw and catch sites,\n"
 	"loads in order, threads, runtime suspensions, drops and tracer errors.\n\n"
+	TRACE_HELP "\n"
 	"  -j, --json      print the summary as one JSON object\n"
 	"  -n, --top N     throw and catch sites to list (default 10, 0: all)\n"
 	"  -h, --help      this text\n" JOURNAL_HELP;
@@ -815,7 +816,7 @@ static int parse_stats_args(int argc, char **argv, bool *as_json, size_t *top, s
 			return -EXIT_USAGE;
 		}
 	}
-	if (!jo->journal && args_one_file("stats", argc, argv, optind) < 0)
+	if (!jo->journal && args_files("stats", argc, argv, optind) < 0)
 		return -EXIT_USAGE;
 	return 1;
 }
@@ -899,8 +900,8 @@ int cmd_stats(int argc, char **argv)
 	stats_init(&s);
 	if (jo.journal)
 		r = journal_open(&rd, &jo, argv + optind, argc - optind, false, "stats");
-	else if ((r = rd_open(&rd, argv[optind], false)) < 0)
-		cli_error("stats: %s: %s", argv[optind], strerror(-r));
+	else
+		r = rd_open(&rd, "stats", argv + optind, (size_t)(argc - optind), false);
 	if (r < 0) {
 		status = jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
@@ -911,7 +912,7 @@ int cmd_stats(int argc, char **argv)
 		rec_done(&rec);
 	}
 	if (r < 0)
-		cli_error("stats: %s: %s", rd_name(rd), strerror(-r));
+		cli_error("stats: %s: %s", rd_name(rd), rd_strerror(rd, r));
 	rd_warn_summary(rd);
 	out = stats_json(&s, rd_bad(rd), top);
 	stats_print(out, as_json);

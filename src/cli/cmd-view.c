@@ -866,7 +866,7 @@ static void vthread_free(void *p)
 }
 
 static const char view_help[] =
-	"Usage: clrtrace view [OPTIONS] FILE|-\n"
+	"Usage: clrtrace view [OPTIONS] TRACE...\n"
 	"       clrtrace view [OPTIONS] --journal|--journal-dir DIR [FIELD=VALUE...]\n\n"
 	"Show a trace as a per-thread tree, indented by span nesting.  Lines are\n"
 	"grouped by thread: one header per thread (--- pid P tid T managed M \"name\"\n"
@@ -875,6 +875,7 @@ static const char view_help[] =
 	"line, its records under it in file order, so the time column rises within\n"
 	"each group.  Grouped output appears when the\n"
 	"input ends; --interleaved and --follow stream in file order instead.\n\n"
+	TRACE_HELP "\n"
 	"Columns: seconds since the first record, OS thread id, then a symbol:\n"
 	"  *  an instant event\n"
 	"  >  a span begins (its end comes later, indented one step less)\n"
@@ -980,7 +981,7 @@ static int view_parse(struct viewer *v, struct view_args *a, int argc, char **ar
 	while ((opt = getopt_long(argc, argv, ":e:t:x:o:S:U:ifhu:", opts, NULL)) != -1)
 		if (view_option(v, a, opt, argv, status) < 0)
 			return -EINVAL;
-	if (!a->jo.journal && args_one_file("view", argc, argv, optind) < 0)
+	if (!a->jo.journal && args_files("view", argc, argv, optind) < 0)
 		return -EINVAL;
 	if (color_choice(a->color, STDOUT_FILENO, &v->color) < 0) {
 		cli_error("view: --color wants auto, always or never, not '%s'", a->color);
@@ -1028,7 +1029,7 @@ static int view_records(struct viewer *v, struct rd *rd)
 			show(v, &rec);
 	}
 	if (r < 0)
-		cli_error("view: %s: %s", rd_name(rd), strerror(-r));
+		cli_error("view: %s: %s", rd_name(rd), rd_strerror(rd, r));
 	stories_finish(v);
 	flush_all(v);
 	print_groups(v);
@@ -1075,8 +1076,8 @@ int cmd_view(int argc, char **argv)
 		goto out;
 	if (a.jo.journal)
 		r = journal_open(&rd, &a.jo, argv + optind, argc - optind, a.follow, "view");
-	else if ((r = rd_open(&rd, argv[optind], a.follow)) < 0)
-		cli_error("view: %s: %s", argv[optind], strerror(-r));
+	else
+		r = rd_open(&rd, "view", argv + optind, (size_t)(argc - optind), a.follow);
 	if (r < 0) {
 		status = a.jo.journal && r == -EINVAL ? EXIT_USAGE : 1;
 		goto out;
@@ -1086,7 +1087,7 @@ int cmd_view(int argc, char **argv)
 	if (v.exception_glob && !v.type_matched) {
 		_cleanup_free_ char *q = esc_strdup(v.exception_glob);
 
-		cli_error("view: --exception '%s' matches no exception type in %s", q ? q : "?", rd_name(rd));
+		cli_error("view: --exception '%s' matches no exception type in %s", q ? q : "?", rd_label(rd));
 	}
 	status = r < 0 || rd_bad(rd) ? 1 : 0;
 out:

@@ -2,7 +2,10 @@
 /*
  * The one line reader of the CLI: reads a trace in 64 KiB blocks, hands
  * out one line at a time (bounded length), parses records leniently and
- * reports bad lines with their number.  Never loads a file whole.
+ * reports bad lines with their number.  Never loads a file whole.  A trace
+ * may be several files (trace-set.c: the operands, rotated sets), read one
+ * after the other, a .zst decompressed as it is read (zstd-lazy.c); line
+ * numbers run on across the files and rd_where() tells a line's file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +21,10 @@
 #include "cli/cli.h"
 #include "cli/escape.h"
 #include "cli/reader.h"
+#include "cli/trace-set.h"
 #include "common/strtable.h"
 #include "common/util.h"
+#include "common/zstd-lazy.h"
 
 #define RD_BLOCK (64u << 10)
 #define RD_MAX_WARN 20
@@ -28,7 +33,12 @@
 struct rd {
 	int fd;
 	bool close_fd, follow, eof, skipping;
-	char *name;
+	const char *name;       /* the file being read ("<stdin>") */
+	char *label;            /* the whole input, for summaries */
+	struct set_file *files; /* what to read, in order */
+	size_t n_files, cur;    /* files[cur] is being read */
+	struct zstd_in *zin;    /* files[cur] is compressed */
+	char errbuf[256];
 	char *buf;
 	size_t cap, len, pos; /* data is buf[pos..len) */
 	uint64_t lineno, bad, warned;
@@ -39,34 +49,103 @@ struct rd {
 	void *src;
 };
 
-/* Open PATH ("-" for stdin); follow: wait for more data at end of file. */
-int rd_open(struct rd **ret, const char *path, bool follow)
+static ssize_t fill(struct rd *r);
+
+/* The display name of file F. */
+static const char *file_name(const struct set_file *f)
 {
-	struct rd *r = calloc(1, sizeof(*r));
+	return strcmp(f->path, "-") == 0 ? "<stdin>" : f->path;
+}
+
+/* Close the file being read. */
+static void file_close(struct rd *r)
+{
+	if (r->close_fd)
+		close(r->fd);
+	r->close_fd = false;
+	r->fd = -1;
+	zstd_in_free(r->zin);
+	r->zin = NULL;
+}
+
+/* Open files[I]: its .zst or plain twin when it is gone or cannot be
+ * decompressed (alt); the buffer starts empty. */
+static int file_open(struct rd *r, size_t i)
+{
+	struct set_file *f = &r->files[i];
+	bool zst = f->zst;
+	const char *path = f->path;
 	int fd;
 
-	if (!r)
-		return -ENOMEM;
+	file_close(r);
+	r->cur = i;
+	r->name = file_name(f);
+	f->first_line = r->lineno;
+	r->len = r->pos = 0;
+	r->offset = 0;
+	r->skipping = false;
 	if (strcmp(path, "-") == 0) {
-		fd = STDIN_FILENO;
-	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			int e = errno;
-
-			free(r);
-			return -e;
-		}
-		r->close_fd = true;
+		r->fd = STDIN_FILENO;
+		return 0;
 	}
+	if (zst && f->alt && !zstd_can_decompress()) {
+		path = f->alt;
+		zst = false;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && f->alt && path != f->alt) { /* compressed meanwhile */
+		path = f->alt;
+		zst = !zst;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	r->name = path;
 	r->fd = fd;
+	r->close_fd = true;
+	return zst ? zstd_in_new(&r->zin) : 0;
+}
+
+/* Open the N operands OPS (see reader.h). */
+int rd_open(struct rd **ret, const char *cmd, char *const *ops, size_t n, bool follow)
+{
+	struct rd *r = calloc(1, sizeof(*r));
+	int k;
+
+	if (!r) {
+		cli_error("%s: out of memory", cmd);
+		return -ENOMEM;
+	}
+	r->fd = -1;
+	k = trace_set_expand(cmd, ops, n, &r->files, &r->n_files);
+	if (k < 0) {
+		free(r);
+		return k;
+	}
 	r->follow = follow;
-	r->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
+	if (n == 1 && strcmp(ops[0], "-") == 0)
+		r->label = strdup("<stdin>");
+	else if (asprintf(&r->label, "%s%s", ops[0], n > 1 ? " ..." : "") < 0)
+		r->label = NULL;
 	r->cap = RD_BLOCK;
 	r->buf = malloc(r->cap + 1);
-	if (!r->name || !r->buf) {
+	if (!r->label || !r->buf) {
 		rd_free(r);
+		cli_error("%s: out of memory", cmd);
 		return -ENOMEM;
+	}
+	k = file_open(r, 0);
+	if (k == 0 && r->zin) { /* a .zst that is not: said before anything is read */
+		ssize_t got = fill(r);
+
+		k = got < 0 ? (int)got : 0;
+	}
+	if (k < 0) {
+		_cleanup_free_ char *q = esc_strdup(r->name);
+
+		cli_error("%s: %s: %s", cmd, q ? q : "?", rd_strerror(r, k));
+		rd_free(r);
+		return k;
 	}
 	*ret = r;
 	return 0;
@@ -78,8 +157,8 @@ int rd_open_source(struct rd **ret, const char *name, const struct rd_source *op
 	struct rd *r = calloc(1, sizeof(*r));
 
 	if (r)
-		r->name = strdup(name);
-	if (!r || !r->name) {
+		r->name = r->label = strdup(name);
+	if (!r || !r->label) {
 		free(r);
 		ops->done(src);
 		return -ENOMEM;
@@ -117,12 +196,12 @@ struct rd *rd_free(struct rd *r)
 {
 	if (!r)
 		return NULL;
-	if (r->close_fd)
-		close(r->fd);
+	file_close(r);
 	if (r->src_ops)
 		r->src_ops->done(r->src);
+	trace_set_free(r->files, r->n_files);
 	free(r->buf);
-	free(r->name);
+	free(r->label);
 	free(r);
 	return NULL;
 }
@@ -136,17 +215,54 @@ void rd_set_idle(struct rd *r, void (*fn)(void *), void *userdata)
 
 uint64_t rd_lineno(const struct rd *r) { return r->lineno; }
 const char *rd_name(const struct rd *r) { return r->name; }
+const char *rd_label(const struct rd *r) { return r->label; }
+
+/* Which file LINE (of the whole input) is in, and its line there. */
+void rd_where(const struct rd *r, uint64_t line, const char **name, uint64_t *file_line)
+{
+	size_t lo = 0, hi = r->files && line > 0 ? r->cur + 1 : 0;
+
+	if (hi == 0) { /* a second source, or no line */
+		*name = line > 0 ? r->name : r->label;
+		*file_line = line;
+		return;
+	}
+	while (hi - lo > 1) { /* the last file that starts before LINE */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->files[mid].first_line < line)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*name = lo == r->cur ? r->name : file_name(&r->files[lo]);
+	*file_line = line - r->files[lo].first_line;
+}
+
+/* What error ERR of reading R was, in words. */
+const char *rd_strerror(struct rd *r, int err)
+{
+	if (err == -EBADMSG && zstd_in_error(r->zin)) {
+		snprintf(r->errbuf, sizeof(r->errbuf), "not zstd data, or damaged: %s", zstd_in_error(r->zin));
+		return r->errbuf;
+	}
+	if (err == -ENOSYS) /* only zstd_in_new says that */
+		return "a zstd-compressed file, and libzstd (libzstd.so.1) cannot be loaded to read it";
+	return strerror(-err);
+}
 uint64_t rd_bad(const struct rd *r) { return r->bad; }
 
 /* "clrtrace: NAME:LINE: message" on stderr; after RD_MAX_WARN only counted. */
 void rd_warn(struct rd *r, uint64_t line, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
+	const char *name;
 	va_list ap;
 
 	if (r->warned++ >= RD_MAX_WARN)
 		return;
-	fprintf(stderr, "clrtrace: %s:%" PRIu64 ": ", r->name, line);
+	rd_where(r, line, &name, &line);
+	fprintf(stderr, "clrtrace: %s:%" PRIu64 ": ", name, line);
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
@@ -165,7 +281,7 @@ void rd_mark_bad(struct rd *r)
 void rd_warn_summary(struct rd *r)
 {
 	if (r->warned > RD_MAX_WARN)
-		fprintf(stderr, "clrtrace: %s: %" PRIu64 " more problems not shown\n", r->name,
+		fprintf(stderr, "clrtrace: %s: %" PRIu64 " more problems not shown\n", r->label,
 			r->warned - RD_MAX_WARN);
 }
 
@@ -178,7 +294,7 @@ static void follow_wait(struct rd *r)
 	if (r->idle)
 		r->idle(r->idle_ud);
 	nanosleep(&ts, NULL);
-	if (r->close_fd && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < r->offset) {
+	if (r->close_fd && !r->zin && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < r->offset) {
 		(void)lseek(r->fd, 0, SEEK_SET);
 		r->offset = 0;
 		r->len = r->pos = 0;
@@ -210,11 +326,17 @@ static ssize_t fill(struct rd *r)
 	}
 	if (r->len >= r->cap)
 		return -ENOBUFS;
-	do
-		n = read(r->fd, r->buf + r->len, r->cap - r->len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
+	if (r->zin) {
+		n = zstd_in_read(r->zin, r->fd, r->buf + r->len, r->cap - r->len);
+		if (n < 0)
+			return n;
+	} else {
+		do
+			n = read(r->fd, r->buf + r->len, r->cap - r->len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+	}
 	r->len += (size_t)n;
 	r->offset += n;
 	return n;
@@ -260,8 +382,15 @@ int rd_line(struct rd *r, const char **line, size_t *len, bool *partial)
 			return (int)n;
 		if (n > 0)
 			continue;
-		if (r->follow) {
+		if (r->follow && r->cur + 1 >= r->n_files && !r->zin) { /* only the last file grows */
 			follow_wait(r);
+			continue;
+		}
+		if ((r->len == r->pos || r->skipping) && r->cur + 1 < r->n_files) {
+			int k = file_open(r, r->cur + 1);
+
+			if (k < 0)
+				return k;
 			continue;
 		}
 		if (r->len == r->pos || r->skipping)

@@ -34,8 +34,19 @@ struct rec {
 	int cat;             /* enum ct_category or _CAT_INVALID */
 };
 
-/* Open PATH ("-" for stdin); follow: wait for more data at end of file. */
-int rd_open(struct rd **ret, const char *path, bool follow);
+/* The TRACE... paragraph of the readers' --help. */
+#define TRACE_HELP \
+	"TRACE... are read one after the other, as cat would (- is standard\n" \
+	"input).  A file a rotating sink wrote (-o file:PATH,max-size=...) is read\n" \
+	"with its rotated files: STEM.N.jsonl[.zst] by N, then PATH; a directory\n" \
+	"is the one such set in it.  .zst files are decompressed (libzstd).\n"
+
+/* Open the N operands OPS, read one after the other: files ("-" for
+ * stdin), .zst files, rotated sets (PATH: its rotated siblings, then PATH)
+ * and directories holding one set (trace-set.c).  Follow: wait for more
+ * data at the end of the last file.  On failure says why in one line
+ * ("clrtrace: CMD: ...") and returns a negative errno. */
+int rd_open(struct rd **ret, const char *cmd, char *const *ops, size_t n, bool follow);
 /* A second source of lines (the journal, src/cli/journal-source.c): next()
  * gives 1 and one record's line (valid until the next call), 0 at the end,
  * negative errno; wait() blocks briefly for more (follow mode): 0, or >0
@@ -64,9 +75,17 @@ void rec_done(struct rec *r);
 /* Keep what R says of its thread in *MANAGED_TID (when it has one) and
  * *NAME (malloc'd; replaced when R names the thread otherwise). */
 void rec_thread_ident(const struct rec *r, int64_t *managed_tid, char **name);
-/* Line number of the last line returned. */
+/* Line number of the last line returned, counted over all the files. */
 uint64_t rd_lineno(const struct rd *r);
+/* The file being read (for a read error), and the whole input (for a
+ * summary: the operand, "FIRST ..." for several). */
 const char *rd_name(const struct rd *r);
+const char *rd_label(const struct rd *r);
+/* The file LINE (counted over all the files; 0: none) is in, and its
+ * number there. */
+void rd_where(const struct rd *r, uint64_t line, const char **name, uint64_t *file_line);
+/* A read error of R (negative errno) in words: what was wrong with a .zst. */
+const char *rd_strerror(struct rd *r, int err);
 /* Lines skipped by rd_record because they were not records. */
 uint64_t rd_bad(const struct rd *r);
 /* In follow mode, called once each time the reader catches up with the
