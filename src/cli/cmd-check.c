@@ -296,6 +296,7 @@ static void check_nesting(struct checker *c, const struct rec *r)
 static bool check_seq(struct checker *c, const struct rec *r)
 {
 	struct proc *p;
+	int64_t upto;
 
 	if (r->seq < 1 || r->pid < 0)
 		return true;
@@ -337,12 +338,15 @@ static bool check_seq(struct checker *c, const struct rec *r)
 			p->last_seq);
 		return true;
 	}
-	if (r->seq > p->last_seq + 1) {
+	/* a trace.rotated after a gap (a file of the set missing): its seq,
+	 * that of the last record before it, is missing too */
+	upto = r->ev == EV_TRACE_ROTATED ? r->seq : r->seq - 1;
+	if (upto > p->last_seq) {
 		struct gap *g = realloc(p->gaps, (p->n_gaps + 1) * sizeof(*g));
 
 		if (g) {
 			p->gaps = g;
-			g[p->n_gaps++] = (struct gap){ r->line, p->last_seq + 1, r->seq - 1 };
+			g[p->n_gaps++] = (struct gap){ r->line, p->last_seq + 1, upto };
 		}
 		p->breaks++;
 	}
