@@ -454,7 +454,6 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 	if (partial)
 		problem(c, lineno, "last line has no newline (the writer stopped before finishing it)");
 	c->records++;
-	c->cur = &r;
 	if (r.v > 1) {
 		const char *name;
 		uint64_t fl;
@@ -466,7 +465,9 @@ static void check_line(struct checker *c, const char *line, size_t len, uint64_t
 				name, fl, r.v);
 		c->warned_version = true;
 	} else {
+		c->cur = &r; /* for on_violation, while R lives */
 		(void)jschema_validate(c->schema, r.j, on_violation, c);
+		c->cur = NULL;
 	}
 	if (find_run(c, &r)) {
 		/* trace.rotated is the file sink's note, written by whichever
