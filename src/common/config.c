@@ -470,6 +470,7 @@ char *config_glob_escape(const char *name)
 	for (const char *p = name; *p; p++) {
 		if (strchr("*?[]\\", *p) || (p == name && *p == '!'))
 			*o++ = '\\';
+		/* cppcheck-suppress uninitdata -- o is written, not read */
 		*o++ = *p;
 	}
 	*o = 0;

@@ -92,6 +92,7 @@ static void fat_section(struct body *b, const struct eh_clause *c, size_t n, boo
 
 static bool same(const struct eh_clause *a, size_t na, const struct eh_clause *b, size_t nb)
 {
+	/* cppcheck-suppress nullPointer -- B is NULL only with NB 0, then NA is 0 */
 	return na == nb && (na == 0 || memcmp(a, b, na * sizeof(*a)) == 0);
 }
 
