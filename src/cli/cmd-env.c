@@ -164,8 +164,10 @@ int cmd_env(int argc, char **argv)
 	for (size_t i = 0; env[i]; i++) {
 		char *eq = strchr(env[i], '=');
 
-		*eq = 0;
-		print_var(fmt, env[i], eq + 1, i == 0);
+		if (eq) { /* always, as trace_opts_environment() makes them */
+			*eq = 0;
+			print_var(fmt, env[i], eq + 1, i == 0);
+		}
 		free(env[i]);
 	}
 	if (fmt == FMT_DOCKER)
