@@ -10,8 +10,9 @@ top=$(pwd)
 # assertions, python3-jsonschema as an independent schema validator,
 # systemd for a real journald, curl to load a web service, zstd to read
 # rotated trace files back, clang and its sanitizer and libFuzzer runtimes
-# for the fuzzing run, tests/fuzz-run.sh).
-PACKAGES="gcc make autoconf automake pkg-config libjansson-dev libsystemd-dev zlib1g-dev libzstd-dev zstd jq python3 python3-jsonschema systemd systemd-journal-remote curl iproute2 openssl clang-14 libclang-rt-14-dev"
+# for the fuzzing run, tests/fuzz-run.sh; cppcheck for .ci/run's make
+# cppcheck).
+PACKAGES="gcc make autoconf automake pkg-config libjansson-dev libsystemd-dev zlib1g-dev libzstd-dev zstd jq python3 python3-jsonschema systemd systemd-journal-remote curl iproute2 openssl clang-14 libclang-rt-14-dev cppcheck"
 
 missing=""
 for p in $PACKAGES; do
