@@ -75,7 +75,7 @@ for v in $runtimes; do
 		expect ".NET $v dispose-caught: the runtime said so" "$(grep -c 'Unhandled exception' "$OUT/net$v-dispose-caught.jsonl.stderr")" 1
 		expect ".NET $v dispose-caught: stats counts no crash" \
 			"$("$CLRTRACE" stats --json "$OUT/net$v-dispose-caught.jsonl" | jq -c '.exceptions.by_outcome')" '{"superseded":1,"caught":1}'
-		"$CLRTRACE" view --color=never "$OUT/net$v-dispose-caught.jsonl" >"$OUT/net$v-dispose-caught.view"
+		"$CLRTRACE" view --throws --color=never "$OUT/net$v-dispose-caught.jsonl" >"$OUT/net$v-dispose-caught.view"
 		expect ".NET $v dispose-caught: view says it was replaced, no crash" \
 			"$(grep -c 'the runtime reported it unhandled, then a finally replaced it' "$OUT/net$v-dispose-caught.view")" 1
 		# the same in Main, the outermost frame: the summary waits for
@@ -120,12 +120,12 @@ for v in $runtimes; do
 	# names as the source says them: the catch the async builder does in
 	# ThrowLater's state machine is ThrowLater's; without a stack the name
 	# cannot tell async from iterator, with one its caller does
-	"$CLRTRACE" view --color=never "$OUT/net$v-await.jsonl" >"$OUT/net$v-await.view"
+	"$CLRTRACE" view --throws --color=never "$OUT/net$v-await.jsonl" >"$OUT/net$v-await.view"
 	expect ".NET $v await: view says the catch in Verdicts.Program.ThrowLater [async or iterator]" \
 		"$(grep -c 'exception\.summary #1 Verdicts\.AlphaException caught, thrown in Verdicts\.Program\.Boom, caught in Verdicts\.Program\.ThrowLater \[async or iterator\];' "$OUT/net$v-await.view")" 1
 	# shellcheck disable=SC2086 # cmd is words
 	trace "$OUT/net$v-await-stacks.jsonl" -e +stacks -- $cmd await
-	"$CLRTRACE" view --color=never "$OUT/net$v-await-stacks.jsonl" >"$OUT/net$v-await-stacks.view"
+	"$CLRTRACE" view --throws --color=never "$OUT/net$v-await-stacks.jsonl" >"$OUT/net$v-await-stacks.view"
 	expect ".NET $v await, stacks: view says the catch in Verdicts.Program.ThrowLater [async]" \
 		"$(grep -c 'exception\.summary #1 Verdicts\.AlphaException caught, thrown in Verdicts\.Program\.Boom, caught in Verdicts\.Program\.ThrowLater \[async\];' "$OUT/net$v-await-stacks.view")" 1
 	expect ".NET $v await: the records keep the raw name" \
@@ -141,7 +141,7 @@ for v in $runtimes; do
 		"$("$CLRTRACE" stats --json "$OUT/net$v-type-init-again.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[3,2]'
 	expect ".NET $v rethrow: stats counts 2 throws of 1 object" \
 		"$("$CLRTRACE" stats --json "$OUT/net$v-rethrow.jsonl" | jq -c '.exceptions | [.throws, .objects]')" '[2,1]'
-	"$CLRTRACE" view --color=never "$OUT/net$v-rethrow.jsonl" >"$OUT/net$v-rethrow.view"
+	"$CLRTRACE" view --throws --color=never "$OUT/net$v-rethrow.jsonl" >"$OUT/net$v-rethrow.view"
 	expect ".NET $v rethrow: view shows the rethrow of #1" "$(grep -c 'exception.throw #2 .*(rethrow of #1)' "$OUT/net$v-rethrow.view")" 1
 done
 finish

@@ -24,7 +24,7 @@ stack_mark() { grep -n -o "STACK:$1\$" "$SRC"/*.cs | sed -E 's|^.*/([^/:]*):([0-
 # view_sites TRACE: "file:line" of the first frame with a line under each
 # throw (not AggregateException's: Task.Wait throws it, from no MARK line)
 view_sites() {
-	"$CLRTRACE" view "$1" 2>&1 | awk '
+	"$CLRTRACE" view --throws "$1" 2>&1 | awk '
 		/\* exception\.throw / { t = 1; agg = /AggregateException/; next }
 		t && $1 == "at" {
 			if (match($0, / in .*:line [0-9]+$/)) {
@@ -95,7 +95,7 @@ for v in $(test_runtimes); do
 	# the names a .NET developer reads: the state machine as its async
 	# method (its caller, the async machinery, says async), the lambda as
 	# the method that holds it
-	"$CLRTRACE" view --color=never "$f" >"$f.view" 2>&1
+	"$CLRTRACE" view --throws --color=never "$f" >"$f.view" 2>&1
 	expect ".NET $v: view says the async method's frame as Lines.Program.Async() [async]" \
 		"$(grep -c -E '^ +at Lines\.Program\.Async\(\) \[async\] in .*Program\.cs:line [0-9]+$' "$f.view")" 1
 	expect ".NET $v: view says the async method's own catch as Lines.Program.Async [async]" \
@@ -172,7 +172,7 @@ expect "another build's MVID: no lines" "$(view_sites "$OUT/stale.jsonl")" ""
 expect "another build's MVID: no lines in export" "$(export_sites "$OUT/stale.jsonl")" ""
 want=$(awk '$2 ~ /^0x/ && $1 == "direct" { printf "at Lines.Program.Direct() IL_%04x", $3 }' "$f.stdout")
 expect "another build's MVID: the method and IL offset" \
-	"$("$CLRTRACE" view "$OUT/stale.jsonl" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
+	"$("$CLRTRACE" view --throws "$OUT/stale.jsonl" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
 # the assembly's own build with a PDB that has its id but other content (a
 # document's name changed): the PDB checksum refuses it; no lines, said once
 mkdir -p "$OUT/tampered" && cp "$portable" "$OUT/tampered/"
@@ -199,7 +199,7 @@ expect "PDB deleted: export's args.site says the method and its IL offset" \
 	"$("$CLRTRACE" export --format chrome "$f" | jq -r '.traceEvents[] | select(.name == "exception.throw"
 		and .args.exception.type == "System.InvalidOperationException") | .args.site')" "$want"
 expect "PDB deleted: view says the method and its IL offset" \
-	"$("$CLRTRACE" view "$f" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
+	"$("$CLRTRACE" view --throws "$f" 2>&1 | grep -o 'at Lines.Program.Direct() .*' | head -1)" "$want"
 err=$("$CLRTRACE" stats "$f" 2>&1 >/dev/null; "$CLRTRACE" view "$f" 2>&1 >/dev/null)
 expect "PDB deleted: no error from view or stats" "$err" ""
 expect "PDB deleted: stats groups by method and IL offset" \

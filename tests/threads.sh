@@ -47,7 +47,7 @@ for v in $(test_runtimes); do
 	expect "$n: every record of these threads that has a managed id has the program's" \
 		"$(jq -r 'select(.managed_tid) | "\(.tid) \(.managed_tid)"' "$t" | sort -u | while read -r tid id; do
 			grep -q "^ident $tid " "$t.idents" && ! grep -q "^ident $tid $id " "$t.idents" && echo "$tid $id"; done)" ""
-	"$CLRTRACE" view --color=never "$t" >"$t.view" || fail "$n: view exited $?"
+	"$CLRTRACE" view --throws --color=never "$t" >"$t.view" || fail "$n: view exited $?"
 	while read -r _ tid id name; do
 		case $name in -) label="" ;; *) label=" \"$name\"" ;; esac
 		# a renamed thread's header shows its last name
