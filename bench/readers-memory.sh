@@ -2,17 +2,21 @@
 # bench/readers-memory.sh: peak resident size of the reading commands on
 # traces with many threads and many processes, and of `recover` on a large
 # sparse FILE.<pid>.pending.  A benchmark: it prints figures, never fails
-# on them.  Usage: [BUILD=DIR] bench/readers-memory.sh [-n N]
-#   -n N   threads (one process) and processes (one thread each); 1000000
+# on them.  Usage: [BUILD=DIR] bench/readers-memory.sh [-n N] [-c CMDS]
+#   -n N     threads (one process) and processes (one thread each); 1000000
+#   -c CMDS  the reading commands to run, comma-separated (default all:
+#            view,view --interleaved,stats,stats --json,check,export --format chrome)
 # Inputs and outputs go to $BUILD/bench/out/readers-memory.
 set -eu
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 . "$srcdir/bench/lib.sh"
 N=1000000
-while getopts n: o; do
+CMDS="view,view --interleaved,stats,stats --json,check,export --format chrome"
+while getopts n:c: o; do
 	case $o in
 	n) N=$OPTARG ;;
-	*) echo "usage: $0 [-n N]" >&2; exit 2 ;;
+	c) CMDS=$OPTARG ;;
+	*) echo "usage: $0 [-n N] [-c CMDS]" >&2; exit 2 ;;
 	esac
 done
 find_build clrtrace
@@ -46,10 +50,15 @@ for mode in threads pids; do
 	t="$out/$mode.jsonl"
 	[ -s "$t" ] && [ "$(wc -l <"$t")" = $((3 * N)) ] || gen $mode "$N" >"$t"
 	printf '%s: %s records, %s MB\n' "$mode" $((3 * N)) $(($(stat -L -c %s "$t") / 1000000))
-	for c in view "view --interleaved" stats "stats --json" check "export --format chrome"; do
+	old_ifs=$IFS
+	IFS=,
+	# shellcheck disable=SC2086
+	set -- $CMDS
+	IFS=$old_ifs
+	for c; do
 		# shellcheck disable=SC2086
-		set -- $(rss "$CLRTRACE" $c "$t")
-		printf '  %-24s %8d KiB peak RSS  %6.1f s  %6.0f bytes/thread\n' "$c" "$1" "$2" "$(echo "$1 * 1024 / $N" | bc -l)"
+		m=$(rss "$CLRTRACE" $c "$t")
+		printf '  %-24s %8d KiB peak RSS  %6.1f s  %6.0f bytes/thread\n' "$c" ${m% *} ${m#* } "$(echo "${m% *} * 1024 / $N" | bc -l)"
 	done
 done
 
