@@ -3,7 +3,10 @@
  * clrtrace stats: one streaming pass that sums a trace up: exceptions by
  * type and outcome with throw and catch sites, the load sequence, threads,
  * runtime suspensions, drops and tracer errors.  The summary is built as
- * JSON (--json prints it as is) and rendered as text from that.
+ * JSON (--json prints it as is) and rendered as text from that, but for
+ * its two lists that grow with the trace, every thread and every load:
+ * those are compact structs (struct sthread, struct sload), made into
+ * JSON one item at a time as they are written (issue 27).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,8 +22,52 @@
 #include "cli/journal-source.h"
 #include "cli/reader.h"
 #include "cli/sites.h"
+#include "cli/strpool.h"
 #include "common/dotnet-names.h"
 #include "common/util.h"
+
+/* A thread of the list, in a few dozen bytes where a JSON object took
+ * 1.8 KB (issue 27): its fields, and the order they were first set in,
+ * which is the order --json gives them in (a thread named before it was
+ * created lists its name first).
+ *
+ * Compact structs in memory rather than spilled to a temporary file as
+ * view's lines are: an item changes until the input ends (a thread is
+ * named or destroyed, a load ends, at any later record), so a spill would
+ * need rewrites in place or a second pass, which stdin and the journal do
+ * not allow; and an item is bounded (ids and numbers, strings interned
+ * once), where view's thread holds lines without end.  With the map that
+ * finds it, a thread and a load take about 340 bytes together (bench/
+ * readers-memory.sh), as much as view's and check's per-thread state. */
+enum { TF_OS_TID = 1, TF_CREATED, TF_DESTROYED, TF_MANAGED_TID, TF_NAME };
+static const char *const thread_fields[] = {
+	[TF_OS_TID] = "os_tid", [TF_CREATED] = "created_ns", [TF_DESTROYED] = "destroyed_ns",
+	[TF_MANAGED_TID] = "managed_tid", [TF_NAME] = "name",
+};
+struct sthread {
+	const char *id;   /* interned */
+	const char *name; /* interned value (value_intern) */
+	int64_t num[TF_NAME - 1]; /* the numbers, by TF_ code - 1 */
+	uint16_t order;   /* the TF_ codes set, 3 bits each, the first lowest */
+};
+
+/* The kinds of load, the event that begins each and its payload's field. */
+static const struct {
+	enum ct_event ev;
+	const char *kind, *field;
+} load_kinds[] = {
+	{ EV_APPDOMAIN_CREATE, "appdomain", "appdomain" },
+	{ EV_ASSEMBLY_LOAD, "assembly", "assembly" },
+	{ EV_MODULE_LOAD, "module", "module" },
+};
+
+/* A load of the list: interned values, NULL when absent. */
+struct sload {
+	const char *id, *name, *path, *hr;
+	int64_t at_ns, dur_ns;
+	uint8_t kind;  /* in load_kinds */
+	bool ended;    /* dur_ns is known */
+};
 
 struct stats {
 	int64_t t0, t_last;
@@ -31,9 +78,16 @@ struct stats {
 	json_t *throw_sites; /* function -> count */
 	uint64_t throws, objects; /* exception.throw records; those that are no rethrow */
 	json_t *catch_sites; /* function -> count */
-	json_t *loads;       /* [{kind, name, path, at_ns, dur_ns, hr}] in begin order */
+	struct sload *loads; /* in begin order */
+	size_t n_loads, cap_loads;
 	struct u64map load_spans; /* span -> index+1 in loads */
-	json_t *threads;     /* managed id -> {os_tid, name, created_ns, destroyed_ns} */
+	struct sthread *threads; /* in the order they were first seen */
+	size_t n_threads, cap_threads;
+	struct u64map thread_ids; /* interned managed id (its address) -> index+1 in threads */
+	struct strpool *pool; /* thread ids, names, load ids, paths... */
+	struct strbuf sb;     /* value_intern's scratch */
+	json_t *out, *threads_o, *loads_ph, *list_ph; /* the summary's skeleton: see stats_json */
+	bool oom;            /* an item of a list could not be written */
 	uint64_t created, destroyed, named;
 	struct u64map suspend_spans; /* span -> reason (malloc'd) */
 	json_t *suspends;    /* reason -> {count, total_ns, max_ns, aborted} */
@@ -210,72 +264,163 @@ static void on_error(struct stats *s, const struct rec *r)
 	strbuf_free(&k);
 }
 
+/* Room for one more item of N in *V (of CAP, SIZE bytes each): its
+ * address, or NULL on ENOMEM.  Doubling: realloc moves large vectors
+ * with mremap, without a copy. */
+static void *push(void *v, size_t *n, size_t *cap, size_t size)
+{
+	void **vec = v;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *w = reallocarray(*vec, c, size);
+
+		if (!w)
+			return NULL;
+		*vec = w;
+		*cap = c;
+	}
+	return (char *)*vec + (*n)++ * size;
+}
+
+/* V (a record's JSON, not NULL) interned: "s" and the string when it is a
+ * string without NULs, else "j" and its JSON text; NULL on ENOMEM. */
+static const char *value_intern(struct stats *s, json_t *v)
+{
+	const char *str = json_string_value(v);
+	const char *p;
+	char *text;
+
+	strbuf_reset(&s->sb);
+	if (str && strlen(str) == json_string_length(v)) {
+		strbuf_add(&s->sb, "s", 1);
+		strbuf_add(&s->sb, str, json_string_length(v));
+	} else if ((text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT))) {
+		strbuf_add(&s->sb, "j", 1);
+		strbuf_puts(&s->sb, text);
+		free(text);
+	} else
+		return NULL;
+	if (s->sb.oom || !(p = strpool_intern(s->pool, s->sb.s, s->sb.len)))
+		return NULL;
+	return p;
+}
+
+/* A new JSON value of an interned one (NULL: none). */
+static json_t *value_json(const char *p)
+{
+	if (!p)
+		return NULL;
+	if (p[0] == 's')
+		return json_string(p + 1);
+	return json_loadb(p + 1, strpool_len(p) - 1, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+}
+
 /* Loader: appdomains, assemblies, modules in the order they began. */
 static void on_load(struct stats *s, const struct rec *r)
 {
-	static const struct {
-		enum ct_event ev;
-		const char *kind, *field;
-	} kinds[] = {
-		{ EV_APPDOMAIN_CREATE, "appdomain", "appdomain" },
-		{ EV_ASSEMBLY_LOAD, "assembly", "assembly" },
-		{ EV_MODULE_LOAD, "module", "module" },
-	};
-	size_t k = 0;
-	json_t *o, *obj;
+	size_t k = 0, i;
+	struct sload *l;
+	json_t *obj;
 	void **slot;
 
-	while (k < sizeof(kinds) / sizeof(kinds[0]) && kinds[k].ev != r->ev)
+	while (k < sizeof(load_kinds) / sizeof(load_kinds[0]) && load_kinds[k].ev != r->ev)
 		k++;
-	if (k == sizeof(kinds) / sizeof(kinds[0]) || r->span < 0)
+	if (k == sizeof(load_kinds) / sizeof(load_kinds[0]) || r->span < 0)
 		return;
-	obj = json_object_get(r->j, kinds[k].field);
+	obj = json_object_get(r->j, load_kinds[k].field);
 	if (r->ph == PH_BEGIN) {
-		o = json_pack("{s:s,s:o?,s:I}", "kind", kinds[k].kind, "id", json_incref(json_object_get(obj, "id")), "at_ns",
-			      (json_int_t)(r->ts - s->t0));
-		if (!o || json_array_append_new(s->loads, o) < 0)
+		json_t *id = json_object_get(obj, "id");
+		const char *idv = id ? value_intern(s, id) : NULL;
+
+		if ((id && !idv) || !(l = push(&s->loads, &s->n_loads, &s->cap_loads, sizeof(*l))))
 			return;
+		*l = (struct sload){ .kind = (uint8_t)k, .id = idv, .at_ns = r->ts - s->t0 };
 		slot = u64map_slot(&s->load_spans, (uint64_t)r->span);
 		if (slot)
-			*slot = (void *)(uintptr_t)json_array_size(s->loads);
+			*slot = (void *)(uintptr_t)s->n_loads;
 		return;
 	}
-	o = json_array_get(s->loads, (size_t)(uintptr_t)u64map_del(&s->load_spans, (uint64_t)r->span) - 1);
-	if (!o)
+	i = (size_t)(uintptr_t)u64map_del(&s->load_spans, (uint64_t)r->span);
+	if (!i)
 		return;
+	l = &s->loads[i - 1];
 	if (jstr(obj, "name"))
-		json_object_set(o, "name", json_object_get(obj, "name"));
+		l->name = value_intern(s, json_object_get(obj, "name"));
 	if (jstr(obj, "path"))
-		json_object_set(o, "path", json_object_get(obj, "path"));
-	json_object_set_new(o, "dur_ns", json_integer(r->dur_ns));
+		l->path = value_intern(s, json_object_get(obj, "path"));
+	l->dur_ns = r->dur_ns;
+	l->ended = true;
 	if (jstr(r->j, "hr"))
-		json_object_set(o, "hr", json_object_get(r->j, "hr"));
+		l->hr = value_intern(s, json_object_get(r->j, "hr"));
+}
+
+/* Mark field F of T set (its place in the order is where it was first set). */
+static void thread_set(struct sthread *t, unsigned f)
+{
+	unsigned shift = 0;
+
+	for (unsigned o = t->order; o; o >>= 3, shift += 3)
+		if ((o & 7) == f)
+			return;
+	t->order |= (uint16_t)(f << shift);
+}
+
+/* Does T have field F? */
+static bool thread_has(const struct sthread *t, unsigned f)
+{
+	for (unsigned o = t->order; o; o >>= 3)
+		if ((o & 7) == f)
+			return true;
+	return false;
+}
+
+/* The thread of managed id ID, created if new; NULL on ENOMEM. */
+static struct sthread *thread_get(struct stats *s, const char *id)
+{
+	const char *p = strpool_intern(s->pool, id, strlen(id));
+	void **slot = p ? u64map_slot(&s->thread_ids, (uintptr_t)p) : NULL;
+	struct sthread *t;
+
+	if (!slot)
+		return NULL;
+	if (*slot)
+		return &s->threads[(uintptr_t)*slot - 1];
+	if (!(t = push(&s->threads, &s->n_threads, &s->cap_threads, sizeof(*t))))
+		return NULL;
+	*t = (struct sthread){ .id = p };
+	*slot = (void *)(uintptr_t)s->n_threads;
+	return t;
 }
 
 /* Threads: created, destroyed, named, with their OS tids. */
 static void on_thread(struct stats *s, const struct rec *r)
 {
-	json_t *target = json_object_get(r->j, "target");
+	json_t *target = json_object_get(r->j, "target"), *name;
 	const char *id = jstr(target, "id");
-	json_t *t;
+	struct sthread *t;
 
-	if (!id)
+	if (!id || !(t = thread_get(s, id)))
 		return;
-	t = entry(s->threads, id);
-	if (jint(target, "os_tid") > 0)
-		json_object_set(t, "os_tid", json_object_get(target, "os_tid"));
+	if (jint(target, "os_tid") > 0) {
+		t->num[TF_OS_TID - 1] = jint(target, "os_tid");
+		thread_set(t, TF_OS_TID);
+	}
 	switch (r->ev) {
 	case EV_THREAD_CREATE:
 		s->created++;
-		json_object_set_new(t, "created_ns", json_integer(r->ts - s->t0));
+		t->num[TF_CREATED - 1] = r->ts - s->t0;
+		thread_set(t, TF_CREATED);
 		break;
 	case EV_THREAD_DESTROY:
 		s->destroyed++;
-		json_object_set_new(t, "destroyed_ns", json_integer(r->ts - s->t0));
+		t->num[TF_DESTROYED - 1] = r->ts - s->t0;
+		thread_set(t, TF_DESTROYED);
 		break;
 	case EV_THREAD_NAME:
 		s->named++;
-		json_object_set(t, "name", json_object_get(target, "name"));
+		if ((name = json_object_get(target, "name")) && (t->name = value_intern(s, name)))
+			thread_set(t, TF_NAME);
 		break;
 	default:
 		break;
@@ -285,10 +430,13 @@ static void on_thread(struct stats *s, const struct rec *r)
 /* A thread's managed thread id, from the common fields of its records. */
 static void learn_managed_tid(struct stats *s, const struct rec *r)
 {
-	json_t *t = json_object_get(s->threads, r->thread);
+	const char *p = strpool_find(s->pool, r->thread, strlen(r->thread));
+	uintptr_t i = p ? (uintptr_t)u64map_get(&s->thread_ids, (uintptr_t)p) : 0;
 
-	if (t && !json_object_get(t, "managed_tid"))
-		json_object_set_new(t, "managed_tid", json_integer(r->managed_tid));
+	if (i && !thread_has(&s->threads[i - 1], TF_MANAGED_TID)) {
+		s->threads[i - 1].num[TF_MANAGED_TID - 1] = r->managed_tid;
+		thread_set(&s->threads[i - 1], TF_MANAGED_TID);
+	}
 }
 
 /* Suspensions: reason from the begin, duration from the end. */
@@ -498,10 +646,52 @@ static json_t *errors_json(struct stats *s, size_t top)
 	return out;
 }
 
-/* The whole summary as JSON. */
+/* Thread T as JSON: its fields in the order they were first set, then its id. */
+static json_t *thread_json(const struct sthread *t)
+{
+	json_t *o = json_object();
+
+	for (unsigned f = t->order; o && f; f >>= 3)
+		json_object_set_new(o, thread_fields[f & 7],
+				    (f & 7) == TF_NAME ? value_json(t->name) : json_integer(t->num[(f & 7) - 1]));
+	if (o && json_object_set_new(o, "id", json_string(t->id)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Load L as JSON: {kind, id, at_ns, name, path, dur_ns, hr}, what is known. */
+static json_t *load_json(const struct sload *l)
+{
+	json_t *o = json_pack("{s:s,s:o?,s:I}", "kind", load_kinds[l->kind].kind, "id", value_json(l->id), "at_ns",
+			      (json_int_t)l->at_ns);
+
+	if (!o)
+		return NULL;
+	if (l->name)
+		json_object_set_new(o, "name", value_json(l->name));
+	if (l->path)
+		json_object_set_new(o, "path", value_json(l->path));
+	if (l->ended)
+		json_object_set_new(o, "dur_ns", json_integer(l->dur_ns));
+	if (l->hr)
+		json_object_set_new(o, "hr", value_json(l->hr));
+	return o;
+}
+
+/* Item I of the loads (LOADS) or of the threads as JSON; NULL on ENOMEM. */
+static json_t *item_json(const struct stats *s, bool loads, size_t i)
+{
+	return loads ? load_json(&s->loads[i]) : thread_json(&s->threads[i]);
+}
+
+/* The whole summary as JSON, but for the two lists that grow with the
+ * trace: "loads" and "threads"."list" are empty arrays there (s->loads_ph,
+ * s->list_ph), and stats_print writes them from the structs, item by item. */
 static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 {
-	json_t *threads = json_array(), *t, *out;
+	json_t *t, *out;
 	json_int_t total = 0;
 	const char *key;
 
@@ -510,22 +700,17 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 		count_exception(s, s->in_flight.vals[i], "unknown");
 	json_object_foreach(s->outcomes, key, t)
 		total += json_integer_value(t);
-	/* moved, not copied: the summary is the only owner from here on (a
-	 * copy per thread doubled the memory of a trace with many threads) */
-	json_object_foreach(s->threads, key, t) {
-		json_object_set_new(t, "id", json_string(key));
-		json_array_append(threads, t);
-	}
-	json_object_clear(s->threads);
-	out = json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:o},s:o,s:{s:I,s:o},s:o}",
+	s->loads_ph = json_array();
+	s->list_ph = json_array();
+	out = json_pack("{s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:O,s:o,s:o,s:o},s:O,s:{s:I,s:I,s:I,s:O},s:o,s:{s:I,s:o},s:o}",
 			 "records", (json_int_t)s->records, "bad_lines", (json_int_t)bad_lines, "duration_ns",
 			 (json_int_t)(s->t0 >= 0 ? s->t_last - s->t0 : 0), "events", ranked(s->events, "event", 0),
 			 "exceptions", "total", total, "throws", (json_int_t)s->throws, "objects", (json_int_t)s->objects,
 			 "by_outcome", s->outcomes, "by_type", ranked(s->types, "type", 0),
 			 "throw_sites", ranked(s->throw_sites, "function", top), "catch_sites",
-			 ranked(s->catch_sites, "function", top), "loads", s->loads, "threads", "created",
+			 ranked(s->catch_sites, "function", top), "loads", s->loads_ph, "threads", "created",
 			 (json_int_t)s->created, "destroyed", (json_int_t)s->destroyed, "named", (json_int_t)s->named, "list",
-			 threads, "suspensions", ranked(s->suspends, "reason", 0), "dropped", "records",
+			 s->list_ph, "suspensions", ranked(s->suspends, "reason", 0), "dropped", "records",
 			 (json_int_t)s->dropped, "by_sink", ranked(s->drops, "key", 0), "errors",
 			 ranked(s->errors, "message", 0));
 	/* with the stacks category: exceptions by throw site and line */
@@ -535,6 +720,13 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 	 * are the tracer's own) */
 	if (out && s->n_errors)
 		json_object_set_new(json_object_get(out, "exceptions"), "errors", errors_json(s, top));
+	s->out = out;
+	s->threads_o = json_object_get(out, "threads");
+	/* the summary holds the placeholders; these references go */
+	json_decref(s->loads_ph);
+	json_decref(s->list_ph);
+	if (!out)
+		s->loads_ph = s->list_ph = NULL;
 	return out;
 }
 
@@ -674,15 +866,28 @@ static void print_exceptions(json_t *e)
 	}
 }
 
+/* Item I of the loads (LOADS) or of the threads as JSON, its strings
+ * escaped for the terminal; NULL (and s->oom) on ENOMEM. */
+static json_t *item_text(struct stats *s, bool loads, size_t i)
+{
+	json_t *o = item_json(s, loads, i), *e = o ? esc_json(o) : NULL;
+
+	json_decref(o);
+	if (!e)
+		s->oom = true;
+	return e;
+}
+
 /* Render the loads, in order, with when they began and how long they took. */
-static void print_loads(json_t *loads)
+static void print_loads(struct stats *s)
 {
 	json_t *o;
-	size_t i;
 	char dur[32];
 
-	printf("\nLoads (%zu, in order; time since start, duration):\n", json_array_size(loads));
-	json_array_foreach(loads, i, o) {
+	printf("\nLoads (%zu, in order; time since start, duration):\n", s->n_loads);
+	for (size_t i = 0; i < s->n_loads; json_decref(o), i++) {
+		if (!(o = item_text(s, true, i)))
+			continue;
 		const char *kind = jstr(o, "kind"), *name = jstr(o, "name"), *path = jstr(o, "path");
 
 		printf("  %10.3fms %10s  %-9s %s", ms(o, "at_ns"),
@@ -694,16 +899,17 @@ static void print_loads(json_t *loads)
 	}
 }
 
-/* Render the threads: counts, then one line each. */
-static void print_threads(json_t *o)
+/* Render the threads: counts (of O), then one line each. */
+static void print_threads(struct stats *s, json_t *o)
 {
 	json_t *v;
-	size_t i;
 
 	printf("\nThreads: %" JSON_INTEGER_FORMAT " created, %" JSON_INTEGER_FORMAT " destroyed, %" JSON_INTEGER_FORMAT
 	       " named\n", json_integer_value(json_object_get(o, "created")),
 	       json_integer_value(json_object_get(o, "destroyed")), json_integer_value(json_object_get(o, "named")));
-	json_array_foreach(json_object_get(o, "list"), i, v) {
+	for (size_t i = 0; i < s->n_threads; json_decref(v), i++) {
+		if (!(v = item_text(s, false, i)))
+			continue;
 		printf("  %-16s tid %-8" JSON_INTEGER_FORMAT, jstr(v, "id"), json_integer_value(json_object_get(v, "os_tid")));
 		if (json_object_get(v, "managed_tid"))
 			printf(" managed %-4" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(v, "managed_tid")));
@@ -752,8 +958,8 @@ static void print_losses(json_t *j)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(v, "count")), jstr(v, "message"));
 }
 
-/* Render the summary as text. */
-static void print_text(json_t *j)
+/* Render the summary (J, escaped, and the lists of S) as text. */
+static void print_text(struct stats *s, json_t *j)
 {
 	char dur[32];
 
@@ -763,8 +969,8 @@ static void print_text(json_t *j)
 		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
 	print_errors(json_object_get(json_object_get(j, "exceptions"), "errors"));
 	print_exceptions(json_object_get(j, "exceptions"));
-	print_loads(json_object_get(j, "loads"));
-	print_threads(json_object_get(j, "threads"));
+	print_loads(s);
+	print_threads(s, json_object_get(j, "threads"));
 	print_suspensions(json_object_get(j, "suspensions"));
 	print_losses(j);
 }
@@ -830,8 +1036,7 @@ static void stats_init(struct stats *s)
 	s->throw_sites = json_object();
 	s->by_site = json_object();
 	s->catch_sites = json_object();
-	s->loads = json_array();
-	s->threads = json_object();
+	s->pool = strpool_new();
 	s->suspends = json_object();
 	s->drops = json_object();
 	s->errors = json_object();
@@ -851,8 +1056,11 @@ static void stats_done(struct stats *s)
 	json_decref(s->by_site);
 	sites_free(s->sites);
 	json_decref(s->catch_sites);
-	json_decref(s->loads);
-	json_decref(s->threads);
+	free(s->loads);
+	free(s->threads);
+	u64map_done(&s->thread_ids, NULL);
+	strpool_done(s->pool);
+	strbuf_free(&s->sb);
 	json_decref(s->suspends);
 	json_decref(s->drops);
 	json_decref(s->errors);
@@ -866,21 +1074,83 @@ static void stats_done(struct stats *s)
 	u64map_done(&s->err_lines, free);
 }
 
-/* Print the summary OUT as JSON or, record text escaped for the terminal, as text. */
-static void stats_print(json_t *out, bool as_json)
+/* json_dump_callback's sink: stdout, every newline followed by the
+ * indentation of the depth (*DATA) the value is nested at.  Every newline
+ * jansson writes is one of its indentation's (strings escape theirs). */
+static int put_nested(const char *buf, size_t n, void *data)
+{
+	int depth = *(const int *)data;
+	const char *nl;
+
+	while (n && (nl = memchr(buf, '\n', n))) {
+		fwrite(buf, 1, (size_t)(nl + 1 - buf), stdout);
+		printf("%*s", 2 * depth, "");
+		n -= (size_t)(nl + 1 - buf);
+		buf = nl + 1;
+	}
+	fwrite(buf, 1, n, stdout);
+	return 0;
+}
+
+/* Write V, DEPTH deep, byte for byte as json_dumpf(JSON_INDENT(2)) of the
+ * whole summary would; the placeholders of the lists (stats_json) become
+ * their items, each made, written and freed in turn. */
+static void dump_json(struct stats *s, json_t *v, int depth)
+{
+	const char *key;
+	json_t *c;
+	size_t i = 0, n;
+
+	if (v && (v == s->loads_ph || v == s->list_ph)) {
+		bool loads = v == s->loads_ph;
+
+		n = loads ? s->n_loads : s->n_threads;
+		fputs(n ? "[" : "[]", stdout);
+		for (i = 0; i < n; i++) {
+			json_t *o = item_json(s, loads, i);
+
+			printf("\n%*s", 2 * (depth + 1), "");
+			dump_json(s, o ? o : (s->oom = true, c = json_object()), depth + 1);
+			json_decref(o ? o : c);
+			fputs(i + 1 < n ? "," : "", stdout);
+		}
+		if (n)
+			printf("\n%*s]", 2 * depth, "");
+	} else if (v && (v == s->out || v == s->threads_o)) {
+		/* the objects that hold the placeholders; their keys are ours,
+		 * plain ASCII, nothing to escape */
+		n = json_object_size(v);
+		fputs(n ? "{" : "{}", stdout);
+		json_object_foreach(v, key, c) {
+			printf("\n%*s\"%s\": ", 2 * (depth + 1), "", key);
+			dump_json(s, c, depth + 1);
+			fputs(++i < n ? "," : "", stdout);
+		}
+		if (n)
+			printf("\n%*s}", 2 * depth, "");
+	} else if (v)
+		json_dump_callback(v, put_nested, &depth, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+}
+
+/* Print the summary OUT as JSON or, record text escaped for the terminal,
+ * as text.  The escaped copy is of the summary without its lists: a
+ * copy of every thread and load doubled the memory they take. */
+static void stats_print(struct stats *s, json_t *out, bool as_json)
 {
 	if (as_json) {
-		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		dump_json(s, out, 0);
 		putchar('\n');
 	} else if (out) {
 		json_t *safe = esc_json(out);
 
 		if (safe)
-			print_text(safe);
+			print_text(s, safe);
 		else
-			cli_error("stats: out of memory");
+			s->oom = true;
 		json_decref(safe);
 	}
+	if (s->oom)
+		cli_error("stats: out of memory");
 }
 
 int cmd_stats(int argc, char **argv)
@@ -915,8 +1185,8 @@ int cmd_stats(int argc, char **argv)
 		cli_error("stats: %s: %s", rd_name(rd), rd_strerror(rd, r));
 	rd_warn_summary(rd);
 	out = stats_json(&s, rd_bad(rd), top);
-	stats_print(out, as_json);
-	status = r < 0 || rd_bad(rd) ? 1 : 0;
+	stats_print(&s, out, as_json);
+	status = r < 0 || rd_bad(rd) || s.oom ? 1 : 0;
 out:
 	rd_free(rd);
 	json_decref(out);
