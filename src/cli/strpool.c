@@ -107,7 +107,7 @@ const char *strpool_intern(struct strpool *p, const char *s, size_t n)
 	size_t i;
 	char *at;
 
-	if (n > UINT32_MAX || ((p->n + 1) * 2 > p->cap && !grow(p)))
+	if (!p || n > UINT32_MAX || ((p->n + 1) * 2 > p->cap && !grow(p)))
 		return NULL;
 	i = find(p, s, n);
 	if (p->slots[i])

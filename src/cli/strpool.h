@@ -12,7 +12,8 @@ struct strpool;
 /* An empty pool, or NULL on ENOMEM. */
 struct strpool *strpool_new(void);
 /* The pool's copy of the N bytes at S (NUL-terminated; S may hold NULs),
- * added if new; NULL on ENOMEM.  Stays valid until strpool_done. */
+ * added if new; NULL on ENOMEM or for a NULL P.  Stays valid until
+ * strpool_done. */
 const char *strpool_intern(struct strpool *p, const char *s, size_t n);
 /* The pool's copy of the N bytes at S if it has one, else NULL. */
 const char *strpool_find(const struct strpool *p, const char *s, size_t n);
