@@ -398,9 +398,12 @@ static void export_finish(struct exporter *x)
 {
 	u64map_foreach(&x->threads, i) {
 		struct xthread *t = x->threads.vals[i];
-		const char *name = t->name ? t->name : t->managed ? u64map_get(&x->names, (uintptr_t)t->managed) : NULL;
+		const char *name;
 		char *label = NULL, managed[40] = "";
 
+		if (!t) /* its state could not be allocated (xthread_get) */
+			continue;
+		name = t->name ? t->name : t->managed ? u64map_get(&x->names, (uintptr_t)t->managed) : NULL;
 		while (t->n > 0)
 			close_span(x, t, --t->n, x->t_last, NULL, true);
 		if (t->managed_tid >= 0)
