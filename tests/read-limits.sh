@@ -4,7 +4,8 @@
 # pending record's seq beyond what the profiler gives is damage, not loss;
 # trace.dropped counts that overflow, a span at the smallest timestamp, a
 # duration of INT64_MAX, an empty trace; view, stats and check of a trace
-# with many threads and processes.  Each gives one line of warning at most.
+# with many threads and processes, stats and export of one with many
+# threads and loads.  Each gives one line of warning at most.
 # `ulimit -v` makes a regression fail here rather than eat the machine.
 . "${top_srcdir:-.}/tests/lib.sh"
 command -v python3 >/dev/null || die "python3 is needed (run setup.sh)"
@@ -142,4 +143,24 @@ for mode in threads pids; do
 	done
 	expect "view of 200000 $mode: a header each" "$(grep -c '^--- pid' "$OUT/$mode.view.out")" 200000
 done
+
+# 8. the lists of stats and export's threads: 100000 threads, each with a
+# load, in 60 MB of address space (they need about 25); a JSON object a
+# thread and a load (stats) or room for 16 spans a thread (export) passed
+# 100 MB
+awk -v n=100000 'BEGIN { for (i = 1; i <= n; i++) {
+	th = sprintf("0x%x", 1048576 + i); c = "\"pid\":1000,\"tid\":" 100000 + i ",\"thread\":\"" th "\",\"event\":"
+	printf "{\"v\":1,\"seq\":%d,\"ts\":%d,%s\"thread.create\",\"phase\":\"instant\",\"target\":{\"id\":\"%s\",\"os_tid\":%d}}\n", 3 * i - 2, 1795332222797274262 + 3 * i, c, th, 100000 + i
+	printf "{\"v\":1,\"seq\":%d,\"ts\":%d,%s\"assembly.load\",\"phase\":\"begin\",\"span\":%d,\"assembly\":{\"id\":\"0x7f00%x\"}}\n", 3 * i - 1, 1795332222797274262 + 3 * i + 1, c, i, i
+	printf "{\"v\":1,\"seq\":%d,\"ts\":%d,%s\"assembly.load\",\"phase\":\"end\",\"span\":%d,\"dur_ns\":1000,\"assembly\":{\"id\":\"0x7f00%x\",\"name\":\"A%d\"},\"hr\":\"0x00000000\"}\n", 3 * i, 1795332222797274262 + 3 * i + 2, c, i, i, i } }' >"$OUT/loads.jsonl"
+for c in stats "stats --json" "export --format chrome"; do
+	f="$OUT/loads.$(echo "$c" | tr -c 'a-z\n' -)"
+	# shellcheck disable=SC2086
+	limited 60000 "$CLRTRACE" $c "$OUT/loads.jsonl" >"$f.out" 2>"$f.err"
+	st=$?
+	[ "$st" = 0 ] && [ ! -s "$f.err" ] && ok "$c of 100000 threads with a load each in 60 MB" ||
+		fail "$c of 100000 threads with a load each: status $st, $(head -2 "$f.err")"
+done
+expect "stats: every thread and every load" "$(jq '[(.threads.list | length), (.loads | length)] | @text' "$OUT/loads.stats---json.out")" '"[100000,100000]"'
+expect "stats text: every thread and every load" "$(grep -c '^  0x\|assembly  A' "$OUT/loads.stats.out")" 200000
 finish
