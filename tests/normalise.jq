@@ -1,7 +1,7 @@
 # The content of a trace without what changes from run to run (for
 # tests/stress-golden.sh): jq -s -c -f tests/normalise.jq TRACE.
-# Dropped: seq, ts, dur_ns, pid, tid, thread, os_tid (the threads'
-# interleaving, times and ids); addresses (every "id" that is a 0x string, hr excepted)
+# Dropped: seq, ts, dur_ns, pid, tid, thread, os_tid, an error's
+# origin.tid (the threads' interleaving, times and ids); addresses (every "id" that is a 0x string, hr excepted)
 # become "0x"; paths keep their file name; runtime versions their major,
 # clrtrace's own none;
 # span and parent ids are numbered in first-seen order per thread.  The
@@ -10,6 +10,7 @@
 # scheduler's).
 def masked:
   walk(if type == "object" and has("os_tid") then .os_tid = 0 else . end)
+  | walk(if type == "object" and (.origin | type) == "object" and (.origin | has("tid")) then .origin.tid = 0 else . end)
   | walk(if type == "object" and (.id | type) == "string" and (.id | test("^0x")) then .id = "0x" else . end)
   | walk(if type == "object" and (.path | type) == "string" then .path |= sub(".*/"; "") else . end);
 def spans:
