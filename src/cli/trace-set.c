@@ -151,7 +151,8 @@ static int siblings(const char *cmd, const char *dir, const char *prefix, const 
 		m[n++] = (struct member){ index, !zst, zst };
 	}
 	closedir(d);
-	qsort(m, n, sizeof(*m), member_cmp);
+	if (n) /* qsort wants an array, even of none */
+		qsort(m, n, sizeof(*m), member_cmp);
 	for (size_t i = 0; i < n; i++) { /* a plain and a .zst of one N: one member */
 		if (k > 0 && m[k - 1].index == m[i].index) {
 			m[k - 1].plain |= m[i].plain;

@@ -18,9 +18,9 @@ cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
 # shellcheck disable=SC2046,SC2086
 "$cc" $cflags -DPKGLIBDIR="\"/nonexistent\"" -DPKGDATADIR="\"/nonexistent\"" $(pkg-config --cflags jansson) \
 	-o "$out/fuzz-reader" "$src/tests/fuzz/fuzz-reader.c" \
-	"$src/src/cli/reader.c" "$src/src/cli/jschema.c" "$src/src/cli/describe.c" "$src/src/cli/escape.c" "$src/src/cli/sites.c" \
+	"$src/src/cli/reader.c" "$src/src/cli/jschema.c" "$src/src/cli/describe.c" "$src/src/cli/escape.c" "$src/src/cli/sites.c" "$src/src/cli/trace-set.c" \
 	"$src/src/common/escape.c" "$src/src/common/u64map.c" "$src/src/common/vocabulary.c" "$src/src/common/strbuf.c" \
-	"$src/src/common/pdb.c" "$src/src/common/metadata.c" "$src/src/common/sha256.c" "$src/src/common/dotnet-names.c" "$src/src/common/record-names.c" "$src/src/common/zlib-lazy.c" "$src/src/common/lazy-lib.c" \
+	"$src/src/common/pdb.c" "$src/src/common/metadata.c" "$src/src/common/sha256.c" "$src/src/common/dotnet-names.c" "$src/src/common/record-names.c" "$src/src/common/zlib-lazy.c" "$src/src/common/lazy-lib.c" "$src/src/common/zstd-lazy.c" \
 	"$build/src/cli/schema-data.c" $(pkg-config --libs jansson)
 # shellcheck disable=SC2086
 "$cc" $cflags -o "$out/fuzz-pending" "$src/tests/fuzz/fuzz-pending.c" "$src/src/common/pending.c" "$src/src/common/strbuf.c"

@@ -52,7 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	close(fd);
-	if (rd_open(&rd, path, false) == 0) {
+	char *ops[] = { path };
+
+	if (rd_open(&rd, "fuzz", ops, 1, false) == 0) {
 		while (rd_record(rd, &r) > 0) {
 			(void)jschema_validate(schema, r.j, quiet, &n);
 			strbuf_reset(&sb);
