@@ -99,9 +99,14 @@ static const char *type_name(json_t *v)
 /* Does INST have JSON Schema type NAME? */
 static bool has_type(json_t *inst, const char *name)
 {
-	if (strcmp(name, "integer") == 0)
+	if (strcmp(name, "integer") == 0) {
+		double d = json_is_real(inst) ? json_real_value(inst) : 0;
+
+		/* a real is an integer when it has no fraction; the cast only
+		 * for values a long long holds (2.9e38 is not UB-free) */
 		return json_is_integer(inst) ||
-		       (json_is_real(inst) && (double)(long long)json_real_value(inst) == json_real_value(inst));
+		       (json_is_real(inst) && d >= -9.2e18 && d <= 9.2e18 && (double)(long long)d == d);
+	}
 	if (strcmp(name, "number") == 0)
 		return json_is_number(inst);
 	return strcmp(type_name(inst), name) == 0;
