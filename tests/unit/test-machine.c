@@ -900,8 +900,6 @@ int main(int argc, char **argv)
 			continue;
 		}
 		replay(lines, &c);
-		if (getenv("SHOW_FATES"))
-			printf("%s: %s\n", f->name, fates(&c));
 		got = verdicts(&c);
 		CHECK(strcmp(got, f->want) == 0, "%s: '%s'%s%s", f->name, got, strcmp(got, f->want) ? " want " : "",
 		      strcmp(got, f->want) ? f->want : "");
@@ -918,8 +916,6 @@ int main(int argc, char **argv)
 			continue;
 		}
 		replay(lines, &c);
-		if (getenv("SHOW_FATES"))
-			printf("%s: %s\n", f->name, fates(&c));
 		if (f->want) {
 			got = strchr(fates(&c), ' ') ? strchr(fates(&c), ' ') + 1 : "";
 			CHECK(strcmp(got, f->want) == 0, "%s: errors '%s'%s%s", f->name, got, strcmp(got, f->want) ? " want " : "",
