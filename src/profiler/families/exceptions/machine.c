@@ -825,13 +825,16 @@ static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 		pthread_mutex_unlock(&errs_lock);
 		return;
 	}
-	/* one pass: the error it wraps, a free slot, the oldest waiting */
+	/* one pass: the error it wraps, a free slot, the oldest waiting (which
+	 * only a full table needs); without an InnerException nothing is
+	 * wrapped, so the first free slot ends it: this runs in the throw's
+	 * callback */
 	for (size_t i = 0; i < EXM_ERRORS_MAX; i++) {
 		x = &errs[i];
 		if (!x->used) {
 			if (!freeslot)
 				freeslot = x;
-			if (i >= errs_hi)
+			if (i >= errs_hi || !in->inner)
 				break;
 			continue;
 		}
