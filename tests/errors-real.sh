@@ -72,15 +72,12 @@ serve() {
 # the "before" figures, printed for each runtime at the end
 BEFORE=""
 
-base=$((20000 + $$ % 20000))
-i=0
 for v in $(test_runtimes "10 8 11"); do
 	n=".NET $v"
 
 	# --- the web service ---------------------------------------------------
 	cmd=$(program_cmd ErrorsWeb "$v") || { fail "$n: could not build ErrorsWeb"; continue; }
-	i=$((i + 1))
-	url="http://127.0.0.1:$((base + i))"
+	url="http://127.0.0.1:$(free_port)"
 	timeout -k 10 120 $cmd --urls "$url" --db "$OUT/net$v-plain.db" >"$OUT/net$v-web-plain.out" 2>&1 &
 	pid=$!
 	serve "net$v-web-plain" "$url" $pid

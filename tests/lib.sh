@@ -103,6 +103,12 @@ build_variant() {
 	echo "$bin"
 }
 
+# free_port: a loopback TCP port nothing listens on now, from the kernel
+# (two tests that picked ports from their pids could meet on one)
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # trace FILE [clrtrace run options] -- PROGRAM ARGS: run under the tracer
 # with one file output; stdout/stderr of the program go to FILE.stdout/.stderr.
 trace() {

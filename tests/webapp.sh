@@ -48,13 +48,10 @@ stories() {
 		sort | uniq -c | sed 's/^ *//'
 }
 
-base=$((20000 + $$ % 20000))
-i=0
 for v in $(test_runtimes); do
 	n=".NET $v"
 	cmd=$(program_cmd Web "$v")
-	i=$((i + 1))
-	url="http://127.0.0.1:$((base + i))"
+	url="http://127.0.0.1:$(free_port)"
 
 	# timeout passes SIGTERM on to the service
 	timeout -k 10 300 $cmd "$url" >"$OUT/net$v-plain.out" 2>&1 &
