@@ -243,8 +243,15 @@ static void find_sink_files(struct run_found *rf, const char *tmpl, const struct
 		struct stat st;
 		glob_t g;
 
-		if (!pat || glob(pat, 0, NULL, &g) != 0)
+		if (!pat || glob(pat, 0, NULL, &g) != 0) {
+			/* no PATH: a rotation renamed it and its writer was
+			 * killed before it made the next one; its mirror still
+			 * holds records, which the merge puts into a new PATH */
+			if (pat && !by_pid && left_pending(pat, start) &&
+			    pending_recover(pat, run_ours, on_skip, (void *)rf->merge) > 0 && stat(pat, &st) == 0)
+				found_file(rf, pat, &st, quiet);
 			continue;
+		}
 		for (size_t j = 0; j < g.gl_pathc; j++) {
 			if (stat(g.gl_pathv[j], &st) < 0)
 				continue;
