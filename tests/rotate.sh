@@ -86,6 +86,13 @@ expect "keep: the kept files begin right after what was removed" \
 expect "keep: seq accounted, removed files as retention" "$(accounted "$d/set.jsonl")" ok
 grep -q 'rotation removed' "$d/stderr" && ok "keep: the summary says rotation removed files" ||
 	fail "keep: summary: $(cat "$d/stderr")"
+# stats reads the set by its name and tells retention from loss
+st=$("$CLRTRACE" stats --json "$d/t.jsonl" 2>&1)
+expect "keep: stats --json gives the retention" \
+	"$(jq -c --argjson n "$removed" '[.retention.files_removed == $n, .retention.removed_through > 0, .dropped.records]' <<<"$st" 2>&1)" \
+	"[true,true,0]"
+"$CLRTRACE" stats "$d/t.jsonl" 2>&1 | grep -q "^Retention: $removed rotated file" &&
+	ok "keep: stats says the removed files are retention" || fail "keep: stats text: $("$CLRTRACE" stats "$d/t.jsonl" 2>&1 | tail -4)"
 
 # 3. kill -9 right after a rotation: the mirror merges into the new file
 # only what is in no file yet

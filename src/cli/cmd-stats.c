@@ -95,6 +95,8 @@ struct stats {
 	struct u64map in_flight; /* pid<<32|exception id -> type (malloc'd): thrown, no summary yet */
 	json_t *drops;       /* "sink where: reason" -> {sink, where, reason, count} */
 	int64_t dropped;     /* 0 to INT64_MAX */
+	/* rotation's retention (trace.rotated): files removed, last seq */
+	int64_t files_removed, removed_through;
 	json_t *errors;      /* message -> count */
 	json_t *by_site;     /* "type at where" -> {count, outcomes{}} (category stacks) */
 	struct sites *sites; /* made at the first summary with a stack */
@@ -479,6 +481,19 @@ static void on_trace(struct stats *s, const struct rec *r)
 		bump(s->errors, jstr(r->j, "message"), 1);
 		return;
 	}
+	/* a rotation: what the keep limit removed is retention, not loss.
+	 * removed_files counts the files removed at this rotation (the
+	 * records that named older ones may have gone with them: the sum is
+	 * of those seen); removed_through only grows */
+	if (r->ev == EV_TRACE_ROTATED) {
+		int64_t n = jint(r->j, "removed_files");
+
+		if (n > 0 && n <= INT64_MAX - s->files_removed)
+			s->files_removed += n;
+		if (jint(r->j, "removed_through") > s->removed_through)
+			s->removed_through = jint(r->j, "removed_through");
+		return;
+	}
 	{
 		const char *sink = jstr(r->j, "sink") ?: "?", *where = jstr(r->j, "where") ?: "",
 			   *reason = jstr(r->j, "reason") ?: "?";
@@ -721,6 +736,11 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 	 * are the tracer's own) */
 	if (out && s->n_errors)
 		json_object_set_new(json_object_get(out, "exceptions"), "errors", errors_json(s, top));
+	/* a rotated trace whose keep limit removed files */
+	if (out && (s->files_removed || s->removed_through > 0))
+		json_object_set_new(out, "retention",
+				    json_pack("{s:I,s:I}", "files_removed", (json_int_t)s->files_removed,
+					      "removed_through", (json_int_t)s->removed_through));
 	s->out = out;
 	s->threads_o = json_object_get(out, "threads");
 	/* the summary holds the placeholders; these references go */
@@ -954,6 +974,12 @@ static void print_losses(json_t *j)
 	json_array_foreach(json_object_get(o, "by_sink"), i, v)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s %s: %s\n", json_integer_value(json_object_get(v, "count")),
 		       jstr(v, "sink"), jstr(v, "where"), jstr(v, "reason"));
+	if ((o = json_object_get(j, "retention")))
+		printf("Retention: %" JSON_INTEGER_FORMAT " rotated file%s removed by the keep limit (records through seq %"
+		       JSON_INTEGER_FORMAT "): not loss\n",
+		       json_integer_value(json_object_get(o, "files_removed")),
+		       json_integer_value(json_object_get(o, "files_removed")) == 1 ? "" : "s",
+		       json_integer_value(json_object_get(o, "removed_through")));
 	printf("Tracer errors: %zu\n", json_array_size(json_object_get(j, "errors")));
 	json_array_foreach(json_object_get(j, "errors"), i, v)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s\n", json_integer_value(json_object_get(v, "count")), jstr(v, "message"));
