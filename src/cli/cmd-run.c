@@ -23,6 +23,7 @@
 #include "cli/run-nativeaot.h"
 #include "cli/run-outputs.h"
 #include "cli/run-status.h"
+#include "cli/reader.h"
 #include "common/util.h"
 
 /* Is the journal one of OUTPUTS (a comma list: "journal", "journal:…")?
@@ -105,36 +106,42 @@ static bool run_ours(void *ud, const struct pending_header *h)
 
 /* Merge what one of this run's processes (M) left in FILE.<pid>.pending when
  * it died without flushing, then count records and finished exceptions
- * (unless the summary is not wanted). */
+ * (unless the summary is not wanted) in FILE and, when it rotated, the
+ * files rotated out before it (the reader reads the set by its name). */
 static void count_file(const char *path, struct run_counts *c, const struct run_merge *m, bool quiet)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f;
+	char *const ops[] = { (char *)path };
+	struct rd *r = NULL;
+	struct rec rec;
+	int k;
 
 	(void)pending_recover(path, run_ours, on_skip, (void *)m);
-	f = quiet ? NULL : fopen(path, "re");
-	if (!f)
+	if (quiet || rd_open(&r, "run", ops, 1, false) < 0)
 		return;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] != '\n')
-			break; /* a torn last line is not a record */
+	while ((k = rd_record(r, &rec)) > 0) {
+		const char *s;
+
 		c->records++;
-		if (strstr(line, "\"event\":\"exception.summary\"")) {
+		switch (rec.ev) {
+		case EV_EXCEPTION_SUMMARY:
 			c->exceptions++;
-			if (strstr(line, "\"outcome\":\"unhandled\""))
-				c->unhandled++;
-		} else if (strstr(line, "\"event\":\"exception.throw\"")) {
+			s = json_string_value(json_object_get(rec.j, "outcome"));
+			c->unhandled += s && strcmp(s, "unhandled") == 0;
+			break;
+		case EV_EXCEPTION_THROW:
 			c->throws++;
-		} else if (strstr(line, "\"event\":\"exception.error\"")) {
+			break;
+		case EV_EXCEPTION_ERROR:
 			c->errors++;
-			if (strstr(line, "\"fate\":\"unhandled\""))
-				c->errors_unhandled++;
+			s = json_string_value(json_object_get(rec.j, "fate"));
+			c->errors_unhandled += s && strcmp(s, "unhandled") == 0;
+			break;
+		default:
+			break;
 		}
+		rec_done(&rec);
 	}
-	free(line);
-	fclose(f);
+	rd_free(r);
 }
 
 /* A glob for the files of a template written by process PID (any process if PID <= 0):
