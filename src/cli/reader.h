@@ -16,7 +16,7 @@
 struct rd;
 
 /* One record, parsed leniently: what every command needs.  Integers that
- * are missing or null read as -1; event names not in events.def read as
+ * are missing or null read as -1; event names not in vocabulary.def read as
  * _EV_INVALID (a newer schema) and are still delivered. */
 struct rec {
 	json_t *j;           /* the whole object (owned) */

@@ -23,8 +23,8 @@ static const char header[] =
 	"# SPDX-License-Identifier: MIT\n"
 	"#\n"
 	"# Message catalog of clrtrace, the exception and runtime-event tracer for .NET.\n"
-	"# One entry per MESSAGE_ID in src/events.def (tests/journal-catalog.sh checks\n"
-	"# that every event has exactly one).  Installed into the systemd catalog\n"
+	"# One entry per MESSAGE_ID in src/common/vocabulary.def (tests/journal-catalog.sh\n"
+	"# checks that every event has exactly one).  Installed into the systemd catalog\n"
 	"# directory; journalctl -x shows the text next to matching entries.\n";
 
 static const char spans[] =
