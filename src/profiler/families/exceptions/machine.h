@@ -4,83 +4,10 @@
  * inputs (names, types), emitting records through an emitter interface so
  * unit tests can replay callback sequences without a runtime.
  *
- * PAYLOAD FIELDS (what the glue adds to the common fields of every record)
- * -------------------------------------------------------------------------
- * exception.throw (instant):
- *   exception {id, type, message, hresult}
- *     id       integer, process-unique, 1, 2, 3 … in throw order
- *     type     string, "Namespace.Type+Nested" of the thrown object ("?" unknown)
- *     message  string|null: System.Exception._message (raw field, may be null;
- *              absent entirely when CLRTRACE_MESSAGES=0)
- *     hresult  string "0x%08x"|null: System.Exception._HResult
- *   rethrow    boolean: the same object is already in flight or was caught
- *              recently (throw;, throw ex;, ExceptionDispatchInfo.Throw)
- *   rethrow_of integer|null: id of the exception it re-throws
- *   origin     integer, only on rethrows: id of the object's first throw
- *              (where the rethrow chain began)
- *   then the fields of exm_input.throw_fields and story_fields (the
- *   glue's: the inner chain, the stack; see schemas/record.schema.json)
- *   nested_in  {id, context}|null: thrown while exception `id` was in
- *              `context`: "filter" | "finally" | "catch" | "search" | "unwind"
- * exception.search (span), exception.unwind (span):
- *   exception {id}; end records also carry the common dur_ns;
- *   end records may carry "abandoned": true (see below)
- * exception.search.frame, exception.unwind.frame,
- * exception.filter, exception.finally, exception.catch (spans):
- *   exception {id}, function (string, "Namespace.Type.Method")
- *   exception.filter begin and end: "runtime": true when the filter is the
- *   runtime's own (exm_input.runtime), not the program's
- *   exception.filter end: result "true" | "false" | "threw" (an exception
- *   escaped it: taken as false) | "unknown" (not known yet: a plain catch
- *   of the same method could also take it, and the catch that runs tells;
- *   or never known)
- *   any end: "abandoned": true when the runtime never closed it (the handler
- *   was left by another exception, the thread ended, or the tracer reset)
- * exception.catcher_found (instant): exception {id}, function
- * exception.unhandled (instant): exception {id, type, message, hresult},
- *   thrown_in (string|null).  Written (and flushed) when the first pass
- *   ended with no catcher and not at a native boundary (see
- *   exm_input.verdict); on .NET 9/10 a finally may still replace the
- *   exception, and its summary then says superseded, reported_unhandled.
- * exception.summary (instant):
- *   exception {id, type, message, hresult}
- *   outcome    "caught" | "unhandled" | "swallowed" (escaped a filter) |
- *              "superseded" (another exception escaped its finally/catch) |
- *              "rethrown" (the same object was thrown again: throw;,
- *              throw ex;, or raised again after a native boundary) |
- *              "unknown" (the thread or process ended mid-story, or the
- *              tracer lost track)
- *   thrown_in  string|null: first frame searched
- *   caught_in  string|null: function whose catch ran
- *   searched   [string]: frames of the first pass, in order
- *   filters    [{function, result, runtime?}]: result "true" | "false" |
- *              "threw" | "unknown", decided by the catch that ran where
- *              needed; "runtime": true on the runtime's own filters
- *   finally    [string]: functions whose finally/fault ran for it
- *   unwound    [string]: frames the second pass left (not the catching one)
- *   rethrow    boolean; rethrow_of integer|null
- *   nested_in  {id, context}|null
- *   nested     [integer]: ids of exceptions thrown inside its filters,
- *              finally and catch blocks
- *   superseded_by integer|null: the exception that replaced it (for
- *              "rethrown": the next throw of the same object)
- *   origin     integer, only on rethrows: as in exception.throw
- *   boundary   true, only when so: the first pass stopped at the runtime's
- *              own native code (reflection, a type initializer), which
- *              raised it again or wrapped it: no exception.unhandled
- *   wrapped    true, only when so: superseded by a wrapper whose
- *              InnerException it is
- *   reported_unhandled true, only when the outcome is not "unhandled":
- *              exception.unhandled was written, then a finally replaced it
- *   interrupted "exit" | "thread_end", only when so: the story was cut
- *              short; the outcome is the one reached (a catch entered:
- *              "caught")
- *   then the fields of exm_input.story_fields (the stack)
- *   dur_ns     integer: throw to end of story.  The summary of an
- *              unhandled exception is written when the second pass
- *              reaches its last frame (.NET 9/10), or when the finally
- *              blocks of that frame that cover its call site have run;
- *              at once on .NET 8.
+ * The records it writes (exception.throw, the pass and handler spans,
+ * exception.unhandled, exception.summary) and every field of them are
+ * described in clrtrace-records(5) (man/clrtrace-records.5) and
+ * schemas/record.schema.json; that is their one description.
  */
 #pragma once
 
