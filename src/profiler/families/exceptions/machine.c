@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The per-thread exception state machine (see machine.h for the records).
+ * The per-thread exception state machine (its records: clrtrace-records(5)).
  *
  * Each thread has a stack of live exceptions; a nested exception (thrown
  * while another's filter, finally or catch runs) sits above the one it is
