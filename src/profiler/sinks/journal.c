@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The systemd journal sink.  write() runs on the stage writer (stage.c: one
- * producer at a time, never a program thread) and only copies the record
- * line into a bounded queue; a sender thread turns each line into an entry
- * (journal-fields.c) and sends it with sd_journal_sendv() (the function,
- * not the macro: CODE_FILE and CODE_LINE would name this file; CODE_FUNC
- * is the .NET method the entry is about, when the record names one).
+ * producer at a time; the flusher thread, or a program thread whose halves
+ * are full or that flushes on its way out) and only copies the record
+ * line into a bounded queue; a sender thread, never a program thread,
+ * turns each line into an entry (journal-fields.c) and sends it with
+ * sd_journal_sendv() (the function, not the macro: CODE_FILE and CODE_LINE
+ * would name this file; CODE_FUNC is the .NET method the entry is about,
+ * when the record names one).  DESIGN.md, Sinks, says where each step runs.
  *
  * Nothing waits on journald except the writer and a bounded drain:
  *  - a full queue, a record over the client-side rate limit, or journald

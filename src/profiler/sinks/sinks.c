@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sink set: threads stage their records (stage.c, no lock shared
- * between them); the writer thread takes them to every sink in seq order
- * when a thread hands it a full buffer and a few times a second; drops are
+ * between them); the writer takes them to every sink in seq order a few
+ * times a second (the flusher thread) and, when a thread's halves are both
+ * full or it flushes on its way out, on that thread (stage.c); drops are
  * counted per sink and reason, handed to the record core (which reports
  * them as trace.dropped records once a sink works again), said on stderr
  * at the time and at exit, and sent to `clrtrace run` (CLRTRACE_STATUS).
