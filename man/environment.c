@@ -2,9 +2,7 @@
 /* Copy the man page from stdin to stdout with the variable list of its
  * ENVIRONMENT section (between the BEGIN and END config.def comments)
  * written from src/common/config.def: `make update-man` runs it, and
- * tests/man-environment.sh diffs its output against the page.  With
- * --defaults: "NAME DEFAULT" for each variable that has one, for the test
- * to check README.md's table. */
+ * tests/man-environment.sh diffs its output against the page. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,29 +21,11 @@ static void print_list(void)
 #include "common/config.def"
 }
 
-/* "CLRTRACE_NAME DEFAULT" lines. */
-static void print_defaults(void)
-{
-	static const char *const rows[][2] = {
-#define CT_VAR(NAME, field, parse, default, ...) { "CLRTRACE_" #NAME, default },
-#include "common/config.def"
-	};
-
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (rows[i][1])
-			printf("%s %s\n", rows[i][0], rows[i][1]);
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
 	enum { BEFORE, INSIDE, AFTER } where = BEFORE;
 	char *line = NULL;
 	size_t size = 0;
-
-	if (argc > 1 && strcmp(argv[1], "--defaults") == 0) {
-		print_defaults();
-		return fflush(stdout) == 0 ? 0 : 1;
-	}
 
 	while (getline(&line, &size, stdin) > 0) {
 		bool begin = strncmp(line, BEGIN_MARK, strlen(BEGIN_MARK)) == 0;

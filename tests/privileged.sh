@@ -66,7 +66,7 @@ as_nobody >"$dir/p.out" 2>"$dir/p.err"
 st=$?
 check_refused "setuid apphost"
 
-# the README's way to trace a service that needs a capability: an ambient
+# clrtrace(1)'s way to trace a service that needs a capability: an ambient
 # one (systemd's AmbientCapabilities=) raises no AT_SECURE, so it is traced
 PROG=Probe ARGS="status 5"
 CAPS="--inh-caps=+net_bind_service --ambient-caps=+net_bind_service"

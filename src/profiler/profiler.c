@@ -107,7 +107,7 @@ static void release_info(void)
 /* setuid, setgid or file capabilities: the environment is the caller's, so
  * nothing in it may choose where a privileged process writes, and the
  * default file would be in the caller's working directory: do not trace
- * (README). */
+ * (DESIGN.md, Privileged programs). */
 static HRESULT refuse_privileged(void)
 {
 	if (!ct_secure_excluded(ct.program))
