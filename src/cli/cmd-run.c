@@ -645,7 +645,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child_main
 
 /* Start the program PROG with ENV (and STATUS_ENV), its signals as clrtrace found them.  A
  * vfork-style clone: a fork would copy clrtrace's page tables and fault its pages in again for
- * a process that execs at once (3-4 ms of CPU time on a small VM; bench/README.md, start-up).
+ * a process that execs at once (about 4 ms of CPU time on a small VM; DESIGN.md, Measured decisions).
  * The pid, or -1 after saying why not (*STATUS: the exit status to give). */
 static pid_t spawn_program(char **prog, char **env, char *status_env, const struct run_signals *rs, int *status)
 {

@@ -5,7 +5,7 @@
  * it loads it and the libraries it pulls in (gcrypt, gpg-error, zstd, lzma,
  * lz4, cap) into every traced program and every clrtrace command: about
  * 4 ms of CPU time per process on a small VM, a twentieth of a hello
- * world's start-up (bench/README.md, start-up).  These definitions stand in
+ * world's start-up (DESIGN.md, Measured decisions).  These definitions stand in
  * for the real functions (the journal code calls them unchanged) and
  * forward to them; without libsystemd they fail with -ELIBACC.
  *

@@ -4,7 +4,7 @@
  * PDB reader inflates (a PDB embedded in an assembly), but linking zlib
  * loads it into every clrtrace command: about 0.3 ms of CPU time per
  * process on a small VM, and `clrtrace run` is a process of every traced
- * run (bench/README.md, start-up).  These definitions stand in for the
+ * run (DESIGN.md, Measured decisions).  These definitions stand in for the
  * real functions (pdb.c calls them unchanged) and forward to them; without
  * zlib, inflateInit2_ fails with Z_VERSION_ERROR and the PDB is not read.
  */
