@@ -3,8 +3,9 @@
 # tables of clrtrace-records(5) are, row by row, what the vocabulary holds at
 # run time (tests/unit/test-docs prints them from ct_events[] and
 # ct_categories[]); every event has a payload paragraph there; the page
-# renders without a groff warning; and no project file points at a design
-# document outside the tree.  Needs no runtime, so it does not source lib.sh
+# renders without a groff warning; the documents name no file, option,
+# variable or event that does not exist; and no project file points at a
+# design document outside the tree.  Needs no runtime, so it does not source lib.sh
 # (which skips without dotnet).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -116,6 +117,21 @@ if [ -z "$crossings" ]; then
 	ok "no include crosses a layer upward"
 else
 	fail "includes that cross a layer upward (DESIGN.md, Layers): $(echo $crossings)"
+fi
+
+# every file, option, variable and event a document names exists
+# (tests/docs-names.py derives each list from the tree and the tables)
+names_docs="README.md HACKING.md DESIGN.md bench/README.md man/clrtrace.1.in man/clrtrace-records.5
+	contrib/journal.md contrib/fleet.md contrib/jq.md schemas/README.md"
+if ! command -v python3 >/dev/null 2>&1; then
+	fail "python3 is needed (run setup.sh)"
+elif [ ! -x "$top_builddir/clrtrace" ]; then
+	fail "no $top_builddir/clrtrace (make builds it)"
+elif (cd "$top_srcdir" && python3 tests/docs-names.py "$top_srcdir" "$top_builddir" "$top_builddir/clrtrace" $names_docs) >"$OUT/names.out" 2>&1; then
+	ok "the documents name only files, options, variables and events that exist ($(tail -1 "$OUT/names.out"))"
+else
+	fail "the documents name things that do not exist:"
+	cat "$OUT/names.out"
 fi
 
 # no file of the project points at the design notes outside the tree
