@@ -78,6 +78,16 @@ build_null_profiler() {
 			die "could not build the null profiler"
 	fi
 }
+# need_wrk: install wrk (Debian's package) when it is missing; needs root.
+need_wrk() {
+	command -v wrk >/dev/null 2>&1 && return 0
+	[ "$(id -u)" = 0 ] || die "wrk is missing, and installing it (apt-get install wrk) needs root: run as root or install it"
+	command -v apt-get >/dev/null 2>&1 || die "wrk is missing and there is no apt-get to install it"
+	echo "bench: installing wrk (apt-get install wrk)" >&2
+	{ apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 ||
+		die "apt-get install wrk failed"
+}
+
 # build_throw: build bench/exceptions/Throw (build_bench); sets OUT and DLL.
 build_throw() { build_bench Throw "$srcdir/bench/exceptions/Throw"; }
 

@@ -56,7 +56,7 @@ for v in MINUTES RATE INTERVAL; do
 	[[ ${!v} =~ ^[0-9]+$ ]] && [ "${!v}" -gt 0 ] || die "$v must be a number above 0, not '${!v}'"
 done
 [ -z "$SIZE" ] || [[ $SIZE =~ ^[0-9]+[KMG]?$ ]] || die "-s takes a size such as 16M, not '$SIZE'"
-command -v wrk >/dev/null 2>&1 || die "wrk is missing (apt-get install wrk)"
+need_wrk
 command -v curl >/dev/null 2>&1 || die "curl is needed"
 
 find_build libclrtrace.so
@@ -138,7 +138,7 @@ while kill -0 $WU 2>/dev/null || kill -0 $WT 2>/dev/null; do
 	[ "$u" -gt "$MAXU" ] && MAXU=$u
 	[ "$t" -gt "$MAXT" ] && MAXT=$t
 	printf '%8d %10d K %10d K %7.3f %10d %6d\n' $((SECONDS - t0)) "$u" "$t" \
-		"$(awk -v a="$t" -v b="$u" 'BEGIN { print b > 0 ? a / b : 0 }')" \
+		"$(awk -v a="$t" -v b="$u" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
 		"$(du -sk "$TRACES" | cut -f1)" "$(find "$TRACES" -type f | wc -l)"
 	sleep "$INTERVAL" & wait $! 2>/dev/null
 done
@@ -150,15 +150,15 @@ rc=$?
 PIDS=()
 reqs() { sed -n 's/^WRK requests=\([0-9]*\).*non2xx=\([0-9]*\).*/\1/p' "$1"; }
 echo "requests served: untraced $(reqs "$TMP/wrk-u.out"), traced $(reqs "$TMP/wrk-t.out"); clrtrace run exited $rc"
-echo "peak RSS: untraced ${MAXU} K, traced ${MAXT} K ($(awk -v a="$MAXT" -v b="$MAXU" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }'))"
+echo "peak RSS: untraced ${MAXU} K, traced ${MAXT} K ($(awk -v a="$MAXT" -v b="$MAXU" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'))"
 echo "files: $(find "$TRACES" -name '*.jsonl' | wc -l) .jsonl, $(find "$TRACES" -name '*.zst' | wc -l) .zst;" \
 	"disk used $(du -sk "$TRACES" | cut -f1) K"
 echo "clrtrace run said:"
 sed 's/^/  /' "$TMP/t.err" | tail -n 8
-echo "stats --json (errors, throws, left out, lost, rotation):"
-"$CLRTRACE" stats --json "$TRACES" 2>&1 | jq -c '{errors: .exceptions.errors, throws: .exceptions.total,
-	left_out: (.exceptions.left_out // .exceptions.suppressed // null), lost: (.loss // .dropped // null),
-	rotated: (.rotation // .files // null)}' 2>/dev/null || echo "  (stats failed)"
+echo "stats --json: errors, throws, fates, left out, lost, retention:"
+"$CLRTRACE" stats --json "$TRACES" 2>&1 | jq -c '{errors: .exceptions.errors.total, throws: .exceptions.errors.throws,
+	fates: .exceptions.errors.by_fate, left_out: (.exceptions.left_out // null), lost: .dropped.records,
+	retention: (.retention // null)}' 2>/dev/null | sed 's/^/  /' || echo "  (stats failed)"
 echo "check over the set:"
 "$CLRTRACE" check "$TRACES" 2>&1 | tail -n 5 | sed 's/^/  /'
 exit 0

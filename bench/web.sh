@@ -114,13 +114,7 @@ done
 	die "BASE=$BASE holds no clrtrace and libclrtrace.so"
 
 # --- tools: wrk (installed when missing), curl, perf for -p -----------------------
-if ! command -v wrk >/dev/null 2>&1; then
-	[ "$(id -u)" = 0 ] || die "wrk is missing, and installing it (apt-get install wrk) needs root: run as root or install it"
-	command -v apt-get >/dev/null 2>&1 || die "wrk is missing and there is no apt-get to install it"
-	echo "bench: installing wrk (apt-get install wrk)" >&2
-	{ apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 ||
-		die "apt-get install wrk failed"
-fi
+need_wrk
 command -v curl >/dev/null 2>&1 || die "curl is needed"
 [ "$PROFILE" = 0 ] || command -v perf >/dev/null 2>&1 || die "-p needs perf (Debian package linux-perf)"
 
