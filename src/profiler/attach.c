@@ -28,8 +28,6 @@
 #include "common/util.h"
 #include "profiler/abi/info.h"
 #include "profiler/core/handoff.h"
-#include "profiler/families/exceptions/exceptions.h"
-#include "profiler/families/exceptions/machine.h"
 #include "profiler/families/handlers.h"
 #include "profiler/start.h"
 
@@ -204,34 +202,19 @@ static HRESULT detach_requested(void)
 	return hr;
 }
 
-/* Forget T's exception stories and spans, cut by the detach: no callback
- * runs any more (the runtime waited for them), and a later attach starts
- * afresh.  The pins of live exceptions cannot be released now (every Info
- * call fails while detaching); at most CT_PINS_MAX a thread stay pinned. */
-static void forget_thread(struct ct_thread *t, void *ud)
-{
-	if (!ct_thread_trylock(t))
-		return;
-	exm_free(t->exm);
-	t->exm = NULL;
-	t->n_spans = 0;
-	t->n_shared = 0;
-	atomic_store(&t->handoff_ended, 0);
-	atomic_store(&t->n_deferred, 0);
-	atomic_store(&t->deferred_lost, 0);
-	t->n_pins = 0;
-	ct_thread_unlock(t);
-}
-
 /* The runtime is about to unload us: forget this attach, so that the next
- * one starts anew (the library stays mapped: -z nodelete). */
+ * one starts anew (the library stays mapped: -z nodelete).  No callback
+ * runs any more (the runtime waited for them).  The trace generation moves
+ * on: what each thread kept of this trace (its spans, its families' state)
+ * is forgotten now if its lock is free, else when the thread is next seen.
+ * The pins of live exceptions cannot be released (every Info call fails
+ * while detaching); at most CT_PINS_MAX a thread stay pinned. */
 HRESULT on_ProfilerDetachSucceeded(struct ct_thread *t)
 {
 	pthread_mutex_lock(&detach_lock);
 	ct_com_set_detach_handler(NULL);
-	ct_threads_each(forget_thread, NULL);
 	ct_handoff_reset();
-	ct_exceptions_reset();
+	ct_families_trace_end();
 	config_done(&ct.cfg);
 	free(ct.program);
 	ct.program = NULL;

@@ -21,10 +21,6 @@
 #include "profiler/runtime-init.h"
 #include "profiler/start.h"
 
-/* Hooks other families may provide (weak: absent is fine). */
-__attribute__((weak)) json_t *ct_exceptions_totals(void);
-__attribute__((weak)) void ct_exceptions_exit(struct ct_thread *t);
-
 /* Config warnings go straight to stderr, one line each. */
 static void config_warn(void *ud, const char *line)
 {
@@ -34,8 +30,8 @@ static void config_warn(void *ud, const char *line)
 enum ct_load ct_loaded;
 unsigned ct_not_enabled;
 
-/* exit() without Shutdown (Environment.Exit from some paths): end the
- * exiting thread's exception stories, flush. */
+/* exit() without Shutdown (Environment.Exit from some paths): end what
+ * the families have open (the exiting thread's exception stories), flush. */
 static void on_exit_flush(void)
 {
 	struct ct_thread *t;
@@ -43,7 +39,7 @@ static void on_exit_flush(void)
 	if (!atomic_load(&ct.active))
 		return;
 	t = ct_thread_get();
-	if (ct_exceptions_exit && t) {
+	if (t && ct_families_have_exit()) {
 		/* the lock its callbacks hold: Shutdown on another thread may
 		 * be ending this thread's stories (exit() from inside one of
 		 * its callbacks already holds it) */
@@ -51,7 +47,7 @@ static void on_exit_flush(void)
 
 		if (locked)
 			ct_thread_lock(t);
-		ct_exceptions_exit(t);
+		ct_families_exit(t);
 		if (locked)
 			ct_thread_unlock(t);
 	}
@@ -190,6 +186,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	}
 	json_object_seed(0);
+	ct_families_start();
 	if (!query_info(info_unk)) {
 		ct_say_once("info", "the runtime offers no ICorProfilerInfo5 or later; not tracing");
 		return E_FAIL;
@@ -260,18 +257,18 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 void ct_stop(struct ct_thread *t, enum ct_event ev)
 {
 	struct ct_totals tot;
-	json_t *exc;
+	json_t *totals;
 
 	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
 		return;
 	/* Environment.Exit inside a catch or finally: those stories end now */
-	if (ct_exceptions_exit)
-		ct_exceptions_exit(t);
-	exc = ct_exceptions_totals ? ct_exceptions_totals() : json_object();
+	ct_families_exit(t);
+	totals = json_object();
 	ct_trace_totals(&tot);
-	ct_emit(t, ev, PH_INSTANT, 0,
-		json_pack("{s:{s:I,s:I,s:o}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
-			  (json_int_t)tot.dropped, "exceptions", exc ? exc : json_object()));
+	json_object_set_new(totals, "records", json_integer((json_int_t)tot.records + 1));
+	json_object_set_new(totals, "dropped", json_integer((json_int_t)tot.dropped));
+	ct_families_totals(totals);
+	ct_emit(t, ev, PH_INSTANT, 0, json_pack("{s:o}", "totals", totals));
 	atomic_store(&ct.active, false);
 	ct_trace_close(ev == EV_RUNTIME_SHUTDOWN);
 }

@@ -21,6 +21,9 @@ struct ct_start {
 extern enum ct_load ct_loaded;
 extern unsigned ct_not_enabled;
 
+/* Register the family table (families.def) with the core. */
+void ct_families_start(void);
+
 /* Read the configuration, open the outputs, set the event mask, emit
  * runtime.init: Initialize and InitializeForAttach. */
 HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_start *start);

@@ -187,10 +187,6 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 	return 0;
 }
 
-/* The exceptions family's replay of the handler Enters its callbacks only
- * stashed (exceptions/deferred.c); weak: the record core links alone. */
-__attribute__((weak)) void ct_deferred_replay(struct ct_thread *t);
-
 /* Write one record with a jansson PAYLOAD (stolen) or typed FIELDS; a
  * HANDOFF span may end on another thread than the one that began it. */
 static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
@@ -206,11 +202,12 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 		json_decref(payload);
 		return t ? 0 : -ENOMEM;
 	}
-	/* a filter or catch the runtime entered before this record began then:
-	 * its records first, so that this one nests in it (a load, a GC
-	 * suspension inside a filter), in time order on the thread */
-	if (ct_deferred_replay && atomic_load_explicit(&t->n_deferred, memory_order_acquire))
-		ct_deferred_replay(t);
+	/* what a family's callbacks only stashed (a filter or catch the
+	 * runtime entered before this record began): its records first, so
+	 * that this one nests in it (a load, a GC suspension inside a
+	 * filter), in time order on the thread */
+	if (t->has_family_state)
+		ct_families_before_record(t);
 	ct_thread_ident(t, pl.ts);
 	/* a load, or a thread with spans another may end: the whole record
 	 * under the handoff lock, so that an end written for one of its spans

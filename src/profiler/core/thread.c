@@ -1,20 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The one TLS struct per OS thread, freed by a pthread key destructor;
- * the registry of threads that hold exception state. */
+ * the registry of threads that hold a family's state. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "profiler/abi/info.h"
+#include "profiler/core/family.h"
 #include "profiler/core/handoff.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
-
-/* The exception machine's destructor: weak, so that the core does not
- * depend on the exceptions family (absent in the unit tests, which never
- * make a machine). */
-__attribute__((weak)) void exm_free(struct exm *m);
 
 static pthread_key_t thread_key;
 static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
@@ -40,8 +36,7 @@ static void thread_free(void *p)
 			t->reg_next->reg_prev = t->reg_prev;
 		pthread_mutex_unlock(&registry_lock);
 	}
-	if (exm_free)
-		exm_free(t->exm);
+	ct_families_thread_free(t);
 	if (t->n_shared)
 		ct_handoff_orphan(t);
 	ct_sinks_thread_exit(&t->stage);
@@ -58,17 +53,47 @@ static void thread_key_make(void)
 	(void)pthread_key_create(&thread_key, thread_free);
 }
 
-/* This thread's state, created on first use. */
+/* Forget T's state of an ended trace (see thread.h). */
+void ct_thread_forget(struct ct_thread *t)
+{
+	ct_families_thread_free(t);
+	/* the handoff table forgot its spans (ct_handoff_reset) */
+	t->n_spans = 0;
+	t->n_shared = 0;
+	atomic_store(&t->handoff_ended, 0);
+	atomic_store_explicit(&t->gen, ct_trace_generation(), memory_order_relaxed);
+}
+
+/* T of an ended trace, its lock free: forget it. */
+static void forget_stale(struct ct_thread *t)
+{
+	if (atomic_load_explicit(&t->gen, memory_order_relaxed) == ct_trace_generation() || !ct_thread_trylock(t))
+		return;
+	ct_thread_forget(t);
+	ct_thread_unlock(t);
+}
+
+/* This thread's state, created on first use; what it kept of an ended
+ * trace forgotten when first seen in the next (not inside a callback: its
+ * entry did it). */
 struct ct_thread *ct_thread_get(void)
 {
 	struct ct_thread *t = thread_self;
 
-	if (t)
+	if (t) {
+		if (__builtin_expect(atomic_load_explicit(&t->gen, memory_order_relaxed) != ct_trace_generation(), 0) &&
+		    !t->in_callback) {
+			ct_thread_lock(t);
+			ct_thread_forget(t);
+			ct_thread_unlock(t);
+		}
 		return t;
+	}
 	pthread_once(&thread_once, thread_key_make);
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	atomic_init(&t->gen, ct_trace_generation());
 	t->tid = (int)syscall(SYS_gettid);
 	thread_self = t;
 	(void)pthread_setspecific(thread_key, t);
@@ -81,9 +106,12 @@ bool ct_thread_is_mine(const struct ct_thread *t)
 	return t && t == thread_self;
 }
 
-/* List T in the registry (see thread.h). */
-void ct_thread_register(struct ct_thread *t)
+/* Give T a family's state (see thread.h). */
+void ct_family_state_set(struct ct_thread *t, unsigned slot, void *s)
 {
+	t->family[slot] = s;
+	if (s)
+		t->has_family_state = true;
 	if (t->registered)
 		return;
 	pthread_mutex_lock(&registry_lock);
@@ -99,9 +127,21 @@ void ct_thread_register(struct ct_thread *t)
 /* Walk the registry (see thread.h). */
 void ct_threads_each(void (*fn)(struct ct_thread *t, void *ud), void *ud)
 {
+	unsigned gen = ct_trace_generation();
+
 	pthread_mutex_lock(&registry_lock);
 	for (struct ct_thread *t = registry; t; t = t->reg_next)
-		fn(t, ud);
+		if (atomic_load_explicit(&t->gen, memory_order_relaxed) == gen)
+			fn(t, ud);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* Forget the ended trace's state where it can be done now (see thread.h). */
+void ct_threads_forget_stale(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct ct_thread *t = registry; t; t = t->reg_next)
+		forget_stale(t);
 	pthread_mutex_unlock(&registry_lock);
 }
 

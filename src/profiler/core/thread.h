@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The one TLS struct per OS thread and the registry of threads that hold
- * exception state (thread.c). */
+ * a family's state (thread.c). */
 #pragma once
 
 #include <pthread.h>
@@ -14,21 +14,10 @@
 #include "common/util.h"
 #include "common/vocabulary.h"
 #include "profiler/abi/corprof.h"
+#include "profiler/core/family.h"
 #include "profiler/core/jsonw.h"
 #include "profiler/sinks/sinks.h"
 
-struct exm; /* exceptions/machine.h */
-
-/* A handler Enter stashed while the runtime held the exception object
- * unprotected (dotnet/runtime#132462), fed to the machine at the thread's
- * next exception callback or before its next record (exceptions/deferred.c,
- * emit.c). */
-struct ct_deferred {
-	int kind;             /* enum exm_input_kind */
-	uint64_t fn, object, frame, pc, ts, mono;
-};
-#define CT_DEFERRED_MAX 4
-#define CT_PINS_MAX 64 /* the machine follows at most 64 live exceptions a thread */
 #define CT_NAME_CACHE 64 /* entries of a thread's name cache (a power of two) */
 
 /* One open span on a thread's stack. */
@@ -55,15 +44,14 @@ struct ct_thread {
 	unsigned n_shared;
 	atomic_uint handoff_ended;
 	bool in_handoff;
-	struct exm *exm;      /* exception state machine, created on demand */
-	struct ct_deferred deferred[CT_DEFERRED_MAX];
-	atomic_uint n_deferred; /* atomic: the exit path may replay it (deferred.c) */
-	atomic_uint deferred_lost; /* stashes that did not fit, said at the replay */
+	/* each family's state of this thread (family.h: its slot), NULL
+	 * until the family makes it; whether there is any */
+	void *family[CT_FAMILY_MAX];
+	bool has_family_state;
+	atomic_uint gen;      /* the trace generation its state belongs to */
 	uint64_t ts_replay;   /* nonzero: records take this time (a replay) */
 	uint64_t ts_callback; /* the callback's time, read at its first record (0: not yet) */
 	uint64_t mono_replay, mono_callback; /* the same on the monotonic clock */
-	uintptr_t pins[CT_PINS_MAX]; /* pinned handles of the live exceptions, oldest first */
-	unsigned n_pins;
 	struct jw line;       /* the record being written */
 	struct ct_stage_ref stage; /* where its records are staged (sinks) */
 	/* names this thread looked up last (names.c): most lookups are
@@ -96,13 +84,12 @@ struct ct_thread {
 	unsigned names_seen;
 	/* Held by this thread's callbacks (not the two that only stash), and
 	 * with trylock by the exit path that ends this thread's stories from
-	 * another thread (glue.c ct_exceptions_exit): ct_thread_lock(). */
+	 * another thread (a family's exit hook): ct_thread_lock(). */
 	atomic_bool lock;
-	struct ct_thread *reg_next, *reg_prev; /* the registry of threads with a machine */
+	struct ct_thread *reg_next, *reg_prev; /* the registry of threads with family state */
 	bool registered;
-	/* set while the exit path feeds this thread's machine from another
-	 * thread: the pins stay (the thread may be inside CatcherEnter, the
-	 * window they guard); the thread releases them itself later */
+	/* set while a family's exit hook feeds this thread's state from
+	 * another thread (records take the time of now) */
 	bool fed_by_other;
 };
 
@@ -134,12 +121,25 @@ static inline void ct_thread_unlock(struct ct_thread *t)
 struct ct_thread *ct_thread_get(void);
 /* Is T the calling thread's own state (not one the exit path feeds)? */
 bool ct_thread_is_mine(const struct ct_thread *t);
-/* Put T in the registry of threads with exception state (once; T's own
- * thread, holding T->lock).  Unlisted when the thread's state is freed. */
-void ct_thread_register(struct ct_thread *t);
-/* Call FN on every registered thread, the registry locked: a thread cannot
- * free its state meanwhile.  FN must not block on a thread's lock. */
+/* The state of the family in SLOT (family.h) on T, or NULL. */
+static inline void *ct_family_state(const struct ct_thread *t, unsigned slot)
+{
+	return t->family[slot];
+}
+/* Give T (its own thread, holding T->lock) the state S of the family in
+ * SLOT, freed by the family's thread_free hook; T joins the registry of
+ * threads with family state (unlisted when its thread exits). */
+void ct_family_state_set(struct ct_thread *t, unsigned slot, void *s);
+/* Call FN on every registered thread of the current trace, the registry
+ * locked: a thread cannot free its state meanwhile.  FN must not block on
+ * a thread's lock. */
 void ct_threads_each(void (*fn)(struct ct_thread *t, void *ud), void *ud);
+/* Forget what T (locked by the caller) kept of an ended trace: its
+ * families' state, its open spans (see family.h ct_families_trace_end). */
+void ct_thread_forget(struct ct_thread *t);
+/* Forget the state of an ended trace on every registered thread whose lock
+ * is free (the rest forget theirs when next seen). */
+void ct_threads_forget_stale(void);
 
 /* The time of the record being built on T: a replayed input's; inside a
  * callback, the callback's, read once (the records of one notification

@@ -16,3 +16,5 @@ static json_t *class_json(ClassID id, bool with_name)
  * begin of an unload (the runtime knows the name only then). */
 LOAD_SPAN(ClassLoadStarted, ClassLoadFinished, EV_CLASS_LOAD, "class", class_json, false, ct_emit)
 LOAD_SPAN(ClassUnloadStarted, ClassUnloadFinished, EV_CLASS_UNLOAD, "class", class_json, true, ct_emit)
+
+const struct ct_family ct_family_classes = { .name = "classes" };

@@ -34,3 +34,5 @@ HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
 		ct_emit(owner ? owner : t, EV_GC, PH_END, 0, NULL);
 	return S_OK;
 }
+
+const struct ct_family ct_family_gc = { .name = "gc" };

@@ -16,3 +16,5 @@ HRESULT on_JITCompilationFinished(struct ct_thread *t, FunctionID id, HRESULT hr
 			json_pack("{s:s,s:o}", "function", ct_function_name(id), "hr", ct_json_hr(hr)));
 	return S_OK;
 }
+
+const struct ct_family ct_family_jit = { .name = "jit" };

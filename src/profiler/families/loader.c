@@ -83,3 +83,5 @@ HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyI
 				  json_pack("{s:o,s:s}", "id", ct_json_id(asm_id), "name", ct_assembly_name(asm_id))));
 	return S_OK;
 }
+
+const struct ct_family ct_family_loader = { .name = "loader" };

@@ -64,3 +64,5 @@ HRESULT on_RuntimeThreadResumed(struct ct_thread *t, ThreadID id)
 		ct_emit(t, EV_THREAD_RESUME, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
 	return S_OK;
 }
+
+const struct ct_family ct_family_suspend = { .name = "suspend" };

@@ -2,7 +2,6 @@
 /* Managed thread lifetime: create, OS thread assignment, name, destroy. */
 #include "profiler/families/handlers.h"
 #include "common/utf16.h"
-#include "profiler/families/exceptions/exceptions.h"
 #include "profiler/core/thread-ident.h"
 
 /* {id, os_tid} of the managed thread a record is about. */
@@ -26,7 +25,7 @@ HRESULT on_ThreadCreated(struct ct_thread *t, ThreadID id)
 HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
 {
 	if (id == t->managed_id) /* exceptions still in flight end with it */
-		ct_exceptions_thread_end(t);
+		ct_families_thread_end(t);
 	if (ct_wants(EV_THREAD_DESTROY))
 		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
@@ -60,3 +59,5 @@ HRESULT on_ThreadNameChanged(struct ct_thread *t, ThreadID id, ULONG cch, WCHAR 
 	ct_emit(t, EV_THREAD_NAME, PH_INSTANT, 0, json_pack("{s:o}", "target", target));
 	return S_OK;
 }
+
+const struct ct_family ct_family_threads = { .name = "threads" };

@@ -23,3 +23,5 @@ HRESULT on_UnmanagedToManagedTransition(struct ct_thread *t, FunctionID id, uint
 	transition(t, "to_managed", id, reason);
 	return S_OK;
 }
+
+const struct ct_family ct_family_transitions = { .name = "transitions" };

@@ -12,6 +12,7 @@
  * same order and with the time of the Enter.
  */
 #include "profiler/families/exceptions/deferred.h"
+#include "profiler/families/exceptions/exceptions.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/abi/info.h"
 
@@ -34,18 +35,19 @@ static void clause_info(uint64_t *frame, uint64_t *pc)
  * only reads complete entries. */
 HRESULT ct_defer_enter(struct ct_thread *t, int kind, FunctionID f, ObjectID obj)
 {
+	struct exc_thread *x = exc_thread(t);
 	unsigned n;
 
-	if (!t->exm) /* nothing live: the machine would ignore it */
+	if (!x) /* nothing live: the machine would ignore it */
 		return S_OK;
-	n = atomic_load_explicit(&t->n_deferred, memory_order_relaxed);
+	n = atomic_load_explicit(&x->n_deferred, memory_order_relaxed);
 	if (n >= CT_DEFERRED_MAX) {
-		atomic_fetch_add_explicit(&t->deferred_lost, 1, memory_order_relaxed); /* said at the next replay */
+		atomic_fetch_add_explicit(&x->deferred_lost, 1, memory_order_relaxed); /* said at the next replay */
 		return S_OK;
 	}
-	t->deferred[n] = (struct ct_deferred){ .kind = kind, .fn = f, .object = obj, .ts = now_ns(), .mono = mono_ns() };
-	clause_info(&t->deferred[n].frame, &t->deferred[n].pc);
-	atomic_store_explicit(&t->n_deferred, n + 1, memory_order_release);
+	x->deferred[n] = (struct ct_deferred){ .kind = kind, .fn = f, .object = obj, .ts = now_ns(), .mono = mono_ns() };
+	clause_info(&x->deferred[n].frame, &x->deferred[n].pc);
+	atomic_store_explicit(&x->n_deferred, n + 1, memory_order_release);
 	return S_OK;
 }
 
@@ -67,14 +69,18 @@ static void replay(struct ct_thread *t, const struct ct_deferred *d, unsigned n,
 void ct_deferred_replay(struct ct_thread *t)
 {
 	struct ct_deferred d[CT_DEFERRED_MAX];
-	unsigned n = atomic_load_explicit(&t->n_deferred, memory_order_acquire);
-	unsigned lost = atomic_load_explicit(&t->deferred_lost, memory_order_relaxed);
+	struct exc_thread *x = exc_thread(t);
+	unsigned n, lost;
 
+	if (!x)
+		return;
+	n = atomic_load_explicit(&x->n_deferred, memory_order_acquire);
+	lost = atomic_load_explicit(&x->deferred_lost, memory_order_relaxed);
 	if (!n && !lost)
 		return;
-	memcpy(d, t->deferred, n * sizeof(d[0]));
-	atomic_store_explicit(&t->n_deferred, 0, memory_order_relaxed);
-	atomic_store_explicit(&t->deferred_lost, 0, memory_order_relaxed);
+	memcpy(d, x->deferred, n * sizeof(d[0]));
+	atomic_store_explicit(&x->n_deferred, 0, memory_order_relaxed);
+	atomic_store_explicit(&x->deferred_lost, 0, memory_order_relaxed);
 	replay(t, d, n, lost);
 }
 
@@ -82,15 +88,19 @@ void ct_deferred_replay(struct ct_thread *t)
 bool ct_deferred_take(struct ct_thread *t)
 {
 	struct ct_deferred d[CT_DEFERRED_MAX];
-	unsigned n = atomic_load_explicit(&t->n_deferred, memory_order_acquire);
+	struct exc_thread *x = exc_thread(t);
+	unsigned n;
 
+	if (!x)
+		return true;
+	n = atomic_load_explicit(&x->n_deferred, memory_order_acquire);
 	if (n > CT_DEFERRED_MAX)
 		return false;
-	memcpy(d, t->deferred, n * sizeof(d[0]));
+	memcpy(d, x->deferred, n * sizeof(d[0]));
 	/* the count moved: T is stashing right now (it is in a callback) */
-	if (!atomic_compare_exchange_strong_explicit(&t->n_deferred, &n, 0, memory_order_acq_rel,
+	if (!atomic_compare_exchange_strong_explicit(&x->n_deferred, &n, 0, memory_order_acq_rel,
 						     memory_order_relaxed))
 		return false;
-	replay(t, d, n, atomic_exchange_explicit(&t->deferred_lost, 0, memory_order_relaxed));
+	replay(t, d, n, atomic_exchange_explicit(&x->deferred_lost, 0, memory_order_relaxed));
 	return true;
 }

@@ -459,15 +459,14 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 {
 	struct exm_emitter e = emitter_proto;
 
+	struct exm *m;
+
 	if (!exceptions_on())
 		return S_OK;
-	if (!t->exm) {
-		if (in->kind != EXM_THROWN)
+	if (!(m = exc_machine(t))) {
+		if (in->kind != EXM_THROWN || !exc_thread_make(t))
 			return S_OK; /* nothing live: a stray callback */
-		t->exm = exm_new();
-		if (!t->exm)
-			return S_OK;
-		ct_thread_register(t); /* the exit path ends its stories */
+		m = exc_machine(t);
 	}
 	e.userdata = t;
 	/* new exception handling: the first unwind input after a search that
@@ -475,7 +474,7 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	if (!ct.legacy_eh && (in->kind == EXM_UNWIND_ENTER || in->kind == EXM_UNWIND_LEAVE)) {
 		uint64_t last;
 
-		if (exm_search_failed(t->exm, &last))
+		if (exm_search_failed(m, &last))
 			in->verdict = search_end_verdict(last, &in->last_finallys);
 	}
 	/* legacy exception handling: a frame searched without a catcher that
@@ -484,14 +483,14 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	if (ct.legacy_eh && in->kind == EXM_SEARCH_LEAVE) {
 		uint64_t fn;
 
-		if (exm_search_frame(t->exm, &fn) && reverse_entry(fn) == EXM_KNOW_YES)
+		if (exm_search_frame(m, &fn) && reverse_entry(fn) == EXM_KNOW_YES)
 			in->verdict = EXM_VERDICT_UNHANDLED;
 	}
 	rawlog(t, in);
-	exm_feed(t->exm, in, &e);
+	exm_feed(m, in, &e);
 	if (!t->fed_by_other)
-		ct_pin_release(t, exm_depth(t->exm));
-	if (exm_dying(t->exm))
+		ct_pin_release(t, exm_depth(m));
+	if (exm_dying(m))
 		ct_flush_all(true);
 	return S_OK;
 }
@@ -502,9 +501,9 @@ static HRESULT feed_fn(struct ct_thread *t, enum exm_input_kind kind, FunctionID
 	struct exm_input in = { .kind = kind, .fn = f };
 
 	ct_deferred_replay(t);
-	if (!exceptions_on() || !t->exm)
+	if (!exceptions_on() || !exc_machine(t))
 		return S_OK;
-	if (!exm_top_muted(t->exm))
+	if (!exm_top_muted(exc_machine(t)))
 		in.function = ct_function_name(f);
 	if (with_frame)
 		in.frame = clause_frame_pc(&in.pc);
@@ -516,7 +515,7 @@ static HRESULT feed_leave(struct ct_thread *t, enum exm_input_kind kind, bool wi
 	struct exm_input in = { .kind = kind };
 
 	ct_deferred_replay(t);
-	if (!exceptions_on() || !t->exm)
+	if (!exceptions_on() || !exc_machine(t))
 		return S_OK;
 	if (with_frame)
 		in.frame = clause_frame();
@@ -574,8 +573,10 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	if (!in.muted)
 		throw_fields(obj, &info, &in);
 	/* pins of stories the exit path ended from another thread */
-	if (t->exm)
-		ct_pin_release(t, exm_depth(t->exm));
+	if (exc_machine(t))
+		ct_pin_release(t, exm_depth(exc_machine(t)));
+	else
+		(void)exc_thread_make(t); /* for the pin */
 	ct_pin_thrown(t, obj);
 	feed(t, &in);
 	json_decref(in.throw_fields);
@@ -611,12 +612,12 @@ HRESULT on_ExceptionSearchCatcherFound(struct ct_thread *t, FunctionID f)
 	uint64_t type_id = 0;
 
 	ct_deferred_replay(t);
-	if (!exceptions_on() || !t->exm)
+	if (!exceptions_on() || !exc_machine(t))
 		return S_OK;
-	if (!exm_top_muted(t->exm))
+	if (!exm_top_muted(exc_machine(t)))
 		in.function = ct_function_name(f);
 	/* a filter of F just said something: its clause table tells what */
-	if (exm_filter_waits(t->exm, f, &type_id))
+	if (exm_filter_waits(exc_machine(t), f, &type_id))
 		in.catch_after_filter = ct_catch_after_filter(f, (ClassID)type_id);
 	return feed(t, &in);
 }
@@ -653,9 +654,9 @@ void ct_exceptions_feed_stashed(struct ct_thread *t, uint64_t fn, uint64_t objec
 {
 	struct exm_input in = { .kind = kind, .fn = fn, .object = object, .frame = frame, .pc = pc };
 
-	if (!exceptions_on() || !t->exm)
+	if (!exceptions_on() || !exc_machine(t))
 		return;
-	if (!exm_top_muted(t->exm)) {
+	if (!exm_top_muted(exc_machine(t))) {
 		in.function = ct_function_name(fn);
 		/* the runtime's own filter (rtframes.c): a cached lookup, and
 		 * here, not in FilterEnter */
@@ -678,15 +679,15 @@ HRESULT on_ExceptionCatcherLeave(struct ct_thread *t)
 	uint64_t outer_pc;
 
 	ct_deferred_replay(t); /* its CatcherEnter first */
-	if (!exceptions_on() || !t->exm)
+	if (!exceptions_on() || !exc_machine(t))
 		return S_OK;
 	in.frame = clause_frame();
 	/* which clause ran decides a filter's result (clause info is valid
 	 * until this Leave returns) */
-	if (exm_catch_decides(t->exm))
+	if (exm_catch_decides(exc_machine(t)))
 		in.ran_filter_handler = ct_catch_is_filter_handler();
 	/* legacy EH: did this catch leave a catch or finally of its frame? */
-	if (exm_catch_within(t->exm, &outer_pc))
+	if (exm_catch_within(exc_machine(t), &outer_pc))
 		in.within_outer = ct_catch_within(outer_pc);
 	return feed(t, &in);
 }
@@ -698,7 +699,7 @@ void ct_exceptions_thread_end(struct ct_thread *t)
 
 	if (t)
 		ct_deferred_replay(t);
-	if (t && t->exm && exm_depth(t->exm))
+	if (t && exc_machine(t) && exm_depth(exc_machine(t)))
 		feed(t, &in);
 }
 
@@ -708,11 +709,11 @@ static void exit_other(struct ct_thread *t, void *self)
 {
 	struct exm_input in = { .kind = EXM_EXIT };
 
-	if (t == self || !t->exm || !ct_thread_trylock(t))
+	if (t == self || !exc_machine(t) || !ct_thread_trylock(t))
 		return;
 	t->fed_by_other = true;
 	/* a catch block that T is in: its begin (T stashed it) */
-	if (ct_deferred_take(t) && exm_depth(t->exm))
+	if (ct_deferred_take(t) && exm_depth(exc_machine(t)))
 		feed(t, &in);
 	t->fed_by_other = false;
 	ct_thread_unlock(t);
@@ -726,7 +727,7 @@ void ct_exceptions_exit(struct ct_thread *t)
 
 	if (t)
 		ct_deferred_replay(t); /* a catch block that calls exit: its begin */
-	if (t && t->exm && exm_depth(t->exm))
+	if (t && exc_machine(t) && exm_depth(exc_machine(t)))
 		feed(t, &in);
 	/* other threads may be inside a catch or finally: never wait for one */
 	if (exceptions_on())

@@ -15,6 +15,7 @@
  * handling, which does not have the race, are left alone.
  */
 #include "profiler/families/exceptions/pin.h"
+#include "profiler/families/exceptions/exceptions.h"
 #include "profiler/abi/info.h"
 
 
@@ -35,20 +36,23 @@ bool ct_pin_wanted(void)
 /* Pin OBJ for the story that starts now (see pin.h). */
 void ct_pin_thrown(struct ct_thread *t, ObjectID obj)
 {
+	struct exc_thread *x = exc_thread(t);
 	uintptr_t h = 0;
 
-	if (!obj || !ct_pin_wanted() || t->n_pins >= CT_PINS_MAX)
+	if (!x || !obj || !ct_pin_wanted() || x->n_pins >= CT_PINS_MAX)
 		return;
 	if (FAILED(info_CreateHandle(ct.info, obj, COR_PRF_HANDLE_TYPE_PINNED, &h)))
 		h = 0; /* keep the slot: one per live exception */
-	t->pins[t->n_pins++] = h;
+	x->pins[x->n_pins++] = h;
 }
 
 /* Unpin the exceptions whose stories ended (see pin.h). */
 void ct_pin_release(struct ct_thread *t, size_t live)
 {
-	while (t->n_pins > live) {
-		uintptr_t h = t->pins[--t->n_pins];
+	struct exc_thread *x = exc_thread(t);
+
+	while (x && x->n_pins > live) {
+		uintptr_t h = x->pins[--x->n_pins];
 
 		if (h)
 			(void)info_DestroyHandle(ct.info, h);
