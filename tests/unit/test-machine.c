@@ -864,6 +864,44 @@ static json_t *parse_lines(const char *s)
 	return a;
 }
 
+/* How many records link to an earlier story (rethrow_of). */
+static size_t rethrow_links(const struct capture *c)
+{
+	size_t n = 0, i;
+	json_t *r;
+
+	json_array_foreach(c->records, i, r)
+		n += json_is_integer(json_object_get(json_object_get(r, "p"), "rethrow_of"));
+	return n;
+}
+
+/* A new trace (exm_totals_reset, at a re-attach) forgets the exceptions
+ * caught in the old one: the same object thrown again links to no story
+ * of the old trace.  Without the reset it does (the test can fail). */
+static void test_new_trace(void)
+{
+	static const char first[] = IN_CATCH(OUTF("catch_leave", "0x10"));
+	static const char again[] = TM("0xf10", "A", "one", TRACED) IN("search_enter", "M") IN("catcher_found", "M")
+		OUT("search_leave") IN("unwind_enter", "M") INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10");
+	json_t *l1 = parse_lines(first), *l2 = parse_lines(again);
+	struct capture c;
+
+	for (int reset = 0; reset < 2; reset++) {
+		replay(l1, &c);
+		json_decref(c.records);
+		if (reset)
+			exm_totals_reset();
+		replay(l2, &c);
+		/* the throw and the summary */
+		CHECK(rethrow_links(&c) == (reset ? 0u : 2u), "%s: %zu records link to the first story (want %d)",
+		      reset ? "a new trace" : "the same trace", rethrow_links(&c), reset ? 0 : 2);
+		verify(reset ? "a new trace" : "the same trace", &c,
+		       reset ? "caught M>M f= fin=0" : "caught M>M f= fin=0 rethrow", 0, 0);
+	}
+	json_decref(l1);
+	json_decref(l2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *srcdir = getenv("top_srcdir");
@@ -948,6 +986,7 @@ int main(int argc, char **argv)
 		verify(quirks[i].name, &c, quirks[i].want, quirks[i].errors, quirks[i].dying);
 		json_decref(lines);
 	}
+	test_new_trace();
 	if (failures)
 		printf("%d check(s) failed\n", failures);
 	return failures ? 1 : 0;

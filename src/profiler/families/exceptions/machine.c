@@ -1817,6 +1817,9 @@ void exm_totals_reset(void)
 	for (int i = 0; i < _OUTCOME_MAX; i++)
 		atomic_store(&totals[i], 0);
 	atomic_store(&thrown_total, 0);
+	/* a rethrow in the new trace links to no story of the old one */
+	for (size_t i = 0; i < RECENT; i++)
+		atomic_store(&recent.v[i].object, 0);
 	exm_errors_flush(NULL);
 	pthread_mutex_lock(&errs_lock);
 	errs_evicted = errs_untracked = 0;

@@ -196,7 +196,8 @@ void exm_totals(uint64_t out[_OUTCOME_MAX]);
 /* Exceptions thrown whose story has no summary yet (muted excluded). */
 uint64_t exm_open(void);
 /* Start the counts anew (a new trace after a detach: no story is live);
- * the errors still pending are forgotten (exm_errors_flush first). */
+ * the errors still pending and the recently caught exceptions are
+ * forgotten (exm_errors_flush first). */
 void exm_totals_reset(void);
 
 /* ERRORS.  An error is one exception object, from its first throw to its
