@@ -19,6 +19,7 @@
 
 #include "common/util.h"
 #include "profiler/core/emit.h"
+#include "profiler/core/family.h"
 #include "profiler/core/jsonw.h"
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
@@ -815,6 +816,101 @@ static void test_journal_priority(void)
 	}
 }
 
+/* A family of the test's own, counting what the core asks of it. */
+static unsigned fake_slot;
+static int fake_freed, fake_before, fake_resets;
+
+static void fake_init(unsigned slot)
+{
+	fake_slot = slot;
+}
+
+static void fake_free(struct ct_thread *t, void *s)
+{
+	fake_freed++;
+	free(s);
+}
+
+static void fake_before_record(struct ct_thread *t, void *s)
+{
+	fake_before++;
+}
+
+static void fake_reset(void)
+{
+	fake_resets++;
+}
+
+static const struct ct_family fake_family = {
+	.name = "fake",
+	.init = fake_init,
+	.thread_free = fake_free,
+	.before_record = fake_before_record,
+	.reset = fake_reset,
+};
+
+static pthread_barrier_t gen_barrier;
+
+/* A thread with no family state and a span open when the trace ends; it
+ * writes again in the next trace. */
+static void *generation_thread(void *arg)
+{
+	ct_emit(ct_thread_get(), EV_GC, PH_BEGIN, 0, NULL);
+	pthread_barrier_wait(&gen_barrier); /* the span is open */
+	pthread_barrier_wait(&gen_barrier); /* the next trace began */
+	ct_emit(ct_thread_get(), EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	return NULL;
+}
+
+/* A detach, then another trace in the same process (re-attach): nothing a
+ * thread kept of the first shows in the second.  The main thread (its
+ * lock free) forgets its family state at the end of the trace; the other
+ * thread, with spans only, forgets them when it is next seen. */
+static void test_generation(void)
+{
+	const char *p1 = "test-record-gen1.jsonl", *p2 = "test-record-gen2.jsonl";
+	const struct ct_family *table[] = { &fake_family };
+	struct ct_thread *t;
+	pthread_t th;
+	json_t *all;
+
+	ct_families_register(table, 1);
+	pthread_barrier_init(&gen_barrier, NULL, 2);
+	start(p1);
+	t = ct_thread_get();
+	ct_family_state_set(t, fake_slot, malloc(8));
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
+	CHECK(fake_before == 1, "a thread with family state: before_record called once per record (got %d)", fake_before);
+	pthread_create(&th, NULL, generation_thread, NULL);
+	pthread_barrier_wait(&gen_barrier);
+	ct_trace_close(false);
+	ct_families_trace_end();
+	CHECK(fake_resets == 1, "the trace's end resets the family (got %d)", fake_resets);
+	CHECK(fake_freed == 1 && !ct_family_state(t, fake_slot),
+	      "a thread whose lock is free forgets its family state at the trace's end (freed %d)", fake_freed);
+	start(p2);
+	pthread_barrier_wait(&gen_barrier);
+	ct_emit(ct_thread_get(), EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	pthread_join(th, NULL);
+	ct_trace_close(false);
+	CHECK(fake_before == 1, "no family state in the new trace: before_record not called (got %d)", fake_before);
+	CHECK(fake_freed == 1, "the state is freed once (got %d)", fake_freed);
+	all = load(p2);
+	CHECK(json_array_size(all) == 2, "2 records in the second trace (got %zu)", json_array_size(all));
+	for (size_t i = 0; i < json_array_size(all); i++) {
+		json_t *r = json_array_get(all, i);
+
+		CHECK(geti(r, "depth") == 0 && !geti(r, "parent"),
+		      "second trace, tid %" JSON_INTEGER_FORMAT ": depth 0, no parent (no span of the first trace; got %"
+		      JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT ")", geti(r, "tid"), geti(r, "depth"), geti(r, "parent"));
+	}
+	json_decref(all);
+	pthread_barrier_destroy(&gen_barrier);
+	ct_families_register(NULL, 0);
+	unlink(p1);
+	unlink(p2);
+}
+
 int main(void)
 {
 	test_journal_priority();
@@ -830,6 +926,7 @@ int main(void)
 	test_drops();
 	test_partial(false);
 	test_partial(true);
+	test_generation();
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
