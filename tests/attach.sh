@@ -8,7 +8,7 @@
 # in one line; the program runs on unchanged.  runtime.attach lists what was
 # loaded before; detach (also while 4 threads throw) ends the trace with
 # runtime.detach and the program runs on; a second attach after it starts a
-# new trace.  Beside another main profiler (a renamed copy of clrtrace),
+# new trace that names no span or exception of the first.  Beside another main profiler (a renamed copy of clrtrace),
 # attach falls back to notification mode and both see the exceptions; run
 # --beside-profiler; attach --duration.  Also: a missing pid, a dead
 # socket, a process without one, a process in another mount namespace.
@@ -127,6 +127,10 @@ for v in $runtimes; do
 	expect "$n: the trace after a re-attach starts at seq 1" "$(head -1 "$OUT/re$v.jsonl" | jq .seq)" 1
 	expect "$n: the totals after a re-attach count that trace's exceptions only" \
 		"$(tail -1 "$OUT/re$v.jsonl" | jq .totals.exceptions.caught)" "$(grep -c '"outcome":"caught"' "$OUT/re$v.jsonl")"
+	expect "$n: the trace after a re-attach names no span or exception of the first" \
+		"$(jq -s '(map(.span // empty) + map(select(.event == "exception.throw") | .exception.id)) as $known |
+			[.[] | .parent, .error, .rethrow_of, .nested_in | numbers | select(($known | index(.)) == null)] | length' \
+			"$OUT/re$v.jsonl")" 0
 	expect "$n: runtime.init has the attach's options" "$(head -1 "$f" | jq -c '[.config.events, .config.output]')" \
 		"[[\"exceptions\"],[\"file:$f\"]]"
 	expect "$n: runtime.init says it was loaded by attach, with nothing left out" \
