@@ -8,8 +8,8 @@
 # in one line; the program runs on unchanged.  runtime.attach lists what was
 # loaded before; detach (also while 4 threads throw) ends the trace with
 # runtime.detach and the program runs on; a second attach after it starts a
-# new trace that names no span or exception of the first.  Beside another main profiler (a renamed copy of clrtrace),
-# attach falls back to notification mode and both see the exceptions; run
+# new trace that names no span or exception of the first.  Beside another
+# main profiler (a renamed copy of clrtrace), attach falls back to notification mode and both see the exceptions; run
 # --beside-profiler; attach --duration.  Also: a missing pid, a dead
 # socket, a process without one, a process in another mount namespace.
 . "$(dirname "$0")/lib.sh"

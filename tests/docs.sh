@@ -4,9 +4,10 @@
 # run time (tests/unit/test-docs prints them from ct_events[] and
 # ct_categories[]); every event has a payload paragraph there; the page
 # renders without a groff warning; the documents name no file, option,
-# variable or event that does not exist; and no project file points at a
-# design document outside the tree.  Needs no runtime, so it does not source lib.sh
-# (which skips without dotnet).
+# variable or event that does not exist; every #include is an edge
+# DESIGN.md's table of layers allows (each family a node of its own); and
+# no project file points at a design document outside the tree.  Needs no
+# runtime, so it does not source lib.sh (which skips without dotnet).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -93,30 +94,66 @@ else
 	echo "note: groff is not installed; rendering not checked"
 fi
 
-# the layers of DESIGN.md ("Layers"): a profiler folder includes only its
-# own and those below it (profiler > families > core > sinks > abi > common);
-# the CLI only itself and common.  Any include that reaches up fails.
-rank() {
-	case $1 in
-	profiler/families*) echo 5 ;; profiler/core*) echo 4 ;; profiler/sinks*) echo 3 ;;
-	profiler/abi*) echo 2 ;; common*) echo 1 ;; cli*) echo 9 ;; profiler*) echo 6 ;; *) echo 0 ;;
-	esac
-}
-crossings=$(cd "$top_srcdir/src" && grep -rE '^#include "(common|cli|profiler)/' --include='*.c' --include='*.h' --include='*.def' . |
-	sed -E 's|^\./([^:]*):#include "([^"]*)/[^/"]*".*|\1 \2|' | sort -u |
-	while read -r file dir; do
-		from=$(rank "$file") to=$(rank "$dir")
-		if [ "$from" = 9 ]; then
-			case $dir in cli* | common*) continue ;; esac
-		elif [ "$to" -le "$from" ] && [ "$to" != 9 ]; then
-			continue
-		fi
-		echo "src/$file>$(echo "$dir" | cut -d/ -f1-2)"
-	done | sort -u)
-if [ -z "$crossings" ]; then
-	ok "no include crosses a layer upward"
+# the include graph against DESIGN.md's table of layers ("Layers"): each
+# row's folder may include its own files and those of the layers its "may
+# use" column names ("everything below": every row above it).  Each family
+# (a file or a folder under families/) is a node of its own: it may include
+# itself, the families' shared headers (families/*.h) and what the
+# families' row allows, never another family.  The edges come from the
+# #include lines, the allowed ones from the table, so a change to either
+# that breaks the rule fails here.
+allowed=$(sed -n '/^## Layers/,/^## [^L]/p' "$top_srcdir/DESIGN.md" | awk -F'|' '
+	/^\| `src\// {
+		dir = $2; gsub(/[` ]/, "", dir); sub(/^src\//, "", dir); sub(/\/$/, "", dir)
+		row[++n] = dir; use[n] = $(NF - 1)
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			if (use[i] ~ /everything below/)
+				for (k = 1; k < i; k++) print row[i], row[k]
+			m = split(use[i], w, /[^a-z]+/)
+			for (j = 1; j <= m; j++)
+				for (k = 1; k <= n; k++) {
+					b = row[k]; sub(/.*\//, "", b)
+					if (w[j] == b) print row[i], row[k]
+				}
+		}
+	}')
+if [ "$(printf '%s\n' "$allowed" | awk '{print $1}' | sort -u | wc -l)" -lt 6 ]; then
+	fail "cannot read the layers table of DESIGN.md (## Layers: | \`src/...\` | holds | may use |)"
+fi
+edges=$(cd "$top_srcdir/src" && grep -rE '^#include "(common|cli|profiler)/' --include='*.c' --include='*.h' --include='*.def' . |
+	sed -E 's|^\./([^:]*):#include "([^"]*)".*|\1 \2|' | sort -u)
+# node PATH: the node a file is in; layer NODE: the table's row of a node
+verdict=$(printf '%s\n' "$edges" | awk -v allowed="$allowed" '
+	function node(p) {
+		if (p ~ /^profiler\/families\/[^\/]+\//) { sub(/\/[^\/]*$/, "", p); return p }
+		if (p ~ /^profiler\/families\/[^\/]+\.c$/) { sub(/\.c$/, "", p); return p }
+		sub(/\/[^\/]*$/, "", p)
+		return p
+	}
+	function layer(n) { return n ~ /^profiler\/families\// ? "profiler/families" : n }
+	BEGIN {
+		m = split(allowed, a, "\n")
+		for (i = 1; i <= m; i++) ok[a[i]] = 1
+	}
+	{
+		from = node($1); to = node($2)
+		if (from == to) next
+		lf = layer(from); lt = layer(to)
+		if (lf == lt) {
+			bad = lf == "profiler/families" && to != "profiler/families"
+		} else
+			bad = !((lf " " lt) in ok)
+		if (bad) print "BAD src/" $1 " includes " $2 " (" from " -> " to ")"
+		else seen[from " -> " to] = 1
+	}
+	END { n = 0; for (e in seen) n++; print "EDGES " n }')
+if printf '%s\n' "$verdict" | grep -q '^BAD'; then
+	fail "includes DESIGN.md's table of layers does not allow:"
+	printf '%s\n' "$verdict" | sed -n 's/^BAD /  /p'
 else
-	fail "includes that cross a layer upward (DESIGN.md, Layers): $(echo $crossings)"
+	ok "every include is an edge DESIGN.md's table of layers allows, families apart ($(printf '%s\n' "$verdict" | sed -n 's/^EDGES //p') edges between nodes)"
 fi
 
 # every file, option, variable and event a document names exists
