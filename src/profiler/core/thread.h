@@ -4,13 +4,13 @@
 #pragma once
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
+#include "common/spin.h"
 #include "common/util.h"
 #include "common/vocabulary.h"
 #include "profiler/abi/corprof.h"
@@ -93,28 +93,24 @@ struct ct_thread {
 	bool fed_by_other;
 };
 
-/* Take T's lock (struct ct_thread.lock).  A flag, not a mutex: releasing
- * it is a plain store, and a mutex's pair of atomic operations was 18 % of
- * the time spent following an exception.  Only the exit path and a detach
- * hold it from another thread, briefly: yield, then sleep. */
+/* Take T's lock (struct ct_thread.lock).  A flag, not a mutex
+ * (common/spin.h): releasing it is a plain store, and a mutex's pair of
+ * atomic operations was 18 % of the time spent following an exception.
+ * Only the exit path and a detach hold it from another thread, briefly. */
 static inline void ct_thread_lock(struct ct_thread *t)
 {
-	for (unsigned i = 0; atomic_exchange_explicit(&t->lock, true, memory_order_acquire); i++)
-		if (i < 100)
-			sched_yield();
-		else
-			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+	spin_lock(&t->lock);
 }
 
 /* Take T's lock if it is free. */
 static inline bool ct_thread_trylock(struct ct_thread *t)
 {
-	return !atomic_exchange_explicit(&t->lock, true, memory_order_acquire);
+	return spin_trylock(&t->lock);
 }
 
 static inline void ct_thread_unlock(struct ct_thread *t)
 {
-	atomic_store_explicit(&t->lock, false, memory_order_release);
+	spin_unlock(&t->lock);
 }
 
 /* This thread's state; NULL only when out of memory. */

@@ -33,6 +33,7 @@
 
 #include "common/digits.h"
 #include "common/pending.h"
+#include "common/spin.h"
 #include "common/util.h"
 #include "profiler/sinks/stage.h"
 
@@ -98,31 +99,21 @@ static inline bool last_record(enum ct_event ev)
 	return ev == EV_RUNTIME_SHUTDOWN || ev == EV_RUNTIME_DETACH;
 }
 
-/* Take slot S's lock. */
+/* Take slot S's lock (common/spin.h). */
 static inline void slot_lock(struct slot *s)
 {
-	while (atomic_exchange_explicit(&s->lock, true, memory_order_acquire))
-		while (atomic_load_explicit(&s->lock, memory_order_relaxed))
-			sched_yield();
+	spin_lock(&s->lock);
 }
 
 /* Take it within about 100 ms (a dying writer must not hang). */
 static bool slot_lock_dying(struct slot *s)
 {
-	for (int i = 0; i < 100000; i++) {
-		if (!atomic_exchange_explicit(&s->lock, true, memory_order_acquire))
-			return true;
-		if (i > 100) {
-			struct timespec ts = { 0, 1000 };
-			nanosleep(&ts, NULL);
-		}
-	}
-	return false;
+	return spin_lock_within(&s->lock, 100);
 }
 
 static inline void slot_unlock(struct slot *s)
 {
-	atomic_store_explicit(&s->lock, false, memory_order_release);
+	spin_unlock(&s->lock);
 }
 
 static inline unsigned slot_index(const struct slot *s)
