@@ -455,21 +455,46 @@ static size_t collect(bool dying)
 	return k;
 }
 
-/* Hand the records of SOURCES[0..n) up to seq UPTO to DELIVER, in seq order. */
-static void merge(size_t n, uint64_t upto, void (*deliver)(const struct ct_rec *r))
+/* Restore the min-heap H[0..n) by seq of its head, from I down. */
+static void heap_down(struct source **h, size_t n, size_t i)
 {
 	for (;;) {
-		struct source *best = NULL;
+		size_t l = 2 * i + 1, m = i;
+		struct source *t;
+
+		if (l < n && h[l]->head < h[m]->head)
+			m = l;
+		if (l + 1 < n && h[l + 1]->head < h[m]->head)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Hand the records of SOURCES[0..n) up to seq UPTO to DELIVER, in seq
+ * order: a min-heap of the sources by the seq of their next record (a
+ * scan of them all per record was 1.3x slower with 8 sources, 14x with
+ * 128; see DESIGN.md). */
+static void merge(size_t n, uint64_t upto, void (*deliver)(const struct ct_rec *r))
+{
+	static struct source *heap[ELEMENTSOF(sources)]; /* under round_lock */
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sources[i].pos < sources[i].end)
+			heap[k++] = &sources[i];
+	for (size_t i = k / 2; i-- > 0;)
+		heap_down(heap, k, i);
+	/* a source's records are in seq order: past UPTO at the top, past
+	 * UPTO everywhere */
+	while (k && heap[0]->head <= upto) {
+		struct source *best = heap[0];
 		struct pending_rec h;
 
-		for (size_t i = 0; i < n; i++) {
-			struct source *src = &sources[i];
-
-			if (src->pos < src->end && src->head <= upto && (!best || src->head < best->head))
-				best = src;
-		}
-		if (!best)
-			return;
 		memcpy(&h, best->d + best->pos, sizeof(h));
 		const struct ct_rec r = {
 			.line = best->d + best->pos + sizeof(h),
@@ -482,6 +507,9 @@ static void merge(size_t n, uint64_t upto, void (*deliver)(const struct ct_rec *
 		deliver(&r);
 		best->pos += pending_rec_size(h.len);
 		source_peek(best);
+		if (best->pos >= best->end)
+			heap[0] = heap[--k];
+		heap_down(heap, k, 0);
 	}
 }
 
