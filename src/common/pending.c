@@ -574,26 +574,22 @@ static bool json_string_to(struct strbuf *b, const char *s)
 	return true;
 }
 
-/* Say in TRACE's own words (a trace.dropped record after LAST, to FD) that
- * MISSING records of PID were numbered but never written: the process died
- * between numbering a record and copying it (a kill, an abort).  The path
- * goes in "where" when it can be written as JSON. */
-static int append_dropped(int fd, const char *trace, int pid, const struct line *last, uint64_t missing)
+/* Say in TRACE's own words (a trace.dropped record after LAST, into B)
+ * that MISSING records of PID were numbered but never written: the process
+ * died between numbering a record and copying it (a kill, an abort).  The
+ * path goes in "where" when it can be written as JSON.  0 or -ENOMEM. */
+static int dropped_line(struct strbuf *b, const char *trace, int pid, const struct line *last, uint64_t missing)
 {
-	_cleanup_(strbuf_free) struct strbuf b = {};
-
-	strbuf_printf(&b,
+	strbuf_printf(b,
 		      "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"thread\":null,"
 		      "\"event\":\"trace.dropped\",\"phase\":\"instant\",\"span\":null,\"parent\":null,\"depth\":0,"
 		      "\"count\":%" PRIu64 ",\"sink\":\"file\"",
 		      last->seq + 1, line_number(last->v, last->len, "\"ts\":"), pid, pid, missing);
-	strbuf_add(&b, ",\"where\":", 9);
-	if (!json_string_to(&b, trace))
-		b.len -= 9;
-	strbuf_puts(&b, ",\"reason\":\"" PENDING_DIED_REASON "\"}\n");
-	if (b.oom)
-		return -ENOMEM;
-	return write_all(fd, b.s, b.len);
+	strbuf_add(b, ",\"where\":", 9);
+	if (!json_string_to(b, trace))
+		b->len -= 9;
+	strbuf_puts(b, ",\"reason\":\"" PENDING_DIED_REASON "\"}\n");
+	return b->oom ? -ENOMEM : 0;
 }
 
 /* Append to TRACE the lines of L from the first one it lacks.  The lines a
@@ -603,6 +599,7 @@ static int append_dropped(int fd, const char *trace, int pid, const struct line 
 static int append_missing(int fd, const char *trace, int pid, uint64_t from, uint64_t floor, const struct lines *l,
 			  int *appended, uint64_t *lost, uint64_t jump[2])
 {
+	_cleanup_(strbuf_free) struct strbuf drop = {};
 	uint64_t prev, missing = 0;
 	struct stat st;
 	char *map = NULL;
@@ -637,22 +634,6 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, uin
 			hi = mid;
 	}
 	first = lo;
-	if (lo < l->n && maplen && map[maplen - 1] != '\n') {
-		/* a torn last line: ours (the start of the first missing line)
-		 * is finished; another's is ended so ours are not glued to it */
-		const char *nl = memrchr(map, '\n', maplen);
-		size_t torn = maplen - (nl ? (size_t)(nl - map) + 1 : 0);
-		bool ours = torn < l->at[lo].len && memcmp(map + maplen - torn, l->at[lo].v, torn) == 0;
-
-		if (ours) {
-			r = write_all(fd, l->at[lo].v + torn, l->at[lo].len - torn + 1);
-			if (r == 0) {
-				++*appended;
-				lo++;
-			}
-		} else
-			r = write_all(fd, "\n", 1);
-	}
 	/* a seq between the last one written (the writer writes in seq order)
 	 * and the first appended, or between appended ones, is a record that
 	 * was numbered and never copied.  Not the mirror's own records before
@@ -676,6 +657,29 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, uin
 	}
 	if (jump[1])
 		missing = 0;
+	/* the trace.dropped line before anything is written: out of memory
+	 * leaves the trace as it was, for a later merge */
+	if (missing && dropped_line(&drop, trace, pid, &l->at[l->n - 1], missing) < 0) {
+		if (map)
+			munmap(map, maplen);
+		return -ENOMEM;
+	}
+	if (lo < l->n && maplen && map[maplen - 1] != '\n') {
+		/* a torn last line: ours (the start of the first missing line)
+		 * is finished; another's is ended so ours are not glued to it */
+		const char *nl = memrchr(map, '\n', maplen);
+		size_t torn = maplen - (nl ? (size_t)(nl - map) + 1 : 0);
+		bool ours = torn < l->at[lo].len && memcmp(map + maplen - torn, l->at[lo].v, torn) == 0;
+
+		if (ours) {
+			r = write_all(fd, l->at[lo].v + torn, l->at[lo].len - torn + 1);
+			if (r == 0) {
+				++*appended;
+				lo++;
+			}
+		} else
+			r = write_all(fd, "\n", 1);
+	}
 	if (map)
 		munmap(map, maplen);
 	for (size_t i = lo; i < l->n && r == 0; i++) {
@@ -683,7 +687,7 @@ static int append_missing(int fd, const char *trace, int pid, uint64_t from, uin
 		if (r == 0)
 			++*appended;
 	}
-	if (r == 0 && missing && (r = append_dropped(fd, trace, pid, &l->at[l->n - 1], missing)) == 0)
+	if (r == 0 && missing && (r = write_all(fd, drop.s, drop.len)) == 0)
 		++*appended;
 	*lost = missing;
 	return r;
@@ -754,9 +758,13 @@ static int mirror_load(struct say *s, int fd, uint64_t size, struct pending_head
 	int r = 0;
 
 	*h = calloc(1, sizeof(**h));
-	if (!*h || pread(fd, *h, sizeof(**h), 0) != (ssize_t)sizeof(**h)) {
+	if (!*h) {
+		say(s, 1, "cannot read its header: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (pread(fd, *h, sizeof(**h), 0) != (ssize_t)sizeof(**h)) {
 		say(s, 1, "cannot read its header");
-		return *h ? -EIO : -ENOMEM;
+		return -EIO;
 	}
 	if (!header_valid(s, *h, size))
 		return -EBADMSG;
