@@ -23,6 +23,7 @@
 #include "common/pending.h"
 #include "common/util.h"
 #include "chaos.h"
+#include "dead-writer.h"
 #include "unit.h"
 
 /* The CLI's voice (clrtrace.c), for the reader's one-line errors. */
@@ -93,56 +94,23 @@ static void test_reader(const char *srcdir)
 
 /* --- the pending merge ------------------------------------------------------ */
 
-/* A record line of PID with SEQ, as the profiler writes it. */
-static int rec_line(char *buf, size_t n, uint64_t seq, int pid)
+/* A writer's mirror of TRACE holding the records 3..8 and 10 (9 was
+ * numbered and never copied: a gap), the trace holding 1 and 2, the
+ * writer gone.  Returns its pid, or -1. */
+static int gap_writer(const char *trace)
 {
-	return snprintf(buf, n, "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"event\":\"x\"}",
-			seq, 1000 + seq, pid, pid);
-}
-
-/* In a child that then dies: a mirror of TRACE holding the records 3..8,
- * 10 (9 numbered and never copied: a gap) in buffer 0, the trace holding
- * 1 and 2.  Returns the child's pid once it is gone. */
-static int dead_writer(const char *trace)
-{
-	static const uint64_t seqs[] = { 3, 4, 5, 6, 7, 8, 10 };
+	static const uint64_t seqs[] = { 3, 4, 5, 6, 7, 8, 10, 0 };
 	char line[256];
-	pid_t pid = fork();
-	FILE *f;
-	int st;
+	int pid = dead_writer(trace, seqs);
+	FILE *f = pid > 0 ? fopen(trace, "a") : NULL;
 
-	if (pid == 0) {
-		struct pending_header *h = NULL;
-		char *mp = NULL;
-		size_t used = 0;
-		int tfd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC), fd = -1;
-
-		if (tfd < 0 || pending_create(trace, tfd, 65536, 2, NULL, &h, &mp, &fd) < 0 ||
-		    pending_reserve(h, fd, 0, 0, 65536) < 0)
-			_exit(1);
-		for (size_t i = 0; i < ELEMENTSOF(seqs); i++) {
-			int n = rec_line(line, sizeof(line), seqs[i], getpid());
-			struct pending_rec r = { .seq = seqs[i], .len = (uint32_t)n + 1, .magic = PENDING_REC_MAGIC };
-			char *d = pending_data(h, 0) + used;
-
-			memcpy(d, &r, sizeof(r));
-			memcpy(d + sizeof(r), line, (size_t)n);
-			d[sizeof(r) + n] = '\n';
-			used += pending_rec_size(r.len);
-		}
-		pending_set_used(h, 0, used);
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return -1;
-	f = fopen(trace, "a");
 	for (uint64_t s = 1; f && s <= 2; s++) {
 		rec_line(line, sizeof(line), s, pid);
 		fprintf(f, "%s\n", line);
 	}
 	if (f)
 		fclose(f);
-	return pid;
+	return f ? pid : -1;
 }
 
 /* The seqs of TRACE's lines and its last event, as "1 2 3 ... 10 x|trace.dropped". */
@@ -222,7 +190,7 @@ static bool chaos_merge(void *ud)
 	if (fd < 0)
 		goto out;
 	close(fd);
-	if (dead_writer(trace) < 0)
+	if (gap_writer(trace) < 0)
 		goto out;
 	c->said_enomem = 0;
 	chaos_resume();
@@ -258,7 +226,7 @@ static void test_merge(void)
 	fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		close(fd);
-	CHECK(dead_writer(trace) > 0, "a writer made its mirror and died");
+	CHECK(gap_writer(trace) > 0, "a writer made its mirror and died");
 	c.records = pending_recover(trace, NULL, NULL, NULL);
 	trace_shape(trace, c.whole, sizeof(c.whole));
 	CHECK(c.records == 8 && strcmp(c.whole, "1 2 3 4 5 6 7 8 10 dropped:11") == 0,
