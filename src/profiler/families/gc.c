@@ -35,4 +35,10 @@ HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
 	return S_OK;
 }
 
-const struct ct_family ct_family_gc = { .name = "gc" };
+/* A new trace after a detach: a GC the detach cut has no owner in it. */
+static void gc_reset(void)
+{
+	atomic_store(&gc_owner, NULL);
+}
+
+const struct ct_family ct_family_gc = { .name = "gc", .reset = gc_reset };
