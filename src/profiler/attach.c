@@ -157,7 +157,7 @@ static json_t *loaded_json(void)
 HRESULT on_ProfilerAttachComplete(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_ATTACH))
-		ct_emit(t, EV_RUNTIME_ATTACH, PH_INSTANT, 0, loaded_json());
+		ct_emit_json(t, EV_RUNTIME_ATTACH, PH_INSTANT, 0, loaded_json());
 	return S_OK;
 }
 

@@ -268,7 +268,7 @@ void ct_stop(struct ct_thread *t, enum ct_event ev)
 	json_object_set_new(totals, "records", json_integer((json_int_t)tot.records + 1));
 	json_object_set_new(totals, "dropped", json_integer((json_int_t)tot.dropped));
 	ct_families_totals(totals);
-	ct_emit(t, ev, PH_INSTANT, 0, json_pack("{s:o}", "totals", totals));
+	ct_emit_json(t, ev, PH_INSTANT, 0, json_pack("{s:o}", "totals", totals));
 	atomic_store(&ct.active, false);
 	ct_trace_close(ev == EV_RUNTIME_SHUTDOWN);
 }

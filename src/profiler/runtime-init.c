@@ -148,7 +148,7 @@ void ct_emit_runtime_init(struct ct_thread *t, json_t *runtime, const char *cmd,
 
 	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1)
 		json_array_append_new(argv, json_string(p));
-	ct_emit(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
+	ct_emit_json(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
 		json_pack("{s:o,s:o,s:s,s:s,s:o,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
 			  "clrtrace", PACKAGE_VERSION, "config", config_json(), "loaded", ct_load_to_string(ct_loaded),
 			  "not_enabled", categories_json(ct_not_enabled)));

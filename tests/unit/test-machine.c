@@ -983,6 +983,7 @@ static void test_chaos(const char *dir)
 
 int main(int argc, char **argv)
 {
+	jw_fields_strict = true;
 	const char *srcdir = getenv("top_srcdir");
 	char dir[4096];
 	struct capture c;

@@ -119,16 +119,16 @@ static void test_nesting(void)
 
 	start(path);
 	t = ct_thread_get();
-	ct_emit(t, EV_ASSEMBLY_LOAD, PH_BEGIN, 7, json_pack("{s:{s:s}}", "assembly", "id", "0x7"));
-	ct_emit(t, EV_MODULE_LOAD, PH_BEGIN, 8, NULL);
-	ct_emit(t, EV_MODULE_ATTACH, PH_INSTANT, 0, NULL);
-	ct_emit(t, EV_MODULE_LOAD, PH_END, 8, json_pack("{s:s}", "hr", "0x00000000"));
-	ct_emit(t, EV_ASSEMBLY_LOAD, PH_END, 7, NULL);
-	ct_emit(t, EV_MODULE_LOAD, PH_END, 99, NULL); /* an end without begin */
-	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
-	ct_emit(t, EV_GC, PH_BEGIN, 0, NULL);          /* never ends */
-	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL); /* pops the gc span too */
-	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_emit_json(t, EV_ASSEMBLY_LOAD, PH_BEGIN, 7, json_pack("{s:{s:s}}", "assembly", "id", "0x7"));
+	ct_emit_json(t, EV_MODULE_LOAD, PH_BEGIN, 8, NULL);
+	ct_emit_json(t, EV_MODULE_ATTACH, PH_INSTANT, 0, NULL);
+	ct_emit_json(t, EV_MODULE_LOAD, PH_END, 8, json_pack("{s:s}", "hr", "0x00000000"));
+	ct_emit_json(t, EV_ASSEMBLY_LOAD, PH_END, 7, NULL);
+	ct_emit_json(t, EV_MODULE_LOAD, PH_END, 99, NULL); /* an end without begin */
+	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
+	ct_emit_json(t, EV_GC, PH_BEGIN, 0, NULL);          /* never ends */
+	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL); /* pops the gc span too */
+	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);
 
 	all = load(path);
@@ -186,7 +186,7 @@ static void *load_begins(void *arg)
 	ct_emit_handoff(t, EV_MODULE_LOAD, PH_BEGIN, 43, NULL);
 	pthread_barrier_wait(&handoff_step);
 	pthread_barrier_wait(&handoff_step);
-	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_END, 42, NULL); /* ended already */
 	return NULL;
 }
@@ -198,10 +198,10 @@ static void *load_ends(void *arg)
 
 	*(int *)arg = t->tid;
 	pthread_barrier_wait(&handoff_step);
-	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
+	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
 	ct_emit_handoff(t, EV_MODULE_LOAD, PH_END, 43, NULL);
 	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_END, 42, NULL);
-	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL);
+	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL);
 	pthread_barrier_wait(&handoff_step);
 	return NULL;
 }
@@ -308,9 +308,9 @@ static void *thread_main(void *arg)
 	struct ct_thread *t = ct_thread_get();
 
 	for (int i = 0; i < 500; i++) {
-		ct_emit(t, EV_EXCEPTION_SEARCH, PH_BEGIN, 1, NULL);
-		ct_emit(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, 0, NULL);
-		ct_emit(t, EV_EXCEPTION_SEARCH, PH_END, 1, NULL);
+		ct_emit_json(t, EV_EXCEPTION_SEARCH, PH_BEGIN, 1, NULL);
+		ct_emit_json(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_EXCEPTION_SEARCH, PH_END, 1, NULL);
 	}
 	return NULL;
 }
@@ -363,19 +363,19 @@ static void test_drops(void)
 
 	start(path);
 	t = ct_thread_get();
-	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
 	json_int_t first = geti(json_array_get(all = load(path), 0), "seq");
 	json_decref(all);
 	for (int i = 0; i < 4; i++)
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
 	unlink(path); /* the file is removed while in use */
 	for (int i = 0; i < 3; i++)
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	usleep(30 * 1000); /* past the 10 ms the sink waits between two looks */
 	ct_flush_all(false); /* notices, counts 5 lost, reopens */
-	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
+	ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);
 	all = load(path);
 	for (size_t i = 0; i < json_array_size(all); i++)
@@ -398,7 +398,7 @@ static void test_drops(void)
 	setrlimit(RLIMIT_FSIZE, &zero);
 	t = ct_thread_get();
 	for (int i = 0; i < 3; i++)
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);
 	setrlimit(RLIMIT_FSIZE, &old);
 	CHECK(strstr(said, "being lost: file size limit exceeded") && strstr(said, ": file size limit exceeded\n") && strstr(said, "\n3 of "),
@@ -478,7 +478,7 @@ static void test_partial(bool cannot_cut)
 	}
 	t = ct_thread_get();
 	for (int i = 0; i < 100; i++)
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	/* room for a few records and a torn one: the write stops mid-line */
 	lim = (struct rlimit){ 1000, old.rlim_max };
 	setrlimit(RLIMIT_FSIZE, &lim);
@@ -493,20 +493,20 @@ static void test_partial(bool cannot_cut)
 		CHECK(kept == 0 && bad == 0,
 		      "a partial write is cut off whole: %zu records and %d bad lines left", kept, bad);
 	for (int i = 0; i < 50; i++) /* still full: all lost */
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
 	setrlimit(RLIMIT_FSIZE, &old); /* space again */
 	for (int i = 0; i < 10; i++)
-		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
-	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL); /* brings the report */
+	ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL); /* brings the report */
 	struct ct_totals tot;
 	ct_trace_totals(&tot);
-	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after the seal: not traced */
-	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
+	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after the seal: not traced */
+	ct_emit_json(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
 		json_pack("{s:{s:I,s:I}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
 			  (json_int_t)tot.dropped));
-	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
+	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
 	ct_trace_close(false);
 	if (cannot_cut)
 		append_only(path, false);
@@ -696,7 +696,7 @@ static void test_ts(void)
 	t = ct_thread_get();
 	for (size_t i = 0; i < ELEMENTSOF(ts); i++) {
 		t->ts_replay = ts[i];
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	}
 	t->ts_replay = 0;
 	ct_trace_close(false);
@@ -740,6 +740,51 @@ static void test_fields(void)
 	json_decref(list);
 	jw_free(&a);
 	jw_free(&b);
+}
+
+/* The builder: nested objects, ids and HRESULTs as the records spell them;
+ * a field past its capacity is left out and counted, nothing written past
+ * the caller's array. */
+static void test_fields_builder(void)
+{
+	static const char want[] = "{\"target\":{\"id\":\"0x7f00ab\"},\"hr\":\"0x80131509\",\"none\":null,"
+				   "\"list\":[1,2],\"k\":3,\"in\":true}";
+	struct jw w = { 0 };
+	JW_FIELDS(sub, 1);
+	JW_FIELDS(in, 1);
+	JW_FIELDS(f, 6);
+	struct {
+		struct jw_field f[2];
+		struct jw_field guard;
+	} small;
+	struct jw_fields s = { .f = small.f, .cap = 2 };
+
+	jwf_hex(&sub, "id", 0x7f00ab);
+	jwf_bool(&in, "in", true);
+	jwf_obj(&f, "target", &sub);
+	jwf_hr(&f, "hr", 0x80131509u);
+	jwf_obj(&f, "none", NULL);
+	jwf_raw(&f, "list", "[1,2]", 5);
+	jwf_int(&f, "k", 3);
+	jwf_inline(&f, &in);
+	jw_object(&w, &f);
+	CHECK(!w.b.oom && strcmp(w.b.s, want) == 0, "the builder writes %s (got %s)", want, w.b.s);
+	CHECK(f.lost == 0 && f.n == 6, "six fields in a builder of six (lost %u)", f.lost);
+	jw_free(&w);
+
+	memset(&small.guard, 0x5a, sizeof(small.guard));
+	jw_fields_strict = false;
+	jwf_int(&s, "a", 1);
+	jwf_int(&s, "b", 2);
+	jwf_int(&s, "c", 3);
+	jwf_str(&s, "d", "x");
+	jw_fields_strict = true;
+	bool guard_intact = true;
+	for (size_t i = 0; i < sizeof(small.guard); i++)
+		guard_intact &= ((unsigned char *)&small.guard)[i] == 0x5a;
+	CHECK(s.n == 2 && s.lost == 2 && guard_intact,
+	      "two fields past a capacity of two: left out (n %u), counted (lost %u), nothing written past", s.n,
+	      s.lost);
 }
 
 /* A record with a deep stack stays one journal entry: its fields stop where
@@ -913,11 +958,13 @@ static void test_generation(void)
 
 int main(void)
 {
+	jw_fields_strict = true;
 	test_journal_priority();
 	test_journal_deep();
 	test_jsonw();
 	test_jsonw_u64();
 	test_fields();
+	test_fields_builder();
 	test_nesting();
 	test_ts();
 	test_threads(false);

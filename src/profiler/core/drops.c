@@ -13,7 +13,7 @@ static void emit_drop(const struct ct_drop *d, void *ud)
 {
 	struct ct_thread *t = ud;
 
-	ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
+	ct_emit_json(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
 		json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)d->count, "sink",
 			  ct_output_kind_to_string(d->kind), "where", d->where, "reason", d->reason));
 }

@@ -5,6 +5,7 @@
  * number it, stage it in the thread's own slot and write it in seq order),
  * the tracer's own errors.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -88,6 +89,10 @@ static void ts_write(struct ct_thread *t, uint64_t ts)
 	b->s[b->len] = '\0';
 }
 
+/* The room for {"v":1,"seq":N, blank until the sinks number the record. */
+static const char seq_room[] = "                                 ";
+_Static_assert(sizeof(seq_room) - 1 == CT_SEQ_ROOM, "seq_room is CT_SEQ_ROOM blanks");
+
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
 			 const json_t *payload, const struct jw_field *fields, size_t n_fields)
 {
@@ -104,7 +109,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	struct jw *w = &t->line;
 
 	jw_reset(w);
-	jw_raw(w, "                                 ", CT_SEQ_ROOM);
+	jw_raw(w, seq_room, CT_SEQ_ROOM);
 	jw_key(w, "ts");
 	ts_write(t, pl->ts);
 	if (!t->ids_len || t->ids_pid != ct.pid || t->ids_managed != t->managed_id)
@@ -240,14 +245,39 @@ out:
 	return (int64_t)pl.span;
 }
 
+/* Write one record of a builder's fields F (may be NULL); fields its
+ * builder left out for want of room are said. */
+static int64_t emit_built(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
+			  const struct jw_fields *f)
+{
+	int64_t r = emit(t, ev, ph, key, handoff, NULL, f ? f->f : NULL, f ? f->n : 0);
+
+	if (f && f->lost && ev != EV_TRACE_ERROR)
+		ct_error(t, "%s: %" PRIu32 " field%s past the record's capacity of %" PRIu32 ", left out",
+			 ct_events[ev].name, f->lost, f->lost == 1 ? "" : "s", f->cap);
+	return r;
+}
+
 /* Emit one record (see emit.h). */
-int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_fields *f)
+{
+	return emit_built(t, ev, ph, key, false, f);
+}
+
+/* Emit one record of a span another thread may end (see emit.h). */
+int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
+			const struct jw_fields *f)
+{
+	return emit_built(t, ev, ph, key, true, f);
+}
+
+/* The same with a jansson payload (see emit.h). */
+int64_t ct_emit_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
 	return emit(t, ev, ph, key, false, payload, NULL, 0);
 }
 
-/* Emit one record of a span another thread may end (see emit.h). */
-int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+int64_t ct_emit_handoff_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
 	return emit(t, ev, ph, key, true, payload, NULL, 0);
 }
@@ -271,6 +301,9 @@ void ct_error(struct ct_thread *t, const char *fmt, ...)
 	va_end(ap);
 	if (!msg)
 		return;
-	ct_emit(t, EV_TRACE_ERROR, PH_INSTANT, 0, json_pack("{s:s}", "message", msg));
+	JW_FIELDS(f, 1);
+
+	jwf_str(&f, "message", msg);
+	ct_emit(t, EV_TRACE_ERROR, PH_INSTANT, 0, &f);
 	free(msg);
 }

@@ -16,24 +16,29 @@
 struct ct_thread;
 
 /*
- * Emit one record on the calling thread.  PAYLOAD is stolen (may be NULL).
- * PH_BEGIN pushes a span keyed by (event, key); PH_END pops the matching
- * span (spans above it that never ended are dropped from the stack, not
- * invented); an END with no matching BEGIN is reported as trace.error.
- * EXTRA_END_FIELDS on PH_END: hr etc. go in the payload as usual.
+ * Emit one record on the calling thread, with the payload F (the builder's
+ * fields, borrowed and written at once; NULL: none).  PH_BEGIN pushes a
+ * span keyed by (event, key); PH_END pops the matching span (spans above it
+ * that never ended are dropped from the stack, not invented); an END with
+ * no matching BEGIN is reported as trace.error.  Fields F's builder left
+ * out for want of room are said in a trace.error record.
  * Returns the span id (begin/end), 0 for instants, or -errno.
  */
-int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_fields *f);
 
 /* The same for a span whose end the runtime may deliver on another thread
  * than its begin (a load finished by a thread that waited for it): that
  * end closes the span on the thread that began it, sits in its own
  * thread's nesting like an instant, and says begin_tid (handoff.c). */
-int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
+			const struct jw_fields *f);
 
-/* The same with a typed payload, FIELDS[0..n) (borrowed, written at once):
- * the line is what ct_emit writes for the same members as a jansson
- * object, without building one. */
+/* The same with a jansson PAYLOAD (stolen; may be NULL), for the call
+ * sites not yet moved to typed fields. */
+int64_t ct_emit_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+int64_t ct_emit_handoff_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
+
+/* The same with a typed payload FIELDS[0..n) counted by the caller. */
 int64_t ct_emit_fields(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
 		       const struct jw_field *fields, size_t n);
 

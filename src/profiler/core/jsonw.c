@@ -172,6 +172,17 @@ void jw_members(struct jw *w, const json_t *obj)
 	}
 }
 
+/* Members written from START on become an object: the first one's comma
+ * becomes the brace. */
+static void braces(struct jw *w, size_t start)
+{
+	if (w->b.len > start && !w->b.oom)
+		w->b.s[start] = '{';
+	else
+		jw_raw(w, "{", 1);
+	jw_raw(w, "}", 1);
+}
+
 /* A jansson value, compact. */
 void jw_value(struct jw *w, const json_t *v)
 {
@@ -183,11 +194,7 @@ void jw_value(struct jw *w, const json_t *v)
 		size_t start = w->b.len;
 
 		jw_members(w, v);
-		if (w->b.len > start && !w->b.oom)
-			w->b.s[start] = '{'; /* the first member's comma becomes the brace */
-		else
-			jw_raw(w, "{", 1);
-		jw_raw(w, "}", 1);
+		braces(w, start);
 		break;
 	}
 	case JSON_ARRAY: {
@@ -261,6 +268,11 @@ void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 				jw_members(w, f[i].j);
 			continue;
 		}
+		if (f[i].kind == JW_INLINE) {
+			if (f[i].sub)
+				jw_fields(w, f[i].sub->f, f[i].sub->n);
+			continue;
+		}
 		key_short(w, f[i].key);
 		switch (f[i].kind) {
 		case JW_STR:
@@ -283,6 +295,25 @@ void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 			jw_i64(w, f[i].i);
 			jw_raw(w, "}", 1);
 			break;
+		case JW_HEX:
+			jw_hex(w, f[i].u);
+			break;
+		case JW_HEX32: {
+			static const char hex[] = "0123456789abcdef";
+			char buf[12] = "\"0x";
+
+			for (int d = 0; d < 8; d++)
+				buf[3 + d] = hex[(f[i].u >> (28 - 4 * d)) & 15];
+			buf[11] = '"';
+			jw_raw(w, buf, sizeof(buf));
+			break;
+		}
+		case JW_OBJ:
+			if (f[i].sub)
+				jw_object(w, f[i].sub);
+			else
+				jw_raw(w, "null", 4);
+			break;
 		case JW_JSON:
 			if (f[i].s) {
 				jw_raw(w, f[i].s, f[i].len);
@@ -295,8 +326,36 @@ void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 			/* fall through */
 		case JW_NULL:
 		case JW_MEMBERS:
+		case JW_INLINE:
 			jw_raw(w, "null", 4);
 			break;
 		}
+	}
+}
+
+/* A whole object of B's fields (see jsonw.h). */
+void jw_object(struct jw *w, const struct jw_fields *b)
+{
+	size_t start = w->b.len;
+
+	jw_fields(w, b->f, b->n);
+	braces(w, start);
+}
+
+/* the sanitizer build stops at the first one, as the unit tests do */
+#ifdef CT_DEBUG_FIELDS
+bool jw_fields_strict = true;
+#else
+bool jw_fields_strict;
+#endif
+
+/* A field past a builder's capacity (see jsonw.h). */
+void jwf_overflow(struct jw_fields *b, const char *key)
+{
+	if (b->lost < UINT32_MAX)
+		b->lost++;
+	if (jw_fields_strict) {
+		fprintf(stderr, "jw_fields: field \"%s\" past the capacity of %u\n", key ? key : "", b->cap);
+		abort();
 	}
 }

@@ -68,8 +68,9 @@ void jw_members(struct jw *w, const json_t *obj);
 /*
  * A typed payload: the members of a record's payload as a small array the
  * caller keeps on its stack, written straight into the line (jw_fields)
- * with no jansson object built, serialized and freed per record.  What it
- * writes is what jw_members writes for the same members as jansson values.
+ * with no object built, serialized and freed per record.  It is the only
+ * way a record's payload reaches the writer (ct_emit).  Fields are added
+ * through a builder (struct jw_fields, below) that knows its capacity.
  */
 enum jw_kind {
 	JW_STR,   /* s: a string; NULL writes null */
@@ -77,20 +78,122 @@ enum jw_kind {
 	JW_BOOL,  /* b */
 	JW_NULL,
 	JW_IDREF, /* i: {"id":i} */
+	JW_HEX,   /* u: "0x…", lower-case, no padding */
+	JW_HEX32, /* u: "0x%08x" (an HRESULT) */
+	JW_OBJ,   /* sub: a nested object of those fields; NULL writes null */
+	JW_INLINE, /* sub: those fields' members written here (key unused) */
 	JW_JSON,  /* j: a jansson value, borrowed (written as jw_value does);
 		   * s, len: when s is set, a JSON value already written as text */
 	JW_MEMBERS, /* j: a jansson object whose members are written here (key unused) */
 };
+struct jw_fields;
 struct jw_field {
 	const char *key; /* trusted ASCII identifier */
 	enum jw_kind kind;
 	union {
 		const char *s;
 		int64_t i;
+		uint64_t u;
 		bool b;
+		const struct jw_fields *sub;
 	};
 	const json_t *j;
 	size_t len; /* of s, for JW_JSON */
 };
 /* The members of FIELDS[0..n), each as ,"k":v (no braces). */
 void jw_fields(struct jw *w, const struct jw_field *fields, size_t n);
+
+/*
+ * The builder: F[0..n) of an array of CAP the caller declares with
+ * JW_FIELDS(name, cap).  Adding past CAP writes nothing past the array: the
+ * field is left out and counted in LOST (the writer says so in a
+ * trace.error record), or the program stops (jw_fields_strict).
+ */
+struct jw_fields {
+	struct jw_field *f;
+	uint32_t n, cap, lost;
+	struct jw_field spare; /* what a field past CAP is written to */
+};
+#define JW_FIELDS(name, capacity)                      \
+	struct jw_field name##_at[capacity];           \
+	struct jw_fields name = { .f = name##_at, .cap = (capacity) }
+
+/* Stop (abort) at a field past a builder's capacity: set by the unit tests
+ * and in the sanitizer build (CT_DEBUG_FIELDS); else counted only. */
+extern bool jw_fields_strict;
+/* A field past B's capacity: count it (or stop). */
+void jwf_overflow(struct jw_fields *b, const char *key);
+
+/* The next field of B (B's spare, not written, past its capacity). */
+static inline struct jw_field *jwf_add(struct jw_fields *b, const char *key, enum jw_kind kind)
+{
+	struct jw_field *f = &b->spare;
+
+	if (b->n < b->cap)
+		f = &b->f[b->n++];
+	else
+		jwf_overflow(b, key);
+	f->key = key;
+	f->kind = kind;
+	f->j = NULL;
+	f->len = 0;
+	return f;
+}
+static inline void jwf_str(struct jw_fields *b, const char *key, const char *s)
+{
+	jwf_add(b, key, JW_STR)->s = s;
+}
+static inline void jwf_int(struct jw_fields *b, const char *key, int64_t i)
+{
+	jwf_add(b, key, JW_INT)->i = i;
+}
+static inline void jwf_bool(struct jw_fields *b, const char *key, bool v)
+{
+	jwf_add(b, key, JW_BOOL)->b = v;
+}
+static inline void jwf_null(struct jw_fields *b, const char *key)
+{
+	jwf_add(b, key, JW_NULL);
+}
+/* {"id":ID} */
+static inline void jwf_idref(struct jw_fields *b, const char *key, int64_t id)
+{
+	jwf_add(b, key, JW_IDREF)->i = id;
+}
+/* "0x…" of an id that is a pointer in the runtime */
+static inline void jwf_hex(struct jw_fields *b, const char *key, uint64_t v)
+{
+	jwf_add(b, key, JW_HEX)->u = v;
+}
+/* "0x%08x" of an HRESULT */
+static inline void jwf_hr(struct jw_fields *b, const char *key, uint32_t hr)
+{
+	jwf_add(b, key, JW_HEX32)->u = hr;
+}
+/* A nested object of SUB's fields (borrowed; NULL writes null). */
+static inline void jwf_obj(struct jw_fields *b, const char *key, const struct jw_fields *sub)
+{
+	jwf_add(b, key, JW_OBJ)->sub = sub;
+}
+/* SUB's members written here, in B's object (borrowed). */
+static inline void jwf_inline(struct jw_fields *b, const struct jw_fields *sub)
+{
+	jwf_add(b, "", JW_INLINE)->sub = sub;
+}
+/* A JSON value already written as TEXT[0..len) (borrowed: an array, an
+ * object whose keys are only known at run time); NULL writes null. */
+static inline void jwf_raw(struct jw_fields *b, const char *key, const char *text, size_t len)
+{
+	struct jw_field *f = jwf_add(b, key, text ? JW_JSON : JW_NULL);
+
+	f->s = text;
+	f->len = len;
+}
+/* A whole object {"k":v,...} of B's fields. */
+void jw_object(struct jw *w, const struct jw_fields *b);
+/* Before an array's element written by hand: OPEN ('[') for the first
+ * one, a comma for the others. */
+static inline void jw_sep(struct jw *w, bool first, char open)
+{
+	jw_raw(w, first ? &open : ",", 1);
+}

@@ -14,7 +14,7 @@ static json_t *class_json(ClassID id, bool with_name)
 
 /* Class load and unload as spans: named at the end of a load and at the
  * begin of an unload (the runtime knows the name only then). */
-LOAD_SPAN(ClassLoadStarted, ClassLoadFinished, EV_CLASS_LOAD, "class", class_json, false, ct_emit)
-LOAD_SPAN(ClassUnloadStarted, ClassUnloadFinished, EV_CLASS_UNLOAD, "class", class_json, true, ct_emit)
+LOAD_SPAN(ClassLoadStarted, ClassLoadFinished, EV_CLASS_LOAD, "class", class_json, false, ct_emit_json)
+LOAD_SPAN(ClassUnloadStarted, ClassUnloadFinished, EV_CLASS_UNLOAD, "class", class_json, true, ct_emit_json)
 
 const struct ct_family ct_family_classes = { .name = "classes" };

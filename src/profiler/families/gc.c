@@ -20,7 +20,7 @@ HRESULT on_GarbageCollectionStarted(struct ct_thread *t, int ngen, BOOL *collect
 	for (int i = 0; collected && i < ngen && i < 16; i++)
 		if (collected[i])
 			json_array_append_new(gens, json_integer(i));
-	if (ct_emit(t, EV_GC, PH_BEGIN, 0,
+	if (ct_emit_json(t, EV_GC, PH_BEGIN, 0,
 		    json_pack("{s:o,s:s}", "generations", gens, "reason", reason == 1 ? "induced" : "other")) > 0)
 		atomic_store(&gc_owner, t);
 	return S_OK;
@@ -31,7 +31,7 @@ HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
 	struct ct_thread *owner = atomic_exchange(&gc_owner, NULL);
 
 	if (ct_wants(EV_GC))
-		ct_emit(owner ? owner : t, EV_GC, PH_END, 0, NULL);
+		ct_emit_json(owner ? owner : t, EV_GC, PH_END, 0, NULL);
 	return S_OK;
 }
 

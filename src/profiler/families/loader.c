@@ -67,18 +67,18 @@ static json_t *module_json(ModuleID id, bool with_path)
  * thread waiting for the load takes its lock: the Finished callbacks of an
  * assembly or module load may come on another thread than the Started ones. */
 LOAD_SPAN(AppDomainCreationStarted, AppDomainCreationFinished, EV_APPDOMAIN_CREATE, "appdomain", appdomain_json, false,
-	  ct_emit)
+	  ct_emit_json)
 LOAD_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUTDOWN, "appdomain", appdomain_json, true,
-	  ct_emit)
-LOAD_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false, ct_emit_handoff)
-LOAD_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true, ct_emit)
-LOAD_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false, ct_emit_handoff)
-LOAD_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true, ct_emit)
+	  ct_emit_json)
+LOAD_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_json, false, ct_emit_handoff_json)
+LOAD_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_json, true, ct_emit_json)
+LOAD_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_json, false, ct_emit_handoff_json)
+LOAD_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_json, true, ct_emit_json)
 
 HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)
 {
 	if (ct_wants(EV_MODULE_ATTACH))
-		ct_emit(t, EV_MODULE_ATTACH, PH_INSTANT, 0,
+		ct_emit_json(t, EV_MODULE_ATTACH, PH_INSTANT, 0,
 			json_pack("{s:o,s:o}", "module", module_json(mod, true), "assembly",
 				  json_pack("{s:o,s:s}", "id", ct_json_id(asm_id), "name", ct_assembly_name(asm_id))));
 	return S_OK;

@@ -18,7 +18,7 @@ static const char *const suspend_reasons[] = {
 HRESULT on_RuntimeSuspendStarted(struct ct_thread *t, uint32_t reason)
 {
 	if (ct_wants(EV_RUNTIME_SUSPEND))
-		ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0,
+		ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0,
 			json_pack("{s:s}", "reason", reason < ELEMENTSOF(suspend_reasons) ? suspend_reasons[reason] : "other"));
 	return S_OK;
 }
@@ -26,42 +26,42 @@ HRESULT on_RuntimeSuspendStarted(struct ct_thread *t, uint32_t reason)
 HRESULT on_RuntimeSuspendFinished(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_SUSPEND))
-		ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, json_pack("{s:b}", "aborted", 0));
+		ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, json_pack("{s:b}", "aborted", 0));
 	return S_OK;
 }
 
 HRESULT on_RuntimeSuspendAborted(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_SUSPEND))
-		ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, json_pack("{s:b}", "aborted", 1));
+		ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, json_pack("{s:b}", "aborted", 1));
 	return S_OK;
 }
 
 HRESULT on_RuntimeResumeStarted(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_RESUME))
-		ct_emit(t, EV_RUNTIME_RESUME, PH_BEGIN, 0, NULL);
+		ct_emit_json(t, EV_RUNTIME_RESUME, PH_BEGIN, 0, NULL);
 	return S_OK;
 }
 
 HRESULT on_RuntimeResumeFinished(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_RESUME))
-		ct_emit(t, EV_RUNTIME_RESUME, PH_END, 0, NULL);
+		ct_emit_json(t, EV_RUNTIME_RESUME, PH_END, 0, NULL);
 	return S_OK;
 }
 
 HRESULT on_RuntimeThreadSuspended(struct ct_thread *t, ThreadID id)
 {
 	if (ct_wants(EV_THREAD_SUSPEND))
-		ct_emit(t, EV_THREAD_SUSPEND, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
+		ct_emit_json(t, EV_THREAD_SUSPEND, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
 	return S_OK;
 }
 
 HRESULT on_RuntimeThreadResumed(struct ct_thread *t, ThreadID id)
 {
 	if (ct_wants(EV_THREAD_RESUME))
-		ct_emit(t, EV_THREAD_RESUME, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
+		ct_emit_json(t, EV_THREAD_RESUME, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
 	return S_OK;
 }
 

@@ -17,7 +17,7 @@ static json_t *target_json(ThreadID id, int os_tid)
 HRESULT on_ThreadCreated(struct ct_thread *t, ThreadID id)
 {
 	if (ct_wants(EV_THREAD_CREATE))
-		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0,
+		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
 	return S_OK;
 }
@@ -27,7 +27,7 @@ HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
 	if (id == t->managed_id) /* exceptions still in flight end with it */
 		ct_families_thread_end(t);
 	if (ct_wants(EV_THREAD_DESTROY))
-		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
+		ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
 	ct_thread_name_set(id, NULL); /* the ThreadID may be reused */
 	return S_OK;
@@ -38,7 +38,7 @@ HRESULT on_ThreadAssignedToOSThread(struct ct_thread *t, ThreadID id, DWORD os_t
 	if ((int)os_tid == t->tid)
 		t->managed_id = id;
 	if (ct_wants(EV_THREAD_OS_ASSIGN))
-		ct_emit(t, EV_THREAD_OS_ASSIGN, PH_INSTANT, 0,
+		ct_emit_json(t, EV_THREAD_OS_ASSIGN, PH_INSTANT, 0,
 			json_pack("{s:o}", "target", target_json(id, (int)os_tid)));
 	return S_OK;
 }
@@ -56,7 +56,7 @@ HRESULT on_ThreadNameChanged(struct ct_thread *t, ThreadID id, ULONG cch, WCHAR 
 	json_t *target = target_json(id, ct_os_tid(id));
 	json_object_set_new(target, "name", n ? json_string(n) : json_null());
 	free(n);
-	ct_emit(t, EV_THREAD_NAME, PH_INSTANT, 0, json_pack("{s:o}", "target", target));
+	ct_emit_json(t, EV_THREAD_NAME, PH_INSTANT, 0, json_pack("{s:o}", "target", target));
 	return S_OK;
 }
 

@@ -7,7 +7,7 @@
 static void transition(struct ct_thread *t, const char *direction, FunctionID id, uint32_t reason)
 {
 	if (ct_wants(EV_TRANSITION))
-		ct_emit(t, EV_TRANSITION, PH_INSTANT, 0,
+		ct_emit_json(t, EV_TRANSITION, PH_INSTANT, 0,
 			json_pack("{s:s,s:s,s:s}", "direction", direction, "reason", reason ? "return" : "call",
 				  "function", ct_function_name(id)));
 }

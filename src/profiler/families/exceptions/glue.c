@@ -33,7 +33,7 @@
 
 static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
 {
-	ct_emit(ud, ev, ph, key, payload);
+	ct_emit_json(ud, ev, ph, key, payload);
 }
 
 /* The same with a typed payload, written straight into the line. */
