@@ -342,6 +342,16 @@ void jw_object(struct jw *w, const struct jw_fields *b)
 	braces(w, start);
 }
 
+/* A collection written by hand, closed, as a field (see jsonw.h). */
+void jwf_collection(struct jw_fields *f, const char *key, struct jw *w, const char *pair)
+{
+	if (w->b.len)
+		jw_raw(w, pair + 1, 1);
+	else
+		jw_raw(w, pair, 2);
+	jwf_raw(f, key, w->b.oom ? NULL : w->b.s, w->b.len);
+}
+
 /* the sanitizer build stops at the first one, as the unit tests do */
 #ifdef CT_DEBUG_FIELDS
 bool jw_fields_strict = true;

@@ -191,9 +191,14 @@ static inline void jwf_raw(struct jw_fields *b, const char *key, const char *tex
 }
 /* A whole object {"k":v,...} of B's fields. */
 void jw_object(struct jw *w, const struct jw_fields *b);
-/* Before an array's element written by hand: OPEN ('[') for the first
- * one, a comma for the others. */
-static inline void jw_sep(struct jw *w, bool first, char open)
+/* An array or object written by hand into W (empty at first), for what a
+ * builder cannot hold (as many elements as there are, keys known at run
+ * time).  PAIR is "[]" or "{}". */
+/* Before each element (or "key":value): the opening for the first one, a
+ * comma for the others. */
+static inline void jw_item(struct jw *w, const char *pair)
 {
-	jw_raw(w, first ? &open : ",", 1);
+	jw_raw(w, w->b.len ? "," : pair, 1);
 }
+/* Close W and add it to F as KEY (W borrowed until F is written). */
+void jwf_collection(struct jw_fields *f, const char *key, struct jw *w, const char *pair);
