@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Garbage collections as spans (category gc, off by default). */
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "profiler/families/handlers.h"
 
@@ -12,16 +13,20 @@ static _Atomic(struct ct_thread *) gc_owner;
 
 HRESULT on_GarbageCollectionStarted(struct ct_thread *t, int ngen, BOOL *collected, uint32_t reason)
 {
-	json_t *gens;
+	char gens[2 + 16 * 3]; /* [0,1,…,15] */
+	size_t n = 0;
+	JW_FIELDS(f, 2);
 
 	if (!ct_wants(EV_GC))
 		return S_OK;
-	gens = json_array();
+	gens[n++] = '[';
 	for (int i = 0; collected && i < ngen && i < 16; i++)
 		if (collected[i])
-			json_array_append_new(gens, json_integer(i));
-	if (ct_emit_json(t, EV_GC, PH_BEGIN, 0,
-		    json_pack("{s:o,s:s}", "generations", gens, "reason", reason == 1 ? "induced" : "other")) > 0)
+			n += (size_t)snprintf(gens + n, sizeof(gens) - n, "%s%d", n > 1 ? "," : "", i);
+	gens[n++] = ']';
+	jwf_raw(&f, "generations", gens, n);
+	jwf_str(&f, "reason", reason == 1 ? "induced" : "other");
+	if (ct_emit(t, EV_GC, PH_BEGIN, 0, &f) > 0)
 		atomic_store(&gc_owner, t);
 	return S_OK;
 }
@@ -31,7 +36,7 @@ HRESULT on_GarbageCollectionFinished(struct ct_thread *t)
 	struct ct_thread *owner = atomic_exchange(&gc_owner, NULL);
 
 	if (ct_wants(EV_GC))
-		ct_emit_json(owner ? owner : t, EV_GC, PH_END, 0, NULL);
+		ct_emit(owner ? owner : t, EV_GC, PH_END, 0, NULL);
 	return S_OK;
 }
 

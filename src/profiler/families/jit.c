@@ -4,16 +4,24 @@
 
 HRESULT on_JITCompilationStarted(struct ct_thread *t, FunctionID id, BOOL safe)
 {
-	if (ct_wants(EV_JIT_COMPILE))
-		ct_emit_json(t, EV_JIT_COMPILE, PH_BEGIN, id, json_pack("{s:s}", "function", ct_function_name(id)));
+	JW_FIELDS(f, 1);
+
+	if (!ct_wants(EV_JIT_COMPILE))
+		return S_OK;
+	jwf_str(&f, "function", ct_function_name(id));
+	ct_emit(t, EV_JIT_COMPILE, PH_BEGIN, id, &f);
 	return S_OK;
 }
 
 HRESULT on_JITCompilationFinished(struct ct_thread *t, FunctionID id, HRESULT hr, BOOL safe)
 {
-	if (ct_wants(EV_JIT_COMPILE))
-		ct_emit_json(t, EV_JIT_COMPILE, PH_END, id,
-			json_pack("{s:s,s:o}", "function", ct_function_name(id), "hr", ct_json_hr(hr)));
+	JW_FIELDS(f, 2);
+
+	if (!ct_wants(EV_JIT_COMPILE))
+		return S_OK;
+	jwf_str(&f, "function", ct_function_name(id));
+	jwf_hr(&f, "hr", (uint32_t)hr);
+	ct_emit(t, EV_JIT_COMPILE, PH_END, id, &f);
 	return S_OK;
 }
 

@@ -17,51 +17,74 @@ static const char *const suspend_reasons[] = {
 
 HRESULT on_RuntimeSuspendStarted(struct ct_thread *t, uint32_t reason)
 {
-	if (ct_wants(EV_RUNTIME_SUSPEND))
-		ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0,
-			json_pack("{s:s}", "reason", reason < ELEMENTSOF(suspend_reasons) ? suspend_reasons[reason] : "other"));
+	JW_FIELDS(f, 1);
+
+	if (!ct_wants(EV_RUNTIME_SUSPEND))
+		return S_OK;
+	jwf_str(&f, "reason", reason < ELEMENTSOF(suspend_reasons) ? suspend_reasons[reason] : "other");
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, &f);
 	return S_OK;
+}
+
+/* The end of a runtime suspension, ABORTED or not. */
+static void suspend_end(struct ct_thread *t, bool aborted)
+{
+	JW_FIELDS(f, 1);
+
+	jwf_bool(&f, "aborted", aborted);
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, &f);
 }
 
 HRESULT on_RuntimeSuspendFinished(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_SUSPEND))
-		ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, json_pack("{s:b}", "aborted", 0));
+		suspend_end(t, false);
 	return S_OK;
 }
 
 HRESULT on_RuntimeSuspendAborted(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_SUSPEND))
-		ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, json_pack("{s:b}", "aborted", 1));
+		suspend_end(t, true);
 	return S_OK;
 }
 
 HRESULT on_RuntimeResumeStarted(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_RESUME))
-		ct_emit_json(t, EV_RUNTIME_RESUME, PH_BEGIN, 0, NULL);
+		ct_emit(t, EV_RUNTIME_RESUME, PH_BEGIN, 0, NULL);
 	return S_OK;
 }
 
 HRESULT on_RuntimeResumeFinished(struct ct_thread *t)
 {
 	if (ct_wants(EV_RUNTIME_RESUME))
-		ct_emit_json(t, EV_RUNTIME_RESUME, PH_END, 0, NULL);
+		ct_emit(t, EV_RUNTIME_RESUME, PH_END, 0, NULL);
 	return S_OK;
+}
+
+/* EV about the managed thread ID: {"target":{"id":ID}}. */
+static void thread_target(struct ct_thread *t, enum ct_event ev, ThreadID id)
+{
+	JW_FIELDS(target, 1);
+	JW_FIELDS(f, 1);
+
+	jwf_hex(&target, "id", id);
+	jwf_obj(&f, "target", &target);
+	ct_emit(t, ev, PH_INSTANT, 0, &f);
 }
 
 HRESULT on_RuntimeThreadSuspended(struct ct_thread *t, ThreadID id)
 {
 	if (ct_wants(EV_THREAD_SUSPEND))
-		ct_emit_json(t, EV_THREAD_SUSPEND, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
+		thread_target(t, EV_THREAD_SUSPEND, id);
 	return S_OK;
 }
 
 HRESULT on_RuntimeThreadResumed(struct ct_thread *t, ThreadID id)
 {
 	if (ct_wants(EV_THREAD_RESUME))
-		ct_emit_json(t, EV_THREAD_RESUME, PH_INSTANT, 0, json_pack("{s:{s:o}}", "target", "id", ct_json_id(id)));
+		thread_target(t, EV_THREAD_RESUME, id);
 	return S_OK;
 }
 

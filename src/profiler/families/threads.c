@@ -4,21 +4,27 @@
 #include "common/utf16.h"
 #include "profiler/core/thread-ident.h"
 
-/* {id, os_tid} of the managed thread a record is about. */
-static json_t *target_json(ThreadID id, int os_tid)
+/* EV about the managed thread ID (its OS thread OS_TID when > 0, its NAME
+ * when HAS_NAME). */
+static void thread_record(struct ct_thread *t, enum ct_event ev, ThreadID id, int os_tid, bool has_name,
+			  const char *name)
 {
-	json_t *o = json_pack("{s:o}", "id", ct_json_id(id));
+	JW_FIELDS(target, 3);
+	JW_FIELDS(f, 1);
 
+	jwf_hex(&target, "id", id);
 	if (os_tid > 0)
-		json_object_set_new(o, "os_tid", json_integer(os_tid));
-	return o;
+		jwf_int(&target, "os_tid", os_tid);
+	if (has_name)
+		jwf_str(&target, "name", name);
+	jwf_obj(&f, "target", &target);
+	ct_emit(t, ev, PH_INSTANT, 0, &f);
 }
 
 HRESULT on_ThreadCreated(struct ct_thread *t, ThreadID id)
 {
 	if (ct_wants(EV_THREAD_CREATE))
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0,
-			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
+		thread_record(t, EV_THREAD_CREATE, id, ct_os_tid(id), false, NULL);
 	return S_OK;
 }
 
@@ -27,8 +33,7 @@ HRESULT on_ThreadDestroyed(struct ct_thread *t, ThreadID id)
 	if (id == t->managed_id) /* exceptions still in flight end with it */
 		ct_families_thread_end(t);
 	if (ct_wants(EV_THREAD_DESTROY))
-		ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0,
-			json_pack("{s:o}", "target", target_json(id, ct_os_tid(id))));
+		thread_record(t, EV_THREAD_DESTROY, id, ct_os_tid(id), false, NULL);
 	ct_thread_name_set(id, NULL); /* the ThreadID may be reused */
 	return S_OK;
 }
@@ -38,8 +43,7 @@ HRESULT on_ThreadAssignedToOSThread(struct ct_thread *t, ThreadID id, DWORD os_t
 	if ((int)os_tid == t->tid)
 		t->managed_id = id;
 	if (ct_wants(EV_THREAD_OS_ASSIGN))
-		ct_emit_json(t, EV_THREAD_OS_ASSIGN, PH_INSTANT, 0,
-			json_pack("{s:o}", "target", target_json(id, (int)os_tid)));
+		thread_record(t, EV_THREAD_OS_ASSIGN, id, (int)os_tid, false, NULL);
 	return S_OK;
 }
 
@@ -49,14 +53,9 @@ HRESULT on_ThreadNameChanged(struct ct_thread *t, ThreadID id, ULONG cch, WCHAR 
 
 	/* the records of that thread carry it from their next one */
 	ct_thread_name_set(id, n);
-	if (!ct_wants(EV_THREAD_NAME)) {
-		free(n);
-		return S_OK;
-	}
-	json_t *target = target_json(id, ct_os_tid(id));
-	json_object_set_new(target, "name", n ? json_string(n) : json_null());
+	if (ct_wants(EV_THREAD_NAME))
+		thread_record(t, EV_THREAD_NAME, id, ct_os_tid(id), true, n);
 	free(n);
-	ct_emit_json(t, EV_THREAD_NAME, PH_INSTANT, 0, json_pack("{s:o}", "target", target));
 	return S_OK;
 }
 

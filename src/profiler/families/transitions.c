@@ -6,10 +6,14 @@
  * they stay instants. */
 static void transition(struct ct_thread *t, const char *direction, FunctionID id, uint32_t reason)
 {
-	if (ct_wants(EV_TRANSITION))
-		ct_emit_json(t, EV_TRANSITION, PH_INSTANT, 0,
-			json_pack("{s:s,s:s,s:s}", "direction", direction, "reason", reason ? "return" : "call",
-				  "function", ct_function_name(id)));
+	JW_FIELDS(f, 3);
+
+	if (!ct_wants(EV_TRANSITION))
+		return;
+	jwf_str(&f, "direction", direction);
+	jwf_str(&f, "reason", reason ? "return" : "call");
+	jwf_str(&f, "function", ct_function_name(id));
+	ct_emit(t, EV_TRANSITION, PH_INSTANT, 0, &f);
 }
 
 HRESULT on_ManagedToUnmanagedTransition(struct ct_thread *t, FunctionID id, uint32_t reason)
