@@ -109,10 +109,11 @@ HRESULT on_InitializeForAttach(struct ct_thread *t, com_object *info_unk, void *
 	return hr;
 }
 
-/* Add assembly A to ASMS once (SEEN: the ids so far, *N of them). */
-static void add_assembly(json_t *asms, AssemblyID a, AssemblyID **seen, size_t *n)
+/* Add assembly A to the array ASMS once (SEEN: the ids so far, *N of them). */
+static void add_assembly(struct jw *asms, AssemblyID a, AssemblyID **seen, size_t *n)
 {
 	AssemblyID *v;
+	JW_FIELDS(f, 2);
 
 	for (size_t i = 0; i < *n; i++)
 		if ((*seen)[i] == a)
@@ -121,43 +122,58 @@ static void add_assembly(json_t *asms, AssemblyID a, AssemblyID **seen, size_t *
 		return;
 	*seen = v;
 	v[(*n)++] = a;
-	json_array_append_new(asms, json_pack("{s:o,s:s}", "id", ct_json_id(a), "name", ct_assembly_name(a)));
+	jwf_hex(&f, "id", a);
+	jwf_str(&f, "name", ct_assembly_name(a));
+	jw_item(asms, "[]");
+	jw_object(asms, &f);
 }
 
-/* runtime.attach's payload: the assemblies and modules already loaded. */
-static json_t *loaded_json(void)
+/* Module ID (of assembly A, 0: none) into the array MODS. */
+static void add_module(struct jw *mods, ModuleID id, AssemblyID a)
+{
+	JW_FIELDS(f, 3);
+
+	jwf_hex(&f, "id", id);
+	jwf_str(&f, "path", ct_module_path(id));
+	if (a)
+		jwf_hex(&f, "assembly", a);
+	else
+		jwf_null(&f, "assembly");
+	jw_item(mods, "[]");
+	jw_object(mods, &f);
+}
+
+/* The runtime made us active: say what was loaded before (runtime.attach's
+ * payload: the assemblies and modules already loaded). */
+HRESULT on_ProfilerAttachComplete(struct ct_thread *t)
 {
 	_cleanup_free_ AssemblyID *seen = NULL;
-	json_t *asms = json_array(), *mods = json_array();
+	_cleanup_(jw_free) struct jw asms = { 0 }, mods = { 0 };
 	com_object *e = NULL;
 	ModuleID ids[32];
 	ULONG got = 0;
 	size_t n = 0;
 	HRESULT hr;
+	JW_FIELDS(f, 2);
 
+	if (!ct_wants(EV_RUNTIME_ATTACH))
+		return S_OK;
 	if (SUCCEEDED(info_EnumModules(ct.info, &e)) && e) {
 		do {
 			hr = modenum_Next(e, ELEMENTSOF(ids), ids, &got);
 			for (ULONG i = 0; SUCCEEDED(hr) && i < got && i < ELEMENTSOF(ids); i++) {
 				AssemblyID a = ct_module_info(ids[i], NULL);
 
-				json_array_append_new(mods, json_pack("{s:o,s:s,s:o}", "id", ct_json_id(ids[i]), "path",
-								      ct_module_path(ids[i]), "assembly",
-								      a ? ct_json_id(a) : json_null()));
+				add_module(&mods, ids[i], a);
 				if (a)
-					add_assembly(asms, a, &seen, &n);
+					add_assembly(&asms, a, &seen, &n);
 			}
 		} while (hr == S_OK && got == ELEMENTSOF(ids));
 		modenum_Release(e);
 	}
-	return json_pack("{s:o,s:o}", "assemblies", asms, "modules", mods);
-}
-
-/* The runtime made us active: say what was loaded before. */
-HRESULT on_ProfilerAttachComplete(struct ct_thread *t)
-{
-	if (ct_wants(EV_RUNTIME_ATTACH))
-		ct_emit_json(t, EV_RUNTIME_ATTACH, PH_INSTANT, 0, loaded_json());
+	jwf_collection(&f, "assemblies", &asms, "[]");
+	jwf_collection(&f, "modules", &mods, "[]");
+	ct_emit(t, EV_RUNTIME_ATTACH, PH_INSTANT, 0, &f);
 	return S_OK;
 }
 

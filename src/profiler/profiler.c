@@ -176,7 +176,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 {
 	_cleanup_free_ char *cmd = NULL;
 	size_t cmd_len = 0;
-	json_t *runtime;
+	_cleanup_(ct_runtime_desc_done) struct ct_runtime_desc runtime = { 0 };
 	int r;
 
 	/* the same file as main and notification profiler: one copy, one trace */
@@ -217,14 +217,13 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 			ct_say_once("nosink", "out of memory opening the outputs; not tracing");
 		goto fail;
 	}
-	runtime = ct_runtime_json();
+	ct_runtime_describe(&runtime);
 	if (ct_set_event_mask() < 0) {
 		ct_trace_close(false);
-		json_decref(runtime);
 		goto fail;
 	}
 	atomic_store(&ct.active, true);
-	ct_emit_runtime_init(t, runtime, cmd, cmd_len);
+	ct_emit_runtime_init(t, &runtime, cmd, cmd_len);
 	/* no SIGABRT handler: the runtime resets every handler before its own
 	 * aborts, and what an abort leaves unwritten is in FILE.<pid>.pending */
 	atexit(on_exit_flush);
@@ -257,18 +256,22 @@ HRESULT on_Initialize(struct ct_thread *t, com_object *info_unk)
 void ct_stop(struct ct_thread *t, enum ct_event ev)
 {
 	struct ct_totals tot;
-	json_t *totals;
+	struct jw bufs[CT_FAMILY_MAX] = { 0 };
+	JW_FIELDS(totals, 2 + CT_FAMILY_MAX);
+	JW_FIELDS(f, 1);
 
 	if (!atomic_load(&ct.active) || atomic_exchange(&ct.shut_down, true))
 		return;
 	/* Environment.Exit inside a catch or finally: those stories end now */
 	ct_families_exit(t);
-	totals = json_object();
 	ct_trace_totals(&tot);
-	json_object_set_new(totals, "records", json_integer((json_int_t)tot.records + 1));
-	json_object_set_new(totals, "dropped", json_integer((json_int_t)tot.dropped));
-	ct_families_totals(totals);
-	ct_emit_json(t, ev, PH_INSTANT, 0, json_pack("{s:o}", "totals", totals));
+	jwf_int(&totals, "records", (int64_t)tot.records + 1);
+	jwf_int(&totals, "dropped", (int64_t)tot.dropped);
+	ct_families_totals(&totals, bufs);
+	jwf_obj(&f, "totals", &totals);
+	ct_emit(t, ev, PH_INSTANT, 0, &f);
+	for (size_t i = 0; i < CT_FAMILY_MAX; i++)
+		jw_free(&bufs[i]);
 	atomic_store(&ct.active, false);
 	ct_trace_close(ev == EV_RUNTIME_SHUTDOWN);
 }

@@ -12,30 +12,28 @@
 #include "profiler/runtime-init.h"
 #include "profiler/start.h"
 
-/* The outputs as the configuration spells them. */
-static json_t *outputs_json(const struct ct_config *c)
+/* The outputs as the configuration spells them, into the array A. */
+static void outputs_list(struct jw *a, const struct ct_config *c)
 {
-	json_t *outs = json_array();
-
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		const struct ct_output *o = &c->outputs[i];
 		char *s = NULL;
 
 		if (o->kind == OUT_FILE && asprintf(&s, "file:%s", o->path) >= 0) {
-			json_array_append_new(outs, json_string(s));
+			jw_item(a, "[]");
+			jw_str(a, s);
 			free(s);
-		} else
-			json_array_append_new(outs, json_string(ct_output_kind_to_string(o->kind)));
+		} else {
+			jw_item(a, "[]");
+			jw_str(a, ct_output_kind_to_string(o->kind));
+		}
 	}
-	return outs;
 }
 
-/* The patterns of G: "!" in front of an exclusion, ":N" after a limit
- * (LIMITS: the list has them). */
-static json_t *globs_json(const struct ct_globs *g, bool limits)
+/* The patterns of G into the array A: "!" in front of an exclusion, ":N"
+ * after a limit (LIMITS: the list has them). */
+static void globs_list(struct jw *a, const struct ct_globs *g, bool limits)
 {
-	json_t *out = json_array();
-
 	for (size_t i = 0; i < g->n; i++) {
 		const struct ct_glob *p = &g->items[i];
 		char *s = NULL;
@@ -46,43 +44,67 @@ static json_t *globs_json(const struct ct_globs *g, bool limits)
 		else
 			r = asprintf(&s, "%s%s", p->exclude ? "!" : "", p->pattern);
 		if (r >= 0) {
-			json_array_append_new(out, json_string(s));
+			jw_item(a, "[]");
+			jw_str(a, s);
 			free(s);
 		}
 	}
-	return out;
 }
 
-/* The effective configuration, for runtime.init. */
-static json_t *config_json(void)
+/* The lists of runtime.init, written before its fields refer to them. */
+struct init_lists {
+	struct jw events, output, exceptions, processes, argv, not_enabled;
+};
+
+static void init_lists_done(struct init_lists *l)
 {
-	const struct ct_config *c = &ct.cfg;
-	json_t *cats = json_array();
-	json_t *o;
+	jw_free(&l->events);
+	jw_free(&l->output);
+	jw_free(&l->exceptions);
+	jw_free(&l->processes);
+	jw_free(&l->argv);
+	jw_free(&l->not_enabled);
+}
+
+/* The effective configuration, for runtime.init, into C (at least 9) and
+ * RL (2), its lists into L. */
+static void config_fields(struct jw_fields *c, struct jw_fields *rl, struct init_lists *l)
+{
+	const struct ct_config *cfg = &ct.cfg;
 
 	for (int i = 0; i < _CAT_MAX; i++)
-		if (ct_categories[i].optional && ct_on(i))
-			json_array_append_new(cats, json_string(ct_categories[i].name));
-	o = json_pack("{s:o,s:o,s:o,s:o,s:b,s:s,s:i,s:o}", "events", cats, "output", outputs_json(c),
-		      "exceptions", globs_json(&c->exceptions, true), "processes", globs_json(&c->processes, false),
-		      "messages", c->messages, "ident", c->ident ? c->ident : ct.program, "flush_ms", c->flush_ms,
-		      "journal_ratelimit",
-		      c->journal_burst ? json_pack("{s:i,s:i}", "burst", c->journal_burst, "interval_s",
-						   c->journal_interval_s)
-				       : json_null());
+		if (ct_categories[i].optional && ct_on(i)) {
+			jw_item(&l->events, "[]");
+			jw_str(&l->events, ct_categories[i].name);
+		}
+	jwf_collection(c, "events", &l->events, "[]");
+	outputs_list(&l->output, cfg);
+	jwf_collection(c, "output", &l->output, "[]");
+	globs_list(&l->exceptions, &cfg->exceptions, true);
+	jwf_collection(c, "exceptions", &l->exceptions, "[]");
+	globs_list(&l->processes, &cfg->processes, false);
+	jwf_collection(c, "processes", &l->processes, "[]");
+	jwf_bool(c, "messages", cfg->messages);
+	jwf_str(c, "ident", cfg->ident ? cfg->ident : ct.program);
+	jwf_int(c, "flush_ms", cfg->flush_ms);
+	if (cfg->journal_burst) {
+		jwf_int(rl, "burst", cfg->journal_burst);
+		jwf_int(rl, "interval_s", cfg->journal_interval_s);
+		jwf_obj(c, "journal_ratelimit", rl);
+	} else
+		jwf_null(c, "journal_ratelimit");
 	/* only with the category, so that other traces stay as they were */
-	if (o && ct_on(CAT_STACKS))
-		json_object_set_new(o, "stack_depth", json_integer(c->stack_depth));
-	return o;
+	if (ct_on(CAT_STACKS))
+		jwf_int(c, "stack_depth", cfg->stack_depth);
 }
 
-/* Runtime version, for runtime.init; sets ct.runtime_major. */
-static json_t *runtime_version(void)
+/* The runtime's version into D (D->known: it answered); sets
+ * ct.runtime_major. */
+static void runtime_version(struct ct_runtime_desc *d)
 {
 	uint16_t inst = 0, major = 0, minor = 0, build = 0, qfe = 0;
 	uint32_t type = 0;
 	_cleanup_(utf16_name_done) struct utf16_name b = UTF16_NAME_INIT(b);
-	char ver[64];
 	HRESULT hr;
 
 	do
@@ -90,11 +112,12 @@ static json_t *runtime_version(void)
 						b.v);
 	while (utf16_name_retry(&b, com_name_answered(hr)));
 	if (FAILED(hr))
-		return json_null();
+		return;
+	d->known = true;
 	ct.runtime_major = major;
-	snprintf(ver, sizeof(ver), "%u.%u.%u", major, minor, build);
-	_cleanup_free_ char *s = utf16_name_to_utf8(&b, true);
-	return json_pack("{s:s,s:s?,s:i}", "version", ver, "build", s, "major", major);
+	d->major = major;
+	snprintf(d->version, sizeof(d->version), "%u.%u.%u", major, minor, build);
+	d->build = utf16_name_to_utf8(&b, true);
 }
 
 /* Does this runtime handle exceptions the pre-.NET 9 way (no second pass
@@ -116,40 +139,62 @@ static bool legacy_exception_handling(void)
 	return false;
 }
 
-/* The runtime object of runtime.init: version, build, major, legacy_eh,
+/* The runtime of runtime.init into D: version, build, major, legacy_eh,
  * pins_exceptions (sets ct.runtime_major and ct.legacy_eh). */
-json_t *ct_runtime_json(void)
+void ct_runtime_describe(struct ct_runtime_desc *d)
 {
-	json_t *runtime = runtime_version();
-
+	*d = (struct ct_runtime_desc){ 0 };
+	runtime_version(d);
 	ct.legacy_eh = legacy_exception_handling();
-	if (json_is_object(runtime)) {
-		json_object_set_new(runtime, "legacy_eh", json_boolean(ct.legacy_eh));
-		json_object_set_new(runtime, "pins_exceptions", json_boolean(ct_pin_wanted()));
-	}
-	return runtime;
+	d->legacy_eh = ct.legacy_eh;
+	d->pins_exceptions = ct_pin_wanted();
 }
 
-/* The names of the categories in the bit set CATS. */
-static json_t *categories_json(unsigned cats)
+void ct_runtime_desc_done(struct ct_runtime_desc *d)
 {
-	json_t *out = json_array();
+	free(d->build);
+	d->build = NULL;
+}
 
+/* The names of the categories in the bit set CATS into the array A. */
+static void categories_list(struct jw *a, unsigned cats)
+{
 	for (int i = 0; i < _CAT_MAX; i++)
-		if (cats & (1u << i))
-			json_array_append_new(out, json_string(ct_categories[i].name));
-	return out;
+		if (cats & (1u << i)) {
+			jw_item(a, "[]");
+			jw_str(a, ct_categories[i].name);
+		}
 }
 
-/* Emit runtime.init with RUNTIME (stolen) and the command line CMD[0..len). */
-void ct_emit_runtime_init(struct ct_thread *t, json_t *runtime, const char *cmd, size_t cmd_len)
+/* Emit runtime.init with the runtime D and the command line CMD[0..len). */
+void ct_emit_runtime_init(struct ct_thread *t, const struct ct_runtime_desc *d, const char *cmd, size_t cmd_len)
 {
-	json_t *argv = json_array();
+	struct init_lists l = { 0 };
+	JW_FIELDS(runtime, 5);
+	JW_FIELDS(rl, 2);
+	JW_FIELDS(config, 9);
+	JW_FIELDS(f, 7);
 
-	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1)
-		json_array_append_new(argv, json_string(p));
-	ct_emit_json(t, EV_RUNTIME_INIT, PH_INSTANT, 0,
-		json_pack("{s:o,s:o,s:s,s:s,s:o,s:s,s:o}", "runtime", runtime, "argv", argv, "program", ct.program,
-			  "clrtrace", PACKAGE_VERSION, "config", config_json(), "loaded", ct_load_to_string(ct_loaded),
-			  "not_enabled", categories_json(ct_not_enabled)));
+	if (d->known) {
+		jwf_str(&runtime, "version", d->version);
+		jwf_str(&runtime, "build", d->build);
+		jwf_int(&runtime, "major", d->major);
+		jwf_bool(&runtime, "legacy_eh", d->legacy_eh);
+		jwf_bool(&runtime, "pins_exceptions", d->pins_exceptions);
+	}
+	jwf_obj(&f, "runtime", d->known ? &runtime : NULL);
+	for (const char *p = cmd; p && p < cmd + cmd_len; p += strlen(p) + 1) {
+		jw_item(&l.argv, "[]");
+		jw_str(&l.argv, p);
+	}
+	jwf_collection(&f, "argv", &l.argv, "[]");
+	jwf_str(&f, "program", ct.program);
+	jwf_str(&f, "clrtrace", PACKAGE_VERSION);
+	config_fields(&config, &rl, &l);
+	jwf_obj(&f, "config", &config);
+	jwf_str(&f, "loaded", ct_load_to_string(ct_loaded));
+	categories_list(&l.not_enabled, ct_not_enabled);
+	jwf_collection(&f, "not_enabled", &l.not_enabled, "[]");
+	ct_emit(t, EV_RUNTIME_INIT, PH_INSTANT, 0, &f);
+	init_lists_done(&l);
 }

@@ -12,10 +12,13 @@
 static void emit_drop(const struct ct_drop *d, void *ud)
 {
 	struct ct_thread *t = ud;
+	JW_FIELDS(f, 4);
 
-	ct_emit_json(t, EV_TRACE_DROPPED, PH_INSTANT, 0,
-		json_pack("{s:I,s:s,s:s,s:s}", "count", (json_int_t)d->count, "sink",
-			  ct_output_kind_to_string(d->kind), "where", d->where, "reason", d->reason));
+	jwf_int(&f, "count", (int64_t)d->count);
+	jwf_str(&f, "sink", ct_output_kind_to_string(d->kind));
+	jwf_str(&f, "where", d->where);
+	jwf_str(&f, "reason", d->reason);
+	ct_emit(t, EV_TRACE_DROPPED, PH_INSTANT, 0, &f);
 }
 
 /* Emit trace.dropped for every sink that lost records and works again

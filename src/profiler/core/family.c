@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 
 #include "profiler/core/family.h"
+#include "profiler/core/jsonw.h"
 #include "profiler/core/thread.h"
 
 static const struct ct_family *const *families;
@@ -59,13 +60,16 @@ bool ct_families_have_exit(void)
 	return false;
 }
 
-void ct_families_totals(json_t *o)
+void ct_families_totals(struct jw_fields *f, struct jw *bufs)
 {
 	for (size_t i = 0; i < n_families; i++) {
-		json_t *v = families[i]->totals ? families[i]->totals() : NULL;
-
-		if (v)
-			json_object_set_new(o, families[i]->name, v);
+		if (!families[i]->totals)
+			continue;
+		families[i]->totals(&bufs[i]);
+		if (bufs[i].b.len && !bufs[i].b.oom)
+			jwf_raw(f, families[i]->name, bufs[i].b.s, bufs[i].b.len);
+		else
+			jwf_raw(f, families[i]->name, "{}", 2);
 	}
 }
 

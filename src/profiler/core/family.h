@@ -9,12 +9,13 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 struct ct_thread;
+struct jw;
+struct jw_fields;
 
 #define CT_FAMILY_MAX 8 /* rows of families.def; families.c checks it */
 
@@ -35,9 +36,9 @@ struct ct_family {
 	/* the trace ends (Shutdown, exit(), a detach) on T, holding its
 	 * lock: end what is open */
 	void (*exit)(struct ct_thread *t);
-	/* its part of runtime.shutdown's totals, under its name (a new
-	 * reference), or NULL */
-	json_t *(*totals)(void);
+	/* its part of runtime.shutdown's totals, under its name: one JSON
+	 * object written into W (nothing written: {}) */
+	void (*totals)(struct jw *w);
 	/* a new trace after a detach: what it kept for the trace starts anew */
 	void (*reset)(void);
 };
@@ -62,8 +63,9 @@ void ct_families_trace_end(void);
 void ct_families_before_record(struct ct_thread *t);
 void ct_families_thread_end(struct ct_thread *t);
 void ct_families_exit(struct ct_thread *t);
-/* Set each family's totals in O under its name. */
-void ct_families_totals(json_t *o);
+/* Add each family's totals to F under its name; BUFS (CT_FAMILY_MAX of
+ * them, zeroed, freed by the caller) hold the text until F is written. */
+void ct_families_totals(struct jw_fields *f, struct jw *bufs);
 /* Free every family's state of T (its thread exits or its trace ended). */
 void ct_families_thread_free(struct ct_thread *t);
 /* Is there a family with an exit hook? */

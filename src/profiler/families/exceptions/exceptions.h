@@ -3,7 +3,6 @@
  * it keeps per thread, and what glue.c offers the row. */
 #pragma once
 
-#include <jansson.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -52,9 +51,11 @@ static inline struct exm *exc_machine(const struct ct_thread *t)
 /* T's state, made now if it has none (T's own thread, holding its lock);
  * NULL when out of memory. */
 struct exc_thread *exc_thread_make(struct ct_thread *t);
+struct jw;
 
-/* Counts by outcome, excluded and suppressed per type, for runtime.shutdown. */
-json_t *ct_exceptions_totals(void);
+/* Counts by outcome, excluded and suppressed per type, for runtime.shutdown,
+ * as an object written into W. */
+void ct_exceptions_totals(struct jw *w);
 /* A new trace after a detach: every count starts anew. */
 void ct_exceptions_reset(void);
 /* The process exits on the calling thread (Shutdown, exit()): end the

@@ -229,32 +229,36 @@ static bool type_wanted(const char *type)
 	return limit == 0 || rate_ok(type, limit);
 }
 
-/* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per type. */
-json_t *ct_exceptions_totals(void)
+/* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per
+ * type, as an object into W. */
+void ct_exceptions_totals(struct jw *w)
 {
-	uint64_t tot[_OUTCOME_MAX];
-	json_t *o = json_object(), *sup = json_object();
+	uint64_t tot[_OUTCOME_MAX], evicted, untracked;
+	struct jw sup = { 0 };
+	JW_FIELDS(f, _OUTCOME_MAX + 5);
 
 	exm_totals(tot);
 	for (int i = 0; i < _OUTCOME_MAX; i++)
-		json_object_set_new(o, ct_outcome_to_string(i), json_integer((json_int_t)tot[i]));
-	json_object_set_new(o, "excluded", json_integer((json_int_t)atomic_load(&excluded_total)));
+		jwf_int(&f, ct_outcome_to_string(i), (int64_t)tot[i]);
+	jwf_int(&f, "excluded", (int64_t)atomic_load(&excluded_total));
 	/* stories still open on other threads: said, not silently lost */
-	json_object_set_new(o, "open", json_integer((json_int_t)exm_open()));
-	{
-		uint64_t evicted, untracked;
-
-		exm_errors_counts(&evicted, &untracked);
-		json_object_set_new(o, "errors_evicted", json_integer((json_int_t)evicted));
-		json_object_set_new(o, "errors_untracked", json_integer((json_int_t)untracked));
-	}
+	jwf_int(&f, "open", (int64_t)exm_open());
+	exm_errors_counts(&evicted, &untracked);
+	jwf_int(&f, "errors_evicted", (int64_t)evicted);
+	jwf_int(&f, "errors_untracked", (int64_t)untracked);
+	/* its keys are the types' names: an object written here */
 	pthread_mutex_lock(&counts_lock);
 	for (size_t i = 0; i < n_counts; i++)
-		if (counts[i].suppressed)
-			json_object_set_new(sup, counts[i].type, json_integer((json_int_t)counts[i].suppressed));
+		if (counts[i].suppressed) {
+			jw_item(&sup, "{}");
+			jw_str(&sup, counts[i].type);
+			jw_raw(&sup, ":", 1);
+			jw_u64(&sup, counts[i].suppressed);
+		}
 	pthread_mutex_unlock(&counts_lock);
-	json_object_set_new(o, "suppressed", sup);
-	return o;
+	jwf_collection(&f, "suppressed", &sup, "{}");
+	jw_object(w, &f);
+	jw_free(&sup);
 }
 
 /* A new trace after a detach: every count starts anew (attach.c). */

@@ -8,7 +8,7 @@
 #include "profiler/core/tracer.h"
 
 /* Does this runtime get the workaround (its version and exception
- * handling known: after ct_runtime_json)? */
+ * handling known: after ct_runtime_describe)? */
 bool ct_pin_wanted(void);
 /* In ExceptionThrown (cooperative mode: OBJ is valid): pin it. */
 void ct_pin_thrown(struct ct_thread *t, ObjectID obj);
