@@ -30,9 +30,27 @@ struct capture {
 	json_int_t tid;         /* of the input being fed */
 };
 
-static void cap_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+/* The record's payload as the tracer writes it, read back. */
+static json_t *cap_payload(const struct jw_fields *f)
+{
+	struct jw w = { 0 };
+	json_t *p;
+
+	if (f)
+		jw_object(&w, f);
+	p = w.b.s ? json_loadb(w.b.s, w.b.len, 0, NULL) : NULL;
+	if (f && !p) {
+		fprintf(stderr, "test-machine: a payload that is not JSON: %s\n", w.b.s ? w.b.s : "(none)");
+		abort();
+	}
+	jw_free(&w);
+	return p;
+}
+
+static void cap_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_fields *f)
 {
 	struct capture *c = ud;
+	json_t *payload = cap_payload(f);
 
 	if (ph == PH_BEGIN) {
 		if (c->depth < 256) {

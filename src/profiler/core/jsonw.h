@@ -139,6 +139,11 @@ static inline struct jw_field *jwf_add(struct jw_fields *b, const char *key, enu
 	f->len = 0;
 	return f;
 }
+/* A field made elsewhere, F (its key and value as they are). */
+static inline void jwf_put(struct jw_fields *b, struct jw_field f)
+{
+	*jwf_add(b, f.key, f.kind) = f;
+}
 static inline void jwf_str(struct jw_fields *b, const char *key, const char *s)
 {
 	jwf_add(b, key, JW_STR)->s = s;

@@ -31,16 +31,10 @@
 #include "profiler/families/exceptions/rtframes.h"
 #include "profiler/families/exceptions/stack.h"
 
-static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
+/* The machine's records, written straight into the line. */
+static void emit_record(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_fields *f)
 {
-	ct_emit_json(ud, ev, ph, key, payload);
-}
-
-/* The same with a typed payload, written straight into the line. */
-static void emit_fields(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_field *f,
-			size_t n)
-{
-	ct_emit_fields(ud, ev, ph, key, f, n);
+	ct_emit(ud, ev, ph, key, f);
 }
 
 /* Is the record wanted?  (frames is off by default.) */
@@ -93,73 +87,67 @@ static void rawlog_open(void)
 /* One JSON line per input: {"tid":…,"in":"…",…}; what the fixtures hold. */
 static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 {
-	json_t *o;
-	char *s;
+	_cleanup_(jw_free) struct jw w = { 0 };
+	JW_FIELDS(f, 26);
 
 	pthread_once(&rawlog_once, rawlog_open);
 	if (rawlog_fd < 0)
 		return;
-	o = json_pack("{s:i,s:s}", "tid", t->tid, "in", exm_input_names[in->kind]);
-	if (!o)
-		return;
+	jwf_int(&f, "tid", t->tid);
+	jwf_str(&f, "in", exm_input_names[in->kind]);
 	if (in->fn)
-		json_object_set_new(o, "fn", ct_json_id(in->fn));
+		jwf_hex(&f, "fn", in->fn);
 	if (in->function)
-		json_object_set_new(o, "function", json_string(in->function));
+		jwf_str(&f, "function", in->function);
 	if (in->object)
-		json_object_set_new(o, "object", ct_json_id(in->object));
+		jwf_hex(&f, "object", in->object);
 	if (in->frame)
-		json_object_set_new(o, "frame", ct_json_id(in->frame));
+		jwf_hex(&f, "frame", in->frame);
 	if (in->kind == EXM_THROWN) {
-		json_object_set_new(o, "type", json_string(in->type ? in->type : "?"));
+		jwf_str(&f, "type", in->type ? in->type : "?");
 		if (in->message)
-			json_object_set_new(o, "message", json_string(in->message));
+			jwf_str(&f, "message", in->message);
 		if (in->has_hresult)
-			json_object_set_new(o, "hresult", json_integer(in->hresult));
+			jwf_int(&f, "hresult", in->hresult);
 		if (in->muted)
-			json_object_set_new(o, "muted", json_true());
+			jwf_bool(&f, "muted", true);
 		if (in->traced)
-			json_object_set_new(o, "traced", json_true());
+			jwf_bool(&f, "traced", true);
 		if (in->inner)
-			json_object_set_new(o, "inner", ct_json_id(in->inner));
+			jwf_hex(&f, "inner", in->inner);
 		if (in->stack_depth)
-			json_object_set_new(o, "stack_depth", json_integer(in->stack_depth));
+			jwf_int(&f, "stack_depth", in->stack_depth);
 		if (in->native_depth)
-			json_object_set_new(o, "native_depth", json_integer(in->native_depth));
+			jwf_int(&f, "native_depth", in->native_depth);
 		if (in->native_boundary)
-			json_object_set_new(o, "native_boundary", json_true());
+			jwf_bool(&f, "native_boundary", true);
 		if (in->legacy)
-			json_object_set_new(o, "legacy", json_true());
+			jwf_bool(&f, "legacy", true);
 	}
 	if (in->verdict)
-		json_object_set_new(o, "verdict", json_string(exm_verdict_names[in->verdict]));
+		jwf_str(&f, "verdict", exm_verdict_names[in->verdict]);
 	if (in->catch_after_filter)
-		json_object_set_new(o, "catch_after_filter", json_boolean(in->catch_after_filter == EXM_KNOW_YES));
+		jwf_bool(&f, "catch_after_filter", in->catch_after_filter == EXM_KNOW_YES);
 	if (in->ran_filter_handler)
-		json_object_set_new(o, "ran_filter_handler", json_boolean(in->ran_filter_handler == EXM_KNOW_YES));
+		jwf_bool(&f, "ran_filter_handler", in->ran_filter_handler == EXM_KNOW_YES);
 	if (in->runtime)
-		json_object_set_new(o, "runtime", json_true());
+		jwf_bool(&f, "runtime", true);
 	if (in->within_outer)
-		json_object_set_new(o, "within_outer", json_boolean(in->within_outer == EXM_KNOW_YES));
+		jwf_bool(&f, "within_outer", in->within_outer == EXM_KNOW_YES);
 	if (in->last_finallys)
-		json_object_set_new(o, "last_finallys", json_integer(in->last_finallys));
+		jwf_int(&f, "last_finallys", in->last_finallys);
 	if (in->pc)
-		json_object_set_new(o, "pc", ct_json_id(in->pc));
+		jwf_hex(&f, "pc", in->pc);
 	if (in->kind == EXM_CATCH_ENTER && in->function)
-		json_object_set_new(o, "handler_kind", json_string(ct_handler_kind_to_string(in->handler_kind)));
+		jwf_str(&f, "handler_kind", ct_handler_kind_to_string(in->handler_kind));
 	if (in->handler_label)
-		json_object_set_new(o, "handler_label", json_string(in->handler_label));
+		jwf_str(&f, "handler_label", in->handler_label);
 	if (in->handler_final)
-		json_object_set_new(o, "handler_final", json_true());
-	s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (s) {
-		size_t n = strlen(s);
-
-		s[n] = '\n'; /* json_dumps leaves room for the NUL we overwrite */
-		(void)write_all(rawlog_fd, s, n + 1);
-		free(s);
-	}
+		jwf_bool(&f, "handler_final", true);
+	jw_object(&w, &f);
+	jw_raw(&w, "\n", 1);
+	if (!w.b.oom)
+		(void)write_all(rawlog_fd, w.b.s, w.b.len);
 }
 
 /* --- filters and rate limits --------------------------------------------- */
@@ -443,7 +431,6 @@ static enum exm_know reverse_entry(FunctionID f)
 
 static const struct exm_emitter emitter_proto = {
 	.record = emit_record,
-	.record_fields = emit_fields,
 	.wants = emit_wants,
 	.error = emit_error,
 	.dying = emit_dying,

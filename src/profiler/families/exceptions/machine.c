@@ -294,32 +294,10 @@ struct ctx {
 	const struct exm_emitter *e;
 };
 
-static json_t *exc_ref(const struct exr *r)
-{
-	return json_pack("{s:I}", "id", (json_int_t)r->id);
-}
-
 /* Does the emitter write EV at all? */
 static inline bool wanted(const struct ctx *c, enum ct_event ev)
 {
 	return c->e->record && (!c->e->wants || c->e->wants(c->e->userdata, ev));
-}
-
-/* One record about R (nothing when R is muted), with its "exception"
- * and "error" as out_fields() adds them; PAYLOAD is stolen. */
-static void out(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, json_t *payload)
-{
-	if (!told(r) || !wanted(c, ev)) {
-		json_decref(payload);
-		return;
-	}
-	if (!payload)
-		payload = json_object();
-	if (payload && !json_object_get(payload, "exception"))
-		json_object_set_new(payload, "exception", exc_ref(r));
-	if (payload && r->error && !json_object_get(payload, "error"))
-		json_object_set_new(payload, "error", json_integer((json_int_t)r->error));
-	c->e->record(c->e->userdata, ev, ph, r->id, payload);
 }
 
 /* R's "exception" member, written once for all its records. */
@@ -331,96 +309,50 @@ static struct jw_field exc_field(const struct exr *r)
 	};
 }
 
-/* The jansson value of a typed field (copies: the payload is stolen). */
-static json_t *field_value(const struct jw_field *f)
-{
-	switch (f->kind) {
-	case JW_STR:
-		return f->s ? json_string(f->s) : json_null();
-	case JW_INT:
-		return json_integer((json_int_t)f->i);
-	case JW_BOOL:
-		return json_boolean(f->b);
-	case JW_IDREF:
-		return json_pack("{s:I}", "id", (json_int_t)f->i);
-	case JW_JSON:
-		if (f->s) {
-			json_t *v = json_loadb(f->s, f->len, JSON_DECODE_ANY, NULL);
-			return v ? v : json_null();
-		}
-		return f->j ? json_deep_copy(f->j) : json_null();
-	case JW_NULL:
-	default:
-		return json_null();
-	}
-}
-
-/* A record with the typed payload F[0..n), straight into the line when E
- * can, else as a jansson payload, member for member. */
-static void emit_typed(const struct exm_emitter *e, enum ct_event ev, enum ct_phase ph, uint64_t key,
-		       const struct jw_field *f, size_t n)
-{
-	if (e->record_fields) {
-		e->record_fields(e->userdata, ev, ph, key, f, n);
-		return;
-	}
-	json_t *p = json_object();
-
-	for (size_t i = 0; p && i < n; i++)
-		if (f[i].kind == JW_MEMBERS)
-			json_object_update(p, (json_t *)f[i].j);
-		else
-			json_object_set_new(p, f[i].key, field_value(&f[i]));
-	e->record(e->userdata, ev, ph, key, p);
-}
-
-/* One record about R with a typed payload F[0..n) (room for two more: the
- * exception's {"id"} is added when no field is "exception", as out()
- * does, and R's "error" when it has one and no field is "error": every
- * record of an error carries it, so that journalctl CLRTRACE_ERROR=N
- * finds them all).  Written straight into the line when the emitter can. */
-static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, struct jw_field *f,
-		       size_t n)
+/* One record about R (nothing when R is muted) with the payload F, and
+ * room in F for two more fields: the exception's {"id"} is added when no
+ * field is "exception", and R's "error" when it has one and no field is
+ * "error" (every record of an error carries it, so that journalctl
+ * CLRTRACE_ERROR=N finds them all). */
+static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, struct jw_fields *f)
 {
 	bool has_exc = false, has_err = false;
 
 	if (!told(r) || !wanted(c, ev))
 		return;
-	for (size_t i = 0; i < n; i++) {
-		has_exc = has_exc || strcmp(f[i].key, "exception") == 0;
-		has_err = has_err || strcmp(f[i].key, "error") == 0;
+	for (size_t i = 0; i < f->n; i++) {
+		has_exc = has_exc || strcmp(f->f[i].key, "exception") == 0;
+		has_err = has_err || strcmp(f->f[i].key, "error") == 0;
 	}
 	if (!has_exc)
-		f[n++] = (struct jw_field){ .key = "exception", .kind = JW_IDREF, .i = (int64_t)r->id };
+		jwf_idref(f, "exception", (int64_t)r->id);
 	if (!has_err && r->error)
-		f[n++] = (struct jw_field){ .key = "error", .kind = JW_INT, .i = (int64_t)r->error };
-	emit_typed(c->e, ev, ph, r->id, f, n);
+		jwf_int(f, "error", (int64_t)r->error);
+	c->e->record(c->e->userdata, ev, ph, r->id, f);
 }
 
 /* A record of R whose payload is at most one flag (true), FLAG may be NULL. */
 static void out_flag(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *flag)
 {
-	struct jw_field f[3];
-	size_t n = 0;
+	JW_FIELDS(f, 3);
 
 	if (flag)
-		f[n++] = (struct jw_field){ .key = flag, .kind = JW_BOOL, .b = true };
-	out_fields(c, r, ev, ph, f, n);
+		jwf_bool(&f, flag, true);
+	out_fields(c, r, ev, ph, &f);
 }
 
 /* A span begin/end naming FUNCTION; end records may carry a flag. */
 static void out_fn(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, const char *function,
 		   const char *flag)
 {
-	struct jw_field f[4]; /* not zeroed: frame spans are off by default */
-	size_t n = 1;
+	JW_FIELDS(f, 4); /* not zeroed: frame spans are off by default */
 
 	if (!told(r) || !wanted(c, ev))
 		return;
-	f[0] = (struct jw_field){ .key = "function", .kind = JW_STR, .s = function };
+	jwf_str(&f, "function", function);
 	if (flag)
-		f[n++] = (struct jw_field){ .key = flag, .kind = JW_BOOL, .b = true };
-	out_fields(c, r, ev, ph, f, n);
+		jwf_bool(&f, flag, true);
+	out_fields(c, r, ev, ph, &f);
 }
 
 static void report(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -481,6 +413,25 @@ static struct jw_field json_list_field(const struct exr *r, const json_t *list, 
 }
 
 /* Take back the "]" names_field added. */
+/* V as field KEY, null when 0. */
+static void int_or_null(struct jw_fields *f, const char *key, uint64_t v)
+{
+	if (v)
+		jwf_int(f, key, (int64_t)v);
+	else
+		jwf_null(f, key);
+}
+
+/* R's nested_in, {id, context} into O (NULL: R is not nested). */
+static const struct jw_fields *nested(const struct exr *r, struct jw_fields *o)
+{
+	if (!r->parent_id || !r->context)
+		return NULL;
+	jwf_int(o, "id", (int64_t)r->parent_id);
+	jwf_str(o, "context", r->context);
+	return o;
+}
+
 static void names_reopen(struct namelist *l)
 {
 	if (l->on && l->n && !l->w.b.oom)
@@ -554,15 +505,16 @@ static void open_frame(struct ctx *c, struct exr *r, const struct exm_input *in)
 /* End the open filter with RESULT ("true", "false", "threw", "unknown"). */
 static void close_filter(struct ctx *c, struct exr *r, const char *result, const char *flag)
 {
-	json_t *p;
+	JW_FIELDS(p, 6);
 
 	if (told(r)) {
-		p = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
-		if (p && flag)
-			json_object_set_new(p, flag, json_true());
-		if (p && r->handler_runtime)
-			json_object_set_new(p, "runtime", json_true());
-		out(c, r, EV_EXCEPTION_FILTER, PH_END, p);
+		jwf_str(&p, "function", r->handler_name);
+		jwf_str(&p, "result", result);
+		if (flag)
+			jwf_bool(&p, flag, true);
+		if (r->handler_runtime)
+			jwf_bool(&p, "runtime", true);
+		out_fields(c, r, EV_EXCEPTION_FILTER, PH_END, &p);
 		if (r->t.searched.on && (r->filters || (r->filters = json_array()))) {
 			json_t *f = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
 
@@ -765,39 +717,40 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	bool has_handler = fa->fate == FATE_HANDLED || fa->fate == FATE_HANDLED_BY_FRAMEWORK ||
 			   fa->fate == FATE_HANDLED_BY_RUNTIME || fa->fate == FATE_STORED;
 	const char *origin_fn = x->origin_fn ? x->origin_fn : fa->origin_fn;
-	json_t *handler = NULL, *origin, *hops;
 	uint64_t t = e->now ? e->now(e->userdata) : 0;
+	JW_FIELDS(handler, 4);
+	JW_FIELDS(origin, 2);
+	JW_FIELDS(hops, 3);
+	JW_FIELDS(f, 10);
 
 	if (!e->record || (e->wants && !e->wants(e->userdata, EV_EXCEPTION_ERROR))) {
 		free(x->exc);
 		return;
 	}
-	if (has_handler)
-		handler = json_pack("{s:s?,s:s,s:s?,s:b}", "function", fa->h_fn, "kind",
-				    ct_handler_kind_to_string(fa->h_kind), "label", fa->h_label, "final", fa->h_final);
-	origin = json_pack("{s:s?,s:I}", "function", origin_fn, "tid", (json_int_t)x->origin_tid);
-	hops = json_pack("{s:i,s:i,s:i}", "rethrow", x->hops[HOP_RETHROW], "await", x->hops[HOP_AWAIT], "boundary",
-			 x->hops[HOP_BOUNDARY]);
-	struct jw_field f[10] = {
-		{ .key = "error", .kind = JW_INT, .i = (int64_t)x->id },
-		{ .key = "exception", .kind = JW_JSON, .s = x->exc, .len = x->exc ? strlen(x->exc) : 0 },
-		{ .key = "fate", .kind = JW_STR, .s = ct_fate_to_string(fa->fate) },
-		{ .key = "handler", .kind = JW_JSON, .j = handler },
-		{ .key = "origin", .kind = JW_JSON, .j = origin },
-		{ .key = "throws", .kind = JW_INT, .i = x->throws },
-		{ .key = "hops", .kind = JW_JSON, .j = hops },
-	};
-	size_t n = 7;
-
+	if (has_handler) {
+		jwf_str(&handler, "function", fa->h_fn);
+		jwf_str(&handler, "kind", ct_handler_kind_to_string(fa->h_kind));
+		jwf_str(&handler, "label", fa->h_label);
+		jwf_bool(&handler, "final", fa->h_final);
+	}
+	jwf_str(&origin, "function", origin_fn);
+	jwf_int(&origin, "tid", x->origin_tid);
+	jwf_int(&hops, "rethrow", x->hops[HOP_RETHROW]);
+	jwf_int(&hops, "await", x->hops[HOP_AWAIT]);
+	jwf_int(&hops, "boundary", x->hops[HOP_BOUNDARY]);
+	jwf_int(&f, "error", (int64_t)x->id);
+	jwf_raw(&f, "exception", x->exc, x->exc ? strlen(x->exc) : 0);
+	jwf_str(&f, "fate", ct_fate_to_string(fa->fate));
+	jwf_obj(&f, "handler", has_handler ? &handler : NULL);
+	jwf_obj(&f, "origin", &origin);
+	jwf_int(&f, "throws", x->throws);
+	jwf_obj(&f, "hops", &hops);
 	if (fa->by && fa->fate == FATE_WRAPPED)
-		f[n++] = (struct jw_field){ .key = "wrapped_by", .kind = JW_INT, .i = (int64_t)fa->by };
+		jwf_int(&f, "wrapped_by", (int64_t)fa->by);
 	if (fa->by && (fa->fate == FATE_WRAPPED || fa->fate == FATE_SUPERSEDED))
-		f[n++] = (struct jw_field){ .key = "superseded_by", .kind = JW_INT, .i = (int64_t)fa->by };
-	f[n++] = (struct jw_field){ .key = "dur_ns", .kind = JW_INT, .i = t > x->t0 ? (int64_t)(t - x->t0) : 0 };
-	emit_typed(e, EV_EXCEPTION_ERROR, PH_INSTANT, x->id, f, n);
-	json_decref(handler);
-	json_decref(origin);
-	json_decref(hops);
+		jwf_int(&f, "superseded_by", (int64_t)fa->by);
+	jwf_int(&f, "dur_ns", t > x->t0 ? (int64_t)(t - x->t0) : 0);
+	e->record(e->userdata, EV_EXCEPTION_ERROR, PH_INSTANT, x->id, &f);
 	free(x->exc);
 }
 
@@ -988,46 +941,39 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		err_on_end(c, r, o);
 		return;
 	}
-	/* the lists are borrowed: written (or copied) before out_fields returns */
-	struct jw_field f[22] = {
-		exc_field(r),
-		{ .key = "error", .kind = JW_INT, .i = (int64_t)r->error },
-		{ .key = "outcome", .kind = JW_STR, .s = ct_outcome_to_string(o) },
-		{ .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in },
-		{ .key = "caught_in", .kind = JW_STR, .s = r->caught_in },
-		names_field(&r->t.searched, "searched"),
-		json_list_field(r, r->filters, "filters"),
-		names_field(&r->t.finally, "finally"),
-		names_field(&r->t.unwound, "unwound"),
-		{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
-		{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
-		{ .key = "nested_in", .kind = JW_NULL },
-		json_list_field(r, r->nested, "nested"),
-		{ .key = "superseded_by", .kind = r->superseded_by ? JW_INT : JW_NULL, .i = (int64_t)r->superseded_by },
-	};
-	size_t n = 14;
-	json_t *nested_in = NULL;
+	/* the lists are borrowed: written before out_fields returns */
+	JW_FIELDS(nested_in, 2);
+	JW_FIELDS(f, 22);
 
-	if (r->parent_id) {
-		nested_in = json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context);
-		f[11] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
-	}
+	jwf_put(&f, exc_field(r));
+	jwf_int(&f, "error", (int64_t)r->error);
+	jwf_str(&f, "outcome", ct_outcome_to_string(o));
+	jwf_str(&f, "thrown_in", r->thrown_in);
+	jwf_str(&f, "caught_in", r->caught_in);
+	jwf_put(&f, names_field(&r->t.searched, "searched"));
+	jwf_put(&f, json_list_field(r, r->filters, "filters"));
+	jwf_put(&f, names_field(&r->t.finally, "finally"));
+	jwf_put(&f, names_field(&r->t.unwound, "unwound"));
+	jwf_bool(&f, "rethrow", r->rethrow_of != 0);
+	int_or_null(&f, "rethrow_of", r->rethrow_of);
+	jwf_obj(&f, "nested_in", nested(r, &nested_in));
+	jwf_put(&f, json_list_field(r, r->nested, "nested"));
+	int_or_null(&f, "superseded_by", r->superseded_by);
 	/* the throw's stack (category stacks), before the duration */
 	if (r->story_fields)
-		f[n++] = (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = r->story_fields };
-	f[n++] = (struct jw_field){ .key = "dur_ns", .kind = JW_INT, .i = (int64_t)(now(c) - r->t0) };
+		jwf_put(&f, (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = r->story_fields });
+	jwf_int(&f, "dur_ns", (int64_t)(now(c) - r->t0));
 	if (r->origin)
-		f[n++] = (struct jw_field){ .key = "origin", .kind = JW_INT, .i = (int64_t)r->origin };
+		jwf_int(&f, "origin", (int64_t)r->origin);
 	if (r->boundary)
-		f[n++] = (struct jw_field){ .key = "boundary", .kind = JW_BOOL, .b = true };
+		jwf_bool(&f, "boundary", true);
 	if (r->wrapped)
-		f[n++] = (struct jw_field){ .key = "wrapped", .kind = JW_BOOL, .b = true };
+		jwf_bool(&f, "wrapped", true);
 	if (r->reported_unhandled && o != OUTCOME_UNHANDLED)
-		f[n++] = (struct jw_field){ .key = "reported_unhandled", .kind = JW_BOOL, .b = true };
+		jwf_bool(&f, "reported_unhandled", true);
 	if (r->interrupted)
-		f[n++] = (struct jw_field){ .key = "interrupted", .kind = JW_STR, .s = r->interrupted };
-	out_fields(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, f, n);
-	json_decref(nested_in);
+		jwf_str(&f, "interrupted", r->interrupted);
+	out_fields(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, &f);
 	names_reopen(&r->t.searched);
 	names_reopen(&r->t.finally);
 	names_reopen(&r->t.unwound);
@@ -1153,10 +1099,12 @@ static void unhandled(struct ctx *c, struct exr *r)
 	struct exm *m = c->m;
 
 	if (told(r)) {
-		struct jw_field f[4] = { exc_field(r), { .key = "error", .kind = JW_INT, .i = (int64_t)r->error },
-					 { .key = "thrown_in", .kind = JW_STR, .s = r->thrown_in } };
+		JW_FIELDS(f, 4);
 
-		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, f, 3);
+		jwf_put(&f, exc_field(r));
+		jwf_int(&f, "error", (int64_t)r->error);
+		jwf_str(&f, "thrown_in", r->thrown_in);
+		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, &f);
 	}
 	r->reported_unhandled = true;
 	if (r->lg.on || !r->frames_entered)
@@ -1229,7 +1177,7 @@ static void supersede_below(struct ctx *c, struct exr *r, uint64_t fp, uint64_t 
 	}
 	m->live[m->n - 1 - k] = r;
 	m->n -= k;
-	out(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, json_pack("{s:b}", "resumed", 1));
+	out_flag(c, r, EV_EXCEPTION_UNWIND, PH_BEGIN, "resumed");
 	if (had_uframe) {
 		out_fn(c, r, EV_EXCEPTION_UNWIND_FRAME, PH_BEGIN, uname, "resumed");
 		r->frame = FRAME_OPEN;
@@ -1417,29 +1365,22 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 	/* the filters and nested lists are made on first use: most stories have none */
 	r->t.searched.on = r->t.finally.on = r->t.unwound.on = true;
 	if (told(r) && wanted(c, EV_EXCEPTION_THROW)) {
-		struct jw_field f[9] = {
-			exc_field(r),
-			{ .key = "error", .kind = JW_INT, .i = (int64_t)r->error },
-			{ .key = "rethrow", .kind = JW_BOOL, .b = r->rethrow_of != 0 },
-			{ .key = "rethrow_of", .kind = r->rethrow_of ? JW_INT : JW_NULL, .i = (int64_t)r->rethrow_of },
-			{ .key = "nested_in", .kind = JW_NULL },
-		};
-		size_t n = 5;
-		json_t *nested_in = NULL;
+		JW_FIELDS(nested_in, 2);
+		JW_FIELDS(f, 9);
 
-		if (r->parent_id) {
-			nested_in = json_pack("{s:I,s:s}", "id", (json_int_t)r->parent_id, "context", r->context);
-			f[4] = (struct jw_field){ .key = "nested_in", .kind = JW_JSON, .j = nested_in };
-		}
+		jwf_put(&f, exc_field(r));
+		jwf_int(&f, "error", (int64_t)r->error);
+		jwf_bool(&f, "rethrow", r->rethrow_of != 0);
+		int_or_null(&f, "rethrow_of", r->rethrow_of);
+		jwf_obj(&f, "nested_in", nested(r, &nested_in));
 		if (r->origin)
-			f[n++] = (struct jw_field){ .key = "origin", .kind = JW_INT, .i = (int64_t)r->origin };
+			jwf_int(&f, "origin", (int64_t)r->origin);
 		/* the inner chain, and the stack (category stacks) */
 		if (in->throw_fields)
-			f[n++] = (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->throw_fields };
+			jwf_put(&f, (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->throw_fields });
 		if (in->story_fields)
-			f[n++] = (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->story_fields };
-		out_fields(c, r, EV_EXCEPTION_THROW, PH_INSTANT, f, n);
-		json_decref(nested_in);
+			jwf_put(&f, (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->story_fields });
+		out_fields(c, r, EV_EXCEPTION_THROW, PH_INSTANT, &f);
 	}
 	if (in->story_fields)
 		r->story_fields = json_incref(in->story_fields);

@@ -137,14 +137,9 @@ struct exm_input {
 /* Where the machine's output goes.  Spans pair by (event, key). */
 struct exm_emitter {
 	void *userdata;
-	/* PAYLOAD is stolen. */
-	void (*record)(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
-	/* Optional: the same record with a typed payload, FIELDS[0..n)
-	 * borrowed and written before it returns (no jansson object per
-	 * record).  NULL: the machine turns the fields into a payload for
-	 * record(), member for member. */
-	void (*record_fields)(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key,
-			      const struct jw_field *fields, size_t n);
+	/* One record with the typed payload F, borrowed and written before
+	 * it returns. */
+	void (*record)(void *ud, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_fields *f);
 	/* Is EV written at all?  NULL: every event.  Lets the machine skip
 	 * building payloads that would be thrown away. */
 	bool (*wants)(void *ud, enum ct_event ev);
