@@ -116,19 +116,25 @@ static void test_nesting(void)
 	const char *path = "test-record-nesting.jsonl";
 	struct ct_thread *t;
 	json_t *all, *r;
+	JW_FIELDS(assembly, 1);
+	JW_FIELDS(asm_load, 1);
+	JW_FIELDS(hr, 1);
 
 	start(path);
 	t = ct_thread_get();
-	ct_emit_json(t, EV_ASSEMBLY_LOAD, PH_BEGIN, 7, json_pack("{s:{s:s}}", "assembly", "id", "0x7"));
-	ct_emit_json(t, EV_MODULE_LOAD, PH_BEGIN, 8, NULL);
-	ct_emit_json(t, EV_MODULE_ATTACH, PH_INSTANT, 0, NULL);
-	ct_emit_json(t, EV_MODULE_LOAD, PH_END, 8, json_pack("{s:s}", "hr", "0x00000000"));
-	ct_emit_json(t, EV_ASSEMBLY_LOAD, PH_END, 7, NULL);
-	ct_emit_json(t, EV_MODULE_LOAD, PH_END, 99, NULL); /* an end without begin */
-	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
-	ct_emit_json(t, EV_GC, PH_BEGIN, 0, NULL);          /* never ends */
-	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL); /* pops the gc span too */
-	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	jwf_hex(&assembly, "id", 7);
+	jwf_obj(&asm_load, "assembly", &assembly);
+	jwf_hr(&hr, "hr", 0);
+	ct_emit(t, EV_ASSEMBLY_LOAD, PH_BEGIN, 7, &asm_load);
+	ct_emit(t, EV_MODULE_LOAD, PH_BEGIN, 8, NULL);
+	ct_emit(t, EV_MODULE_ATTACH, PH_INSTANT, 0, NULL);
+	ct_emit(t, EV_MODULE_LOAD, PH_END, 8, &hr);
+	ct_emit(t, EV_ASSEMBLY_LOAD, PH_END, 7, NULL);
+	ct_emit(t, EV_MODULE_LOAD, PH_END, 99, NULL); /* an end without begin */
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
+	ct_emit(t, EV_GC, PH_BEGIN, 0, NULL);          /* never ends */
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL); /* pops the gc span too */
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);
 
 	all = load(path);
@@ -186,7 +192,7 @@ static void *load_begins(void *arg)
 	ct_emit_handoff(t, EV_MODULE_LOAD, PH_BEGIN, 43, NULL);
 	pthread_barrier_wait(&handoff_step);
 	pthread_barrier_wait(&handoff_step);
-	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_END, 42, NULL); /* ended already */
 	return NULL;
 }
@@ -198,10 +204,10 @@ static void *load_ends(void *arg)
 
 	*(int *)arg = t->tid;
 	pthread_barrier_wait(&handoff_step);
-	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_BEGIN, 0, NULL);
 	ct_emit_handoff(t, EV_MODULE_LOAD, PH_END, 43, NULL);
 	ct_emit_handoff(t, EV_ASSEMBLY_LOAD, PH_END, 42, NULL);
-	ct_emit_json(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL);
+	ct_emit(t, EV_RUNTIME_SUSPEND, PH_END, 0, NULL);
 	pthread_barrier_wait(&handoff_step);
 	return NULL;
 }
@@ -308,9 +314,9 @@ static void *thread_main(void *arg)
 	struct ct_thread *t = ct_thread_get();
 
 	for (int i = 0; i < 500; i++) {
-		ct_emit_json(t, EV_EXCEPTION_SEARCH, PH_BEGIN, 1, NULL);
-		ct_emit_json(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, 0, NULL);
-		ct_emit_json(t, EV_EXCEPTION_SEARCH, PH_END, 1, NULL);
+		ct_emit(t, EV_EXCEPTION_SEARCH, PH_BEGIN, 1, NULL);
+		ct_emit(t, EV_EXCEPTION_CATCHER_FOUND, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_EXCEPTION_SEARCH, PH_END, 1, NULL);
 	}
 	return NULL;
 }
@@ -363,19 +369,19 @@ static void test_drops(void)
 
 	start(path);
 	t = ct_thread_get();
-	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
 	json_int_t first = geti(json_array_get(all = load(path), 0), "seq");
 	json_decref(all);
 	for (int i = 0; i < 4; i++)
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
 	unlink(path); /* the file is removed while in use */
 	for (int i = 0; i < 3; i++)
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	usleep(30 * 1000); /* past the 10 ms the sink waits between two looks */
 	ct_flush_all(false); /* notices, counts 5 lost, reopens */
-	ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
+	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);
 	all = load(path);
 	for (size_t i = 0; i < json_array_size(all); i++)
@@ -398,7 +404,7 @@ static void test_drops(void)
 	setrlimit(RLIMIT_FSIZE, &zero);
 	t = ct_thread_get();
 	for (int i = 0; i < 3; i++)
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_trace_close(false);
 	setrlimit(RLIMIT_FSIZE, &old);
 	CHECK(strstr(said, "being lost: file size limit exceeded") && strstr(said, ": file size limit exceeded\n") && strstr(said, "\n3 of "),
@@ -478,7 +484,7 @@ static void test_partial(bool cannot_cut)
 	}
 	t = ct_thread_get();
 	for (int i = 0; i < 100; i++)
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	/* room for a few records and a torn one: the write stops mid-line */
 	lim = (struct rlimit){ 1000, old.rlim_max };
 	setrlimit(RLIMIT_FSIZE, &lim);
@@ -493,20 +499,23 @@ static void test_partial(bool cannot_cut)
 		CHECK(kept == 0 && bad == 0,
 		      "a partial write is cut off whole: %zu records and %d bad lines left", kept, bad);
 	for (int i = 0; i < 50; i++) /* still full: all lost */
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
 	setrlimit(RLIMIT_FSIZE, &old); /* space again */
 	for (int i = 0; i < 10; i++)
-		ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL);
 	ct_flush_all(false);
-	ct_emit_json(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL); /* brings the report */
+	ct_emit(t, EV_THREAD_DESTROY, PH_INSTANT, 0, NULL); /* brings the report */
 	struct ct_totals tot;
+	JW_FIELDS(totals, 2);
+	JW_FIELDS(shutdown, 1);
 	ct_trace_totals(&tot);
-	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after the seal: not traced */
-	ct_emit_json(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0,
-		json_pack("{s:{s:I,s:I}}", "totals", "records", (json_int_t)tot.records + 1, "dropped",
-			  (json_int_t)tot.dropped));
-	ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after the seal: not traced */
+	jwf_int(&totals, "records", (int64_t)tot.records + 1);
+	jwf_int(&totals, "dropped", (int64_t)tot.dropped);
+	jwf_obj(&shutdown, "totals", &totals);
+	ct_emit(t, EV_RUNTIME_SHUTDOWN, PH_INSTANT, 0, &shutdown);
+	ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL); /* after runtime.shutdown: not traced */
 	ct_trace_close(false);
 	if (cannot_cut)
 		append_only(path, false);
@@ -696,7 +705,7 @@ static void test_ts(void)
 	t = ct_thread_get();
 	for (size_t i = 0; i < ELEMENTSOF(ts); i++) {
 		t->ts_replay = ts[i];
-		ct_emit_json(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
+		ct_emit(t, EV_THREAD_CREATE, PH_INSTANT, 0, NULL);
 	}
 	t->ts_replay = 0;
 	ct_trace_close(false);

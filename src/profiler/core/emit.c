@@ -94,7 +94,7 @@ static const char seq_room[] = "                                 ";
 _Static_assert(sizeof(seq_room) - 1 == CT_SEQ_ROOM, "seq_room is CT_SEQ_ROOM blanks");
 
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
-			 const json_t *payload, const struct jw_field *fields, size_t n_fields)
+			 const struct jw_field *fields, size_t n_fields)
 {
 #define PHASE(text) { text, sizeof(text) - 1 }
 	static const struct {
@@ -139,8 +139,6 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 		jw_key(w, "begin_tid");
 		jw_i64(w, pl->begin_tid);
 	}
-	if (payload)
-		jw_members(w, payload);
 	if (n_fields)
 		jw_fields(w, fields, n_fields);
 	jw_raw(w, "}", 1);
@@ -192,10 +190,11 @@ static int place_record(struct ct_thread *t, enum ct_event ev, enum ct_phase ph,
 	return 0;
 }
 
-/* Write one record with a jansson PAYLOAD (stolen) or typed FIELDS; a
- * HANDOFF span may end on another thread than the one that began it. */
+/* Write one record with the payload F (a builder's fields, may be NULL;
+ * those it left out for want of room are said); a HANDOFF span may end on
+ * another thread than the one that began it. */
 static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
-		    json_t *payload, const struct jw_field *fields, size_t n_fields)
+		    const struct jw_fields *f)
 {
 	struct place pl = { .ts = ct_now(t), .mono = ct_mono(t) };
 	bool locked = false, dropped = false;
@@ -203,10 +202,8 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 
 	/* a family's callbacks may feed events of another category (the
 	 * exception passes, frame by frame): skip both ends of what is off */
-	if (!t || !ct_wants(ev)) {
-		json_decref(payload);
+	if (!t || !ct_wants(ev))
 		return t ? 0 : -ENOMEM;
-	}
 	/* what a family's callbacks only stashed (a filter or catch the
 	 * runtime entered before this record began): its records first, so
 	 * that this one nests in it (a load, a GC suspension inside a
@@ -224,12 +221,9 @@ static int64_t emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uin
 	if (t->n_shared)
 		ct_handoff_settle(t);
 	r = place_record(t, ev, ph, key, handoff, &pl);
-	if (r < 0) {
-		json_decref(payload);
+	if (r < 0)
 		goto out;
-	}
-	record_write(t, ev, ph, &pl, payload, fields, n_fields);
-	json_decref(payload);
+	record_write(t, ev, ph, &pl, f ? f->f : NULL, f ? f->n : 0);
 	r = -ENOMEM;
 	if (t->line.b.oom)
 		goto out;
@@ -242,51 +236,23 @@ out:
 		return r;
 	if (dropped && ev != EV_TRACE_DROPPED)
 		ct_report_drops(false);
-	return (int64_t)pl.span;
-}
-
-/* Write one record of a builder's fields F (may be NULL); fields its
- * builder left out for want of room are said. */
-static int64_t emit_built(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, bool handoff,
-			  const struct jw_fields *f)
-{
-	int64_t r = emit(t, ev, ph, key, handoff, NULL, f ? f->f : NULL, f ? f->n : 0);
-
 	if (f && f->lost && ev != EV_TRACE_ERROR)
 		ct_error(t, "%s: %" PRIu32 " field%s past the record's capacity of %" PRIu32 ", left out",
 			 ct_events[ev].name, f->lost, f->lost == 1 ? "" : "s", f->cap);
-	return r;
+	return (int64_t)pl.span;
 }
 
 /* Emit one record (see emit.h). */
 int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, const struct jw_fields *f)
 {
-	return emit_built(t, ev, ph, key, false, f);
+	return emit(t, ev, ph, key, false, f);
 }
 
 /* Emit one record of a span another thread may end (see emit.h). */
 int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
 			const struct jw_fields *f)
 {
-	return emit_built(t, ev, ph, key, true, f);
-}
-
-/* The same with a jansson payload (see emit.h). */
-int64_t ct_emit_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
-{
-	return emit(t, ev, ph, key, false, payload, NULL, 0);
-}
-
-int64_t ct_emit_handoff_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload)
-{
-	return emit(t, ev, ph, key, true, payload, NULL, 0);
-}
-
-/* Emit one record with a typed payload (see emit.h). */
-int64_t ct_emit_fields(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
-		       const struct jw_field *fields, size_t n)
-{
-	return emit(t, ev, ph, key, false, NULL, fields, n);
+	return emit(t, ev, ph, key, true, f);
 }
 
 /* Report a problem of the tracer's own as a trace.error record. */
@@ -294,6 +260,7 @@ void ct_error(struct ct_thread *t, const char *fmt, ...)
 {
 	char *msg = NULL;
 	va_list ap;
+	JW_FIELDS(f, 1);
 
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
@@ -301,8 +268,6 @@ void ct_error(struct ct_thread *t, const char *fmt, ...)
 	va_end(ap);
 	if (!msg)
 		return;
-	JW_FIELDS(f, 1);
-
 	jwf_str(&f, "message", msg);
 	ct_emit(t, EV_TRACE_ERROR, PH_INSTANT, 0, &f);
 	free(msg);

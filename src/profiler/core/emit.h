@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Writing records: one record on the calling thread with its span nesting
- * (emit.c), the tracer's own errors, the payload helpers (payload.c), and the
+ * (emit.c), the tracer's own errors, and the
  * trace's accounting (drops.c). */
 #pragma once
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,22 +32,9 @@ int64_t ct_emit(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_
 int64_t ct_emit_handoff(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
 			const struct jw_fields *f);
 
-/* The same with a jansson PAYLOAD (stolen; may be NULL), for the call
- * sites not yet moved to typed fields. */
-int64_t ct_emit_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
-int64_t ct_emit_handoff_json(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key, json_t *payload);
-
-/* The same with a typed payload FIELDS[0..n) counted by the caller. */
-int64_t ct_emit_fields(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, uint64_t key,
-		       const struct jw_field *fields, size_t n);
-
 /* Report a problem of the tracer's own as a trace.error record. */
 void ct_error(struct ct_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* JSON helpers for the common payload objects. */
-json_t *ct_json_id(uint64_t id); /* "0x…" hex string */
-/* "0x%08x" of an HRESULT, for the hr field of end records. */
-json_t *ct_json_hr(HRESULT hr);
 
 /* The trace's accounting (drops.c): trace.dropped for the sinks that lost
  * records (ALL: every one with losses not yet reported); the seal and
