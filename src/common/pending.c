@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/pending.h"
+#include "common/record-head.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 
@@ -554,40 +555,33 @@ static bool utf8_valid(const unsigned char *s, size_t n)
 	return true;
 }
 
-/* S as a JSON string value into B, or nothing when S is not valid UTF-8
- * (a JSON reader would refuse the line). */
-static bool json_string_to(struct strbuf *b, const char *s)
-{
-	if (!utf8_valid((const unsigned char *)s, strlen(s)))
-		return false;
-	strbuf_add(b, "\"", 1);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			strbuf_add(b, "\\", 1);
-			strbuf_add(b, p, 1);
-		} else if ((unsigned char)*p < 0x20)
-			strbuf_printf(b, "\\u%04x", (unsigned)(unsigned char)*p);
-		else
-			strbuf_add(b, p, 1);
-	}
-	strbuf_add(b, "\"", 1);
-	return true;
-}
-
 /* Say in TRACE's own words (a trace.dropped record after LAST, into B)
  * that MISSING records of PID were numbered but never written: the process
  * died between numbering a record and copying it (a kill, an abort).  The
- * path goes in "where" when it can be written as JSON.  0 or -ENOMEM. */
+ * path goes in "where" when it can be written as JSON (valid UTF-8).  0
+ * or -ENOMEM. */
 static int dropped_line(struct strbuf *b, const char *trace, int pid, const struct line *last, uint64_t missing)
 {
-	strbuf_printf(b,
-		      "{\"v\":1,\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"thread\":null,"
-		      "\"event\":\"trace.dropped\",\"phase\":\"instant\",\"span\":null,\"parent\":null,\"depth\":0,"
-		      "\"count\":%" PRIu64 ",\"sink\":\"file\"",
-		      last->seq + 1, line_number(last->v, last->len, "\"ts\":"), pid, pid, missing);
-	strbuf_add(b, ",\"where\":", 9);
-	if (!json_string_to(b, trace))
-		b->len -= 9;
+	_cleanup_(strbuf_free) struct strbuf ids = {};
+
+	ct_record_ids(&ids, pid, pid, 0, 0, NULL);
+	if (ids.oom)
+		return -ENOMEM;
+	ct_record_head(b, &(struct ct_record_head){
+				  .seq = last->seq + 1,
+				  .ts = line_number(last->v, last->len, "\"ts\":"),
+				  .ids = ids.s,
+				  .ids_len = ids.len,
+				  .ev = EV_TRACE_DROPPED,
+				  .ph = PH_INSTANT,
+			  });
+	strbuf_add(b, ",\"count\":", 9);
+	ct_json_u64(b, missing);
+	strbuf_puts(b, ",\"sink\":\"file\"");
+	if (utf8_valid((const unsigned char *)trace, strlen(trace))) {
+		strbuf_add(b, ",\"where\":", 9);
+		ct_json_str(b, trace);
+	}
 	strbuf_puts(b, ",\"reason\":\"" PENDING_DIED_REASON "\"}\n");
 	return b->oom ? -ENOMEM : 0;
 }

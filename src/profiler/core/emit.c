@@ -36,101 +36,41 @@ struct place {
  * changes or thread-ident.c clears ids_len. */
 static void thread_ids(struct ct_thread *t)
 {
-	struct jw w = { 0 };
+	struct strbuf b = { 0 };
 
-	jw_key(&w, "pid");
-	jw_i64(&w, ct.pid);
-	jw_key(&w, "tid");
-	jw_i64(&w, t->tid);
-	jw_key(&w, "thread");
-	if (t->managed_id)
-		jw_hex(&w, (uint64_t)t->managed_id);
-	else
-		jw_raw(&w, "null", 4);
-	if (t->managed_tid) {
-		jw_key(&w, "managed_tid");
-		jw_i64(&w, t->managed_tid);
-	}
-	if (t->name) {
-		jw_key(&w, "thread_name");
-		jw_str(&w, t->name);
-	}
+	ct_record_ids(&b, ct.pid, t->tid, (uint64_t)t->managed_id, t->managed_tid, t->name);
 	free(t->ids);
-	t->ids = w.b.oom ? NULL : w.b.s;
-	t->ids_len = t->ids ? w.b.len : 0;
+	t->ids = b.oom ? NULL : b.s;
+	t->ids_len = t->ids ? b.len : 0;
 	if (!t->ids)
-		jw_free(&w);
+		strbuf_free(&b);
 	t->ids_pid = ct.pid;
 	t->ids_managed = t->managed_id;
 }
 
-/* Write the record after its seq into t->line: room for {"v":1,"seq":N
- * is kept in front (ct_sinks_dispatch fills it in as it numbers it). */
-/* Write TS (ns since the epoch, 19 digits) into T's line: the digits above
- * the last eight from T's copy of them, made again when they change. */
-static void ts_write(struct ct_thread *t, uint64_t ts)
-{
-	uint64_t hi = ts / 100000000u;
-	struct strbuf *b = &t->line.b;
-
-	if (hi == 0 || b->len + 40 >= b->cap) { /* before 1973, or the line must grow */
-		jw_u64(&t->line, ts);
-		return;
-	}
-	if (hi != t->ts_hi || !t->ts_hi_len) {
-		t->ts_hi = hi;
-		t->ts_hi_len = (uint8_t)digits_u64(t->ts_hi_text + sizeof(t->ts_hi_text), hi);
-		memmove(t->ts_hi_text, t->ts_hi_text + sizeof(t->ts_hi_text) - t->ts_hi_len, t->ts_hi_len);
-	}
-	memcpy(b->s + b->len, t->ts_hi_text, 16); /* constant size: the bytes past them are overwritten */
-	b->len += t->ts_hi_len;
-	digits8(b->s + b->len + 8, (uint32_t)(ts % 100000000u));
-	b->len += 8;
-	b->s[b->len] = '\0';
-}
-
-/* The room for {"v":1,"seq":N, blank until the sinks number the record. */
-static const char seq_room[] = "                                 ";
-_Static_assert(sizeof(seq_room) - 1 == CT_SEQ_ROOM, "seq_room is CT_SEQ_ROOM blanks");
-
+/* Write the record into t->line: its head (common/record-head.c), with
+ * room for {"v":1,"seq":N kept in front (ct_sinks_dispatch fills it in as
+ * it numbers it), then an end's duration, the thread that began it, the
+ * payload FIELDS[0..n_fields). */
 static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph, const struct place *pl,
 			 const struct jw_field *fields, size_t n_fields)
 {
-#define PHASE(text) { text, sizeof(text) - 1 }
-	static const struct {
-		const char *s;
-		size_t n;
-	} phase_text[_PH_MAX] = {
-		[PH_INSTANT] = PHASE("\",\"phase\":\"instant\""),
-		[PH_BEGIN] = PHASE("\",\"phase\":\"begin\""),
-		[PH_END] = PHASE("\",\"phase\":\"end\""),
-	};
-#undef PHASE
 	struct jw *w = &t->line;
 
 	jw_reset(w);
-	jw_raw(w, seq_room, CT_SEQ_ROOM);
-	jw_key(w, "ts");
-	ts_write(t, pl->ts);
 	if (!t->ids_len || t->ids_pid != ct.pid || t->ids_managed != t->managed_id)
 		thread_ids(t);
-	jw_raw(w, t->ids, t->ids_len);
-	/* event names are the vocabulary's identifiers: nothing to escape */
-	jw_raw(w, ",\"event\":\"", 10);
-	jw_raw(w, ct_events[ev].name, ct_events[ev].name_len);
-	jw_raw(w, phase_text[ph].s, phase_text[ph].n);
-	jw_key(w, "span");
-	if (pl->span)
-		jw_u64(w, pl->span);
-	else
-		jw_raw(w, "null", 4);
-	jw_key(w, "parent");
-	if (pl->parent)
-		jw_u64(w, pl->parent);
-	else
-		jw_raw(w, "null", 4);
-	jw_key(w, "depth");
-	jw_u64(w, pl->depth);
+	ct_record_head(&w->b, &(struct ct_record_head){
+				      .ts = pl->ts,
+				      .ts_cache = &t->ts_cache,
+				      .ids = t->ids,
+				      .ids_len = t->ids_len,
+				      .ev = ev,
+				      .ph = ph,
+				      .span = pl->span,
+				      .parent = pl->parent,
+				      .depth = pl->depth,
+			      });
 	if (ph == PH_END) {
 		jw_key(w, "dur_ns");
 		jw_u64(w, pl->dur);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/record-head.h"
 #include "common/strbuf.h"
 
 /* The record being written: b.s, b.len; b.oom once an allocation failed
@@ -36,10 +37,23 @@ static inline void jw_raw(struct jw *w, const char *s, size_t n)
 	strbuf_add(&w->b, s, n);
 }
 
-void jw_str(struct jw *w, const char *s);       /* "escaped" */
-void jw_u64(struct jw *w, uint64_t v);
-void jw_i64(struct jw *w, int64_t v);
-void jw_hex(struct jw *w, uint64_t v);          /* "0x…" */
+/* The values, as common/record-head.h writes them. */
+static inline void jw_str(struct jw *w, const char *s) /* "escaped" */
+{
+	ct_json_str(&w->b, s);
+}
+static inline void jw_u64(struct jw *w, uint64_t v)
+{
+	ct_json_u64(&w->b, v);
+}
+static inline void jw_i64(struct jw *w, int64_t v)
+{
+	ct_json_i64(&w->b, v);
+}
+static inline void jw_hex(struct jw *w, uint64_t v) /* "0x…" */
+{
+	ct_json_hex(&w->b, v);
+}
 /* ,"key": — keys are trusted ASCII identifiers.  Inline: the length of a
  * literal key folds to a constant. */
 static inline void jw_key(struct jw *w, const char *key)

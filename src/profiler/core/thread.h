@@ -68,9 +68,7 @@ struct ct_thread {
 	size_t ids_len;
 	/* the digits of ts / 10^8 last written (they change every 100 ms):
 	 * a record's ts is written as them and eight more */
-	uint64_t ts_hi;
-	char ts_hi_text[24];
-	uint8_t ts_hi_len;
+	struct ct_ts_cache ts_cache;
 	int ids_pid;
 	ThreadID ids_managed;
 	/* Who the thread is to .NET (thread-ident.c), for the records:

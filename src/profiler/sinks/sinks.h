@@ -13,10 +13,11 @@
 #include <stdint.h>
 
 #include "common/config.h"
+#include "common/record-head.h"
 #include "common/vocabulary.h"
 
-/* Bytes kept in front of each record for {"v":1,"seq":N (13 + 20). */
-#define CT_SEQ_ROOM 33
+/* Bytes kept in front of each record for {"v":1,"seq":N: CT_SEQ_ROOM
+ * (common/record-head.h). */
 
 /* Everything the sinks know of the process and its configuration. */
 struct ct_sink_spec {

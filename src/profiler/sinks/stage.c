@@ -289,8 +289,7 @@ static uint64_t claim(bool last)
  * line's start. */
 static char *fill_seq(char *line, uint64_t seq)
 {
-	static const char prefix[] = "{\"v\":1,\"seq\":";
-	_Static_assert(CT_SEQ_ROOM == sizeof(prefix) - 1 + 20, "the room holds the prefix and 20 digits");
+	static const char prefix[] = CT_RECORD_HEAD;
 	size_t nd = digits_u64(line + CT_SEQ_ROOM, seq); /* the room ends where the record goes on */
 	char *start = line + CT_SEQ_ROOM - nd - (sizeof(prefix) - 1);
 
