@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/run-status.h"
+#include "common/status-msg.h"
 
 /* Listen on a fresh abstract socket; the fd (or -errno), *ENV set to the
  * CLRTRACE_STATUS=@name entry for the program's environment. */
@@ -66,7 +67,7 @@ static void add_reason(char *reasons, size_t size, const char *reason, size_t le
 /* Take one "clrtrace-left-out 1 PID LABEL\n": a process the program filter left out. */
 static void parse_left_out(struct run_status *st, const char *msg)
 {
-	const char *label = strchr(msg + 20, ' ');
+	const char *label = strchr(msg + CT_STATUS_LEN(CT_LEFT_OUT_TAG), ' ');
 
 	if (!label || !*++label)
 		return;
@@ -77,7 +78,7 @@ static void parse_left_out(struct run_status *st, const char *msg)
 /* Take one "open\tPATH" line (LINE..NL): a trace file the process had open at exit, once. */
 static void add_file(struct run_status *st, const char *line, const char *nl)
 {
-	const char *p = line + 5;
+	const char *p = line + CT_STATUS_LEN(CT_STATUS_OPEN);
 	size_t n = (size_t)(nl - p);
 
 	if (n == 0 || p[0] != '/' || memchr(p, 0, n) || st->n_files >= (int)(sizeof(st->files) / sizeof(st->files[0])))
@@ -90,21 +91,20 @@ static void add_file(struct run_status *st, const char *line, const char *nl)
 		st->n_files++;
 }
 
-/* Take one report: "clrtrace-status 1 PID RECORDS" then "LOST\tWHERE\tREASON" lines and
- * "open\tPATH" lines. */
+/* Take one report (common/status-msg.h). */
 static void parse_report(struct run_status *st, char *msg, size_t len)
 {
 	char *line, *end = msg + len, *nl;
 
 	msg[len] = 0;
-	if (strncmp(msg, "clrtrace-left-out 1 ", 20) == 0)
+	if (strncmp(msg, CT_LEFT_OUT_TAG, CT_STATUS_LEN(CT_LEFT_OUT_TAG)) == 0)
 		parse_left_out(st, msg);
-	if (strncmp(msg, "clrtrace-status 1 ", 18) != 0)
+	if (strncmp(msg, CT_STATUS_TAG, CT_STATUS_LEN(CT_STATUS_TAG)) != 0)
 		return;
 	st->reports++;
 	errno = 0;
-	long pid = strtol(msg + 18, &nl, 10);
-	if (!errno && nl != msg + 18 && *nl == ' ' && pid > 0 && pid <= INT32_MAX &&
+	long pid = strtol(msg + CT_STATUS_LEN(CT_STATUS_TAG), &nl, 10);
+	if (!errno && nl != msg + CT_STATUS_LEN(CT_STATUS_TAG) && *nl == ' ' && pid > 0 && pid <= INT32_MAX &&
 	    st->n_pids < (int)(sizeof(st->pids) / sizeof(st->pids[0])))
 		st->pids[st->n_pids++] = (int)pid;
 	for (line = strchr(msg, '\n'); line && ++line < end; line = nl) {
@@ -115,12 +115,13 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 		nl = memchr(line, '\n', (size_t)(end - line));
 		if (!nl)
 			break;
-		if (strncmp(line, "open\t", 5) == 0 && nl - line > 5) {
+		if (strncmp(line, CT_STATUS_OPEN, CT_STATUS_LEN(CT_STATUS_OPEN)) == 0 &&
+		    nl - line > (ptrdiff_t)CT_STATUS_LEN(CT_STATUS_OPEN)) {
 			add_file(st, line, nl);
 			continue;
 		}
-		if (strncmp(line, "removed\t", 8) == 0) {
-			uint64_t k = strtoull(line + 8, NULL, 10);
+		if (strncmp(line, CT_STATUS_REMOVED, CT_STATUS_LEN(CT_STATUS_REMOVED)) == 0) {
+			uint64_t k = strtoull(line + CT_STATUS_LEN(CT_STATUS_REMOVED), NULL, 10);
 
 			st->removed += k <= UINT64_MAX - st->removed ? k : 0;
 			continue;

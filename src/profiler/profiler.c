@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "common/status-msg.h"
 #include "common/config.h"
 #include "common/util.h"
 #include "profiler/abi/info.h"
@@ -166,7 +167,7 @@ static void report_left_out(const struct ct_start *start, const char *cmd, size_
 
 	if (!sock || !cmd || !(label = ct_program_label(ct.program, cmd, cmd_len)))
 		return;
-	n = asprintf(&msg, "clrtrace-left-out 1 %d %s\n", (int)getpid(), label);
+	n = asprintf(&msg, CT_LEFT_OUT_FMT, (int)getpid(), label);
 	if (n > 0)
 		ct_status_send(sock, msg, (size_t)n);
 }

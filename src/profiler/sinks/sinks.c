@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/status-msg.h"
 #include "common/config.h"
 #include "common/strbuf.h"
 #include "profiler/sinks/sink.h"
@@ -171,7 +172,7 @@ static void note_open_files(struct strbuf *b)
 		uint64_t removed = ct_file_sink_removed(&sinks[i]);
 
 		if (removed) /* rotated files the keep limit removed: retention */
-			strbuf_printf(b, "removed\t%" PRIu64 "\n", removed);
+			strbuf_printf(b, CT_STATUS_REMOVED_FMT, removed);
 	}
 	for (size_t i = 0; i < n_sinks; i++) {
 		char link[64], path[4096];
@@ -186,7 +187,7 @@ static void note_open_files(struct strbuf *b)
 		k = readlink(link, path, sizeof(path));
 		if (k <= 0 || (size_t)k >= sizeof(path) || path[0] != '/' || memchr(path, '\n', (size_t)k))
 			continue;
-		strbuf_printf(b, "open\t%.*s\n", (int)k, path);
+		strbuf_printf(b, CT_STATUS_OPEN_FMT, (int)k, path);
 	}
 }
 
@@ -200,7 +201,7 @@ static void say_exit_losses(uint64_t records, const char *files)
 		return;
 	exit_said = true;
 	if (status_socket)
-		strbuf_printf(&status, "clrtrace-status 1 %d %" PRIu64 "\n", (int)getpid(), records);
+		strbuf_printf(&status, CT_STATUS_HEAD_FMT, (int)getpid(), records);
 	for (size_t i = 0; i < n_sinks; i++) {
 		struct ct_sink *s = &sinks[i];
 		uint64_t lost = atomic_load(&s->dropped);
@@ -215,7 +216,7 @@ static void say_exit_losses(uint64_t records, const char *files)
 		spec.say(key, "%" PRIu64 " of %" PRIu64 " records could not be written to %s: %s", lost, records,
 			 s->where, reasons);
 		if (status_socket)
-			strbuf_printf(&status, "%" PRIu64 "\t%s\t%s\n", lost, s->where, reasons);
+			strbuf_printf(&status, CT_STATUS_LOST_FMT, lost, s->where, reasons);
 	}
 	if (status_socket && files)
 		strbuf_puts(&status, files);
