@@ -20,6 +20,8 @@
 #include "cli/cli.h"
 #include "common/config.h"
 #include "common/pending.h"
+#include "common/record-head.h"
+#include "cli/reader.h"
 #include "cli/run-nativeaot.h"
 #include "cli/run-outputs.h"
 #include "cli/run-status.h"
@@ -104,6 +106,33 @@ static bool run_ours(void *ud, const struct pending_header *h)
 	return m->child_ticks && h->pid == m->child && h->start_ticks == m->child_ticks && pending_same_host(h);
 }
 
+/* Count the record LINE[0..len) in C: its event from its head, the
+ * outcome of a summary and the fate of an error from the parsed record. */
+static void count_record(struct run_counts *c, const char *line, size_t len)
+{
+	enum ct_event ev = ct_record_event(line, len);
+	struct rec r = { 0 };
+	char *err = NULL;
+
+	if (ev == EV_EXCEPTION_THROW)
+		c->throws++;
+	if (ev != EV_EXCEPTION_SUMMARY && ev != EV_EXCEPTION_ERROR)
+		return;
+	if (rec_parse(&r, line, len, 0, &err) < 0) {
+		free(err);
+		return;
+	}
+	if (ev == EV_EXCEPTION_SUMMARY) {
+		c->exceptions++;
+		c->unhandled += ct_outcome_from_string(jstr(r.j, "outcome")) == OUTCOME_UNHANDLED;
+	} else {
+		c->errors++;
+		c->errors_unhandled += ct_fate_from_string(jstr(r.j, "fate")) == FATE_UNHANDLED;
+	}
+	free(err);
+	rec_done(&r);
+}
+
 /* Merge what one of this run's processes (M) left in FILE.<pid>.pending when
  * it died without flushing, then count records and finished exceptions
  * (unless the summary is not wanted) in FILE and, when it rotated, the
@@ -112,34 +141,18 @@ static void count_file(const char *path, struct run_counts *c, const struct run_
 {
 	char *const ops[] = { (char *)path };
 	struct rd *r = NULL;
-	struct rec rec;
-	int k;
+	const char *line;
+	size_t len;
+	bool partial;
 
 	(void)pending_recover(path, run_ours, on_skip, (void *)m);
 	if (quiet || rd_open(&r, "run", ops, 1, false) < 0)
 		return;
-	while ((k = rd_record(r, &rec)) > 0) {
-		const char *s;
-
+	while (rd_line(r, &line, &len, &partial) > 0) {
+		if (partial)
+			break; /* a torn last line is not a record */
 		c->records++;
-		switch (rec.ev) {
-		case EV_EXCEPTION_SUMMARY:
-			c->exceptions++;
-			s = json_string_value(json_object_get(rec.j, "outcome"));
-			c->unhandled += s && strcmp(s, "unhandled") == 0;
-			break;
-		case EV_EXCEPTION_THROW:
-			c->throws++;
-			break;
-		case EV_EXCEPTION_ERROR:
-			c->errors++;
-			s = json_string_value(json_object_get(rec.j, "fate"));
-			c->errors_unhandled += s && strcmp(s, "unhandled") == 0;
-			break;
-		default:
-			break;
-		}
-		rec_done(&rec);
+		count_record(c, line, len);
 	}
 	rd_free(r);
 }

@@ -237,3 +237,21 @@ void ct_record_head(struct strbuf *b, const struct ct_record_head *h)
 	strbuf_add(b, ",\"depth\":", 9);
 	ct_json_u64(b, h->depth);
 }
+
+/* A record's event from its head (see record-head.h). */
+enum ct_event ct_record_event(const char *line, size_t len)
+{
+	static const char key[] = ",\"event\":\"";
+	const char *p = memmem(line, len, key, sizeof(key) - 1), *q;
+	char name[64];
+
+	if (!p)
+		return _EV_INVALID;
+	p += sizeof(key) - 1;
+	q = memchr(p, '"', len - (size_t)(p - line));
+	if (!q || (size_t)(q - p) >= sizeof(name))
+		return _EV_INVALID;
+	memcpy(name, p, (size_t)(q - p));
+	name[q - p] = '\0';
+	return ct_event_from_string(name);
+}

@@ -63,3 +63,8 @@ struct ct_record_head {
 
 /* Append H's members (the record's "{" and its head, without "}"). */
 void ct_record_head(struct strbuf *b, const struct ct_record_head *h);
+
+/* The event of the record LINE[0..len) as its head says it (the first
+ * ,"event": member: a string in the head before it cannot hold that text
+ * unescaped), _EV_INVALID when it has none the vocabulary knows. */
+enum ct_event ct_record_event(const char *line, size_t len);
