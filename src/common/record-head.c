@@ -218,11 +218,12 @@ void ct_record_head(struct strbuf *b, const struct ct_record_head *h)
 	static const char room[] = "                                 ";
 	_Static_assert(sizeof(room) - 1 == CT_SEQ_ROOM, "room is CT_SEQ_ROOM blanks");
 
-	if (h->seq) {
+	if (h->unnumbered)
+		strbuf_add(b, room, CT_SEQ_ROOM);
+	else {
 		strbuf_add(b, CT_RECORD_HEAD, sizeof(CT_RECORD_HEAD) - 1);
 		ct_json_u64(b, h->seq);
-	} else
-		strbuf_add(b, room, CT_SEQ_ROOM);
+	}
 	strbuf_add(b, ",\"ts\":", 6);
 	ts_write(b, h->ts, h->ts_cache);
 	strbuf_add(b, h->ids, h->ids_len);

@@ -50,7 +50,8 @@ struct ct_ts_cache {
 
 /* One record's head. */
 struct ct_record_head {
-	uint64_t seq;       /* 0: CT_SEQ_ROOM blanks, numbered by the sinks */
+	bool unnumbered;    /* CT_SEQ_ROOM blanks for the sinks to number it */
+	uint64_t seq;
 	uint64_t ts;        /* ns since the epoch */
 	struct ct_ts_cache *ts_cache; /* NULL: none */
 	const char *ids;    /* ct_record_ids's text, IDS_LEN bytes */

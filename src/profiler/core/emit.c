@@ -61,6 +61,7 @@ static void record_write(struct ct_thread *t, enum ct_event ev, enum ct_phase ph
 	if (!t->ids_len || t->ids_pid != ct.pid || t->ids_managed != t->managed_id)
 		thread_ids(t);
 	ct_record_head(&w->b, &(struct ct_record_head){
+				      .unnumbered = true,
 				      .ts = pl->ts,
 				      .ts_cache = &t->ts_cache,
 				      .ids = t->ids,

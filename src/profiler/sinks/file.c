@@ -43,6 +43,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/record-head.h"
 #include "profiler/sinks/sink.h"
 #include "profiler/sinks/stage.h"
 #include "common/util.h"
@@ -504,15 +505,31 @@ static void helper_stop(struct file_sink *f)
 	f->helper = NULL;
 }
 
+/* V, or null when not KNOWN. */
+static void u64_or_null(struct strbuf *b, uint64_t v, bool known)
+{
+	if (known)
+		ct_json_u64(b, v);
+	else
+		strbuf_add(b, "null", 4);
+}
+
 /* A rotated file in trace.rotated: {"file":NAME,"first_seq":A,"last_seq":B}. */
-static json_t *rotated_json(const struct file_sink *f, const struct rotated *r)
+static void rotated_json(struct strbuf *b, const struct file_sink *f, const struct rotated *r)
 {
 	_cleanup_free_ char *name = rotated_name(f, r->index, f->opt.compress == COMPRESS_ZSTD);
 	const char *base = name ? strrchr(name, '/') : NULL;
 
-	return json_pack("{s:o,s:o,s:o}", "file", base || name ? json_string(base ? base + 1 : name) ?: json_null() : json_null(),
-			 "first_seq", r->first ? json_integer((json_int_t)r->first) : json_null(),
-			 "last_seq", r->first ? json_integer((json_int_t)r->last) : json_null());
+	strbuf_add(b, "{\"file\":", 8);
+	if (name)
+		ct_json_str(b, base ? base + 1 : name);
+	else
+		strbuf_add(b, "null", 4);
+	strbuf_add(b, ",\"first_seq\":", 13);
+	u64_or_null(b, r->first, r->first != 0);
+	strbuf_add(b, ",\"last_seq\":", 12);
+	u64_or_null(b, r->last, r->first != 0);
+	strbuf_add(b, "}", 1);
 }
 
 /* The trace.rotated record that starts the new file (with its newline):
@@ -520,24 +537,38 @@ static json_t *rotated_json(const struct file_sink *f, const struct rotated *r)
 static char *rotated_record(const struct file_sink *f, const struct rotated *prev, const struct rotated *removed,
 			    size_t n_removed, size_t *len)
 {
-	json_t *o, *rm = json_array();
-	char *line = NULL, *body;
+	struct strbuf b = { 0 }, ids = { 0 };
 
-	for (size_t i = 0; rm && i < n_removed; i++)
-		json_array_append_new(rm, rotated_json(f, &removed[i]));
-	o = json_pack("{s:i,s:I,s:I,s:i,s:i,s:n,s:s,s:s,s:n,s:n,s:i,s:o,s:o,s:I,s:o}", "v", 1, "seq",
-		      (json_int_t)prev->last, "ts", (json_int_t)now_ns(), "pid", f->pid, "tid",
-		      (int)syscall(SYS_gettid), "thread", "event", "trace.rotated", "phase", "instant", "span", "parent",
-		      "depth", 0, "previous", rotated_json(f, prev), "removed", rm ? rm : json_array(), "removed_files",
-		      (json_int_t)n_removed, "removed_through",
-		      f->removed_through ? json_integer((json_int_t)f->removed_through) : json_null());
-	body = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(o);
-	if (body && asprintf(&line, "%s\n", body) < 0)
-		line = NULL;
-	free(body);
-	*len = line ? strlen(line) : 0;
-	return line;
+	ct_record_ids(&ids, f->pid, (int)syscall(SYS_gettid), 0, 0, NULL);
+	ct_record_head(&b, &(struct ct_record_head){
+				   .seq = prev->last,
+				   .ts = now_ns(),
+				   .ids = ids.s,
+				   .ids_len = ids.len,
+				   .ev = EV_TRACE_ROTATED,
+				   .ph = PH_INSTANT,
+			   });
+	strbuf_add(&b, ",\"previous\":", 12);
+	rotated_json(&b, f, prev);
+	strbuf_add(&b, ",\"removed\":[", 12);
+	for (size_t i = 0; i < n_removed; i++) {
+		if (i)
+			strbuf_add(&b, ",", 1);
+		rotated_json(&b, f, &removed[i]);
+	}
+	strbuf_add(&b, "],\"removed_files\":", 18);
+	ct_json_u64(&b, n_removed);
+	strbuf_add(&b, ",\"removed_through\":", 19);
+	u64_or_null(&b, f->removed_through, f->removed_through != 0);
+	strbuf_add(&b, "}\n", 2);
+	strbuf_free(&ids);
+	if (b.oom || ids.oom) {
+		strbuf_free(&b);
+		*len = 0;
+		return NULL;
+	}
+	*len = b.len;
+	return b.s;
 }
 
 /* Rename the file (locked, ours) away as rotated file N and go on in a new
