@@ -141,6 +141,13 @@ struct story_text {
 };
 
 /* One live exception. */
+/* A filter the search ran, for the summary's filters list. */
+struct exr_filter {
+	const char *function; /* the input's (outlives the machine) */
+	const char *result;   /* static */
+	bool runtime;
+};
+
 struct exr {
 	uint64_t id, object, t0;
 	enum phase phase;         /* where the story is (PHASES above) */
@@ -161,7 +168,11 @@ struct exr {
 	bool has_hresult, no_message;
 	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
 	struct story_text t;      /* its text, in buffers kept for the next story */
-	json_t *filters, *nested;
+	/* its filters (function, result) and the stories nested in it: made
+	 * on first use, most stories have none */
+	struct exr_filter *filters;
+	uint64_t *nested;
+	size_t n_filters, n_nested;
 	struct exl lg;            /* legacy EH (.NET 8): machine-legacy.h */
 	uint64_t inner, origin;   /* InnerException's object; first throw of the object */
 	unsigned frames_entered, frames_unwound;
@@ -403,13 +414,54 @@ static struct jw_field names_field(struct namelist *l, const char *key)
 	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = l->w.b.s, .len = l->w.b.len };
 }
 
-/* A jansson list made on first use as field KEY: [] before that, null when
- * R's story never started. */
-static struct jw_field json_list_field(const struct exr *r, const json_t *list, const char *key)
+/* Room in the array *V (N elements of SIZE) for one more, in steps of
+ * powers of two: false on ENOMEM (the element is left out). */
+static bool grow(void *v, size_t n, size_t size)
 {
-	if (list || !r->t.searched.on)
-		return (struct jw_field){ .key = key, .kind = JW_JSON, .j = list };
-	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = "[]", .len = 2 };
+	void **p = v, *q;
+
+	if (n & (n - 1) || (n && n < 4))
+		return true; /* room left: the capacity is the next power of two (at least 4) */
+	q = reallocarray(*p, n ? n * 2 : 4, size);
+	if (!q)
+		return false;
+	*p = q;
+	return true;
+}
+
+/* A list of R's (N elements written by ITEM into W) as field KEY: null
+ * when R's story never started, [] when it has none. */
+static void list_field(struct jw_fields *f, const struct exr *r, const char *key, struct jw *w, size_t n,
+		       void (*item)(struct jw *w, const struct exr *r, size_t i))
+{
+	if (!n && !r->t.searched.on) {
+		jwf_null(f, key);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		jw_item(w, "[]");
+		item(w, r, i);
+	}
+	jwf_collection(f, key, w, "[]");
+}
+
+/* R's filter I: {"function":…,"result":…[,"runtime":true]}. */
+static void filter_item(struct jw *w, const struct exr *r, size_t i)
+{
+	const struct exr_filter *x = &r->filters[i];
+	JW_FIELDS(f, 3);
+
+	jwf_str(&f, "function", x->function);
+	jwf_str(&f, "result", x->result);
+	if (x->runtime)
+		jwf_bool(&f, "runtime", true);
+	jw_object(w, &f);
+}
+
+/* R's nested story I: its id. */
+static void nested_item(struct jw *w, const struct exr *r, size_t i)
+{
+	jw_u64(w, r->nested[i]);
 }
 
 /* Take back the "]" names_field added. */
@@ -515,13 +567,8 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 		if (r->handler_runtime)
 			jwf_bool(&p, "runtime", true);
 		out_fields(c, r, EV_EXCEPTION_FILTER, PH_END, &p);
-		if (r->t.searched.on && (r->filters || (r->filters = json_array()))) {
-			json_t *f = json_pack("{s:s?,s:s}", "function", r->handler_name, "result", result);
-
-			if (f && r->handler_runtime)
-				json_object_set_new(f, "runtime", json_true());
-			json_array_append_new(r->filters, f);
-		}
+		if (r->t.searched.on && grow(&r->filters, r->n_filters, sizeof(*r->filters)))
+			r->filters[r->n_filters++] = (struct exr_filter){ r->handler_name, result, r->handler_runtime };
 	}
 	set_phase(c, r, SEARCH);
 }
@@ -603,8 +650,8 @@ static void exr_free(struct exr *r)
 		return;
 	text_free(&r->t);
 	json_decref(r->story_fields);
-	json_decref(r->filters);
-	json_decref(r->nested);
+	free(r->filters);
+	free(r->nested);
 	free(r);
 }
 
@@ -635,9 +682,12 @@ static void exr_done(struct exm *m, struct exr *r)
 		return;
 	}
 	json_decref(r->story_fields);
-	json_decref(r->filters);
-	json_decref(r->nested);
-	r->story_fields = r->filters = r->nested = NULL;
+	free(r->filters);
+	free(r->nested);
+	r->story_fields = NULL;
+	r->filters = NULL;
+	r->nested = NULL;
+	r->n_filters = r->n_nested = 0;
 	m->spare = r;
 }
 
@@ -942,6 +992,7 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 		return;
 	}
 	/* the lists are borrowed: written before out_fields returns */
+	struct jw filters = { 0 }, nested_ids = { 0 };
 	JW_FIELDS(nested_in, 2);
 	JW_FIELDS(f, 22);
 
@@ -951,13 +1002,13 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	jwf_str(&f, "thrown_in", r->thrown_in);
 	jwf_str(&f, "caught_in", r->caught_in);
 	jwf_put(&f, names_field(&r->t.searched, "searched"));
-	jwf_put(&f, json_list_field(r, r->filters, "filters"));
+	list_field(&f, r, "filters", &filters, r->n_filters, filter_item);
 	jwf_put(&f, names_field(&r->t.finally, "finally"));
 	jwf_put(&f, names_field(&r->t.unwound, "unwound"));
 	jwf_bool(&f, "rethrow", r->rethrow_of != 0);
 	int_or_null(&f, "rethrow_of", r->rethrow_of);
 	jwf_obj(&f, "nested_in", nested(r, &nested_in));
-	jwf_put(&f, json_list_field(r, r->nested, "nested"));
+	list_field(&f, r, "nested", &nested_ids, r->n_nested, nested_item);
 	int_or_null(&f, "superseded_by", r->superseded_by);
 	/* the throw's stack (category stacks), before the duration */
 	if (r->story_fields)
@@ -974,6 +1025,8 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	if (r->interrupted)
 		jwf_str(&f, "interrupted", r->interrupted);
 	out_fields(c, r, EV_EXCEPTION_SUMMARY, PH_INSTANT, &f);
+	jw_free(&filters);
+	jw_free(&nested_ids);
 	names_reopen(&r->t.searched);
 	names_reopen(&r->t.finally);
 	names_reopen(&r->t.unwound);
@@ -1054,20 +1107,20 @@ static void settle_filter(struct ctx *c, struct exr *r, const struct exm_input *
 	}
 	r->undecided_fp = r->handler_fp;
 	close_filter(c, r, "unknown", NULL);
-	r->undecided = r->filters ? json_array_size(r->filters) : 0;
+	r->undecided = r->n_filters;
 }
 
 /* The catch of R is being left: it ran a filter clause's handler (the
  * undecided filter said true) or a plain catch's (false). */
 static void decide_filter(struct exr *r, const struct exm_input *in)
 {
-	json_t *f = r->undecided ? json_array_get(r->filters, r->undecided - 1) : NULL;
+	struct exr_filter *f = r->undecided && r->undecided <= r->n_filters ? &r->filters[r->undecided - 1] : NULL;
 
 	r->undecided = 0;
 	if (!f || in->ran_filter_handler == EXM_KNOW_UNKNOWN ||
 	    (r->handler_fp && r->undecided_fp && r->handler_fp != r->undecided_fp))
 		return; /* stays "unknown" */
-	json_object_set_new(f, "result", json_string(in->ran_filter_handler == EXM_KNOW_YES ? "true" : "false"));
+	f->result = in->ran_filter_handler == EXM_KNOW_YES ? "true" : "false";
 }
 
 /* B's story ends because R replaced it: rethrown when R is the same object. */
@@ -1262,8 +1315,8 @@ static void nest_in(struct exr *r, struct exr *parent)
 	r->parent_id = id_of(parent);
 	r->context = context_names[parent->phase];
 	r->parent_handler_fn = parent->handler_fn;
-	if (told(parent) && told(r) && parent->t.searched.on && (parent->nested || (parent->nested = json_array())))
-		json_array_append_new(parent->nested, json_integer((json_int_t)r->id));
+	if (told(parent) && told(r) && parent->t.searched.on && grow(&parent->nested, parent->n_nested, sizeof(uint64_t)))
+		parent->nested[parent->n_nested++] = r->id;
 }
 
 /* Is IN, thrown inside the catch block of PARENT (the story R nests in),
