@@ -4,6 +4,7 @@
  * sinks, the event mask, runtime.shutdown, and the flush on exit().
  * runtime.init is built in runtime-init.c, who we are in process.c.
  */
+#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,8 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 			    "(a second instance must be a copy of the library under another path)");
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	}
+	/* the journal sink reads records back with jansson, on any thread:
+	 * its hash seed is set once, here, before there are several */
 	json_object_seed(0);
 	ct_families_start();
 	if (!query_info(info_unk)) {

@@ -6,6 +6,7 @@
  * the innermost open span) and the outcome of every exception.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,20 +7,6 @@
 
 #include "profiler/core/jsonw.h"
 
-/* The members of an object, each as ,"k":v. */
-void jw_members(struct jw *w, const json_t *obj)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach((json_t *)obj, k, v) {
-		jw_raw(w, ",", 1);
-		jw_str(w, k);
-		jw_raw(w, ":", 1);
-		jw_value(w, v);
-	}
-}
-
 /* Members written from START on become an object: the first one's comma
  * becomes the brace. */
 static void braces(struct jw *w, size_t start)
@@ -30,54 +16,6 @@ static void braces(struct jw *w, size_t start)
 	else
 		jw_raw(w, "{", 1);
 	jw_raw(w, "}", 1);
-}
-
-/* A jansson value, compact. */
-void jw_value(struct jw *w, const json_t *v)
-{
-	char buf[32];
-	int n;
-
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: {
-		size_t start = w->b.len;
-
-		jw_members(w, v);
-		braces(w, start);
-		break;
-	}
-	case JSON_ARRAY: {
-		size_t i;
-		json_t *e;
-
-		jw_raw(w, "[", 1);
-		json_array_foreach((json_t *)v, i, e) {
-			if (i)
-				jw_raw(w, ",", 1);
-			jw_value(w, e);
-		}
-		jw_raw(w, "]", 1);
-		break;
-	}
-	case JSON_STRING:
-		jw_str(w, json_string_value(v));
-		break;
-	case JSON_INTEGER:
-		jw_i64(w, json_integer_value(v));
-		break;
-	case JSON_REAL:
-		n = snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
-		jw_raw(w, buf, (size_t)n);
-		break;
-	case JSON_TRUE:
-		jw_raw(w, "true", 4);
-		break;
-	case JSON_FALSE:
-		jw_raw(w, "false", 5);
-		break;
-	default:
-		jw_raw(w, "null", 4);
-	}
 }
 
 /* The members of a typed payload, each as ,"k":v (see jsonw.h). */
@@ -112,9 +50,9 @@ static void key_short(struct jw *w, const char *key)
 void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (f[i].kind == JW_MEMBERS) {
-			if (f[i].j)
-				jw_members(w, f[i].j);
+		if (f[i].kind == JW_TEXT_MEMBERS) {
+			if (f[i].s)
+				jw_raw(w, f[i].s, f[i].len);
 			continue;
 		}
 		if (f[i].kind == JW_INLINE) {
@@ -168,13 +106,9 @@ void jw_fields(struct jw *w, const struct jw_field *f, size_t n)
 				jw_raw(w, f[i].s, f[i].len);
 				break;
 			}
-			if (f[i].j) {
-				jw_value(w, f[i].j);
-				break;
-			}
 			/* fall through */
 		case JW_NULL:
-		case JW_MEMBERS:
+		case JW_TEXT_MEMBERS:
 		case JW_INLINE:
 			jw_raw(w, "null", 4);
 			break;
@@ -217,4 +151,32 @@ void jwf_overflow(struct jw_fields *b, const char *key)
 		fprintf(stderr, "jw_fields: field \"%s\" past the capacity of %u\n", key ? key : "", b->cap);
 		abort();
 	}
+}
+
+/* A shared text (see jsonw.h). */
+struct jw_text *jw_text_new(const struct jw *w)
+{
+	struct jw_text *t;
+
+	if (w->b.oom || !(t = malloc(sizeof(*t) + w->b.len + 1)))
+		return NULL;
+	atomic_init(&t->refs, 1);
+	t->len = w->b.len;
+	if (w->b.len)
+		memcpy(t->s, w->b.s, w->b.len);
+	t->s[t->len] = '\0';
+	return t;
+}
+
+struct jw_text *jw_text_ref(struct jw_text *t)
+{
+	if (t)
+		atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+	return t;
+}
+
+void jw_text_unref(struct jw_text *t)
+{
+	if (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
+		free(t);
 }

@@ -4,7 +4,7 @@
  * times slower). */
 #pragma once
 
-#include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,10 +74,6 @@ static inline void jw_key(struct jw *w, const char *key)
 	*q = '\0';
 	b->len += n + 4;
 }
-/* A jansson value, compact, keys in insertion order. */
-void jw_value(struct jw *w, const json_t *v);
-/* The members of an object, each as ,"k":v (no braces). */
-void jw_members(struct jw *w, const json_t *obj);
 
 /*
  * A typed payload: the members of a record's payload as a small array the
@@ -96,9 +92,8 @@ enum jw_kind {
 	JW_HEX32, /* u: "0x%08x" (an HRESULT) */
 	JW_OBJ,   /* sub: a nested object of those fields; NULL writes null */
 	JW_INLINE, /* sub: those fields' members written here (key unused) */
-	JW_JSON,  /* j: a jansson value, borrowed (written as jw_value does);
-		   * s, len: when s is set, a JSON value already written as text */
-	JW_MEMBERS, /* j: a jansson object whose members are written here (key unused) */
+	JW_JSON,  /* s, len: a JSON value already written as text */
+	JW_TEXT_MEMBERS, /* s, len: members ,"k":v already written, written here (key unused) */
 };
 struct jw_fields;
 struct jw_field {
@@ -111,8 +106,7 @@ struct jw_field {
 		bool b;
 		const struct jw_fields *sub;
 	};
-	const json_t *j;
-	size_t len; /* of s, for JW_JSON */
+	size_t len; /* of s, for JW_JSON and JW_TEXT_MEMBERS */
 };
 /* The members of FIELDS[0..n), each as ,"k":v (no braces). */
 void jw_fields(struct jw *w, const struct jw_field *fields, size_t n);
@@ -149,7 +143,6 @@ static inline struct jw_field *jwf_add(struct jw_fields *b, const char *key, enu
 		jwf_overflow(b, key);
 	f->key = key;
 	f->kind = kind;
-	f->j = NULL;
 	f->len = 0;
 	return f;
 }
@@ -208,6 +201,30 @@ static inline void jwf_raw(struct jw_fields *b, const char *key, const char *tex
 	f->s = text;
 	f->len = len;
 }
+/* Members ,"k":v written once and shared, read only (the stack a throw and
+ * its summary both carry, kept for the next throw from the same place):
+ * counted references. */
+struct jw_text {
+	_Atomic unsigned refs;
+	size_t len;
+	char s[];
+};
+/* A new text of W's bytes (one reference), NULL on ENOMEM (or W's). */
+struct jw_text *jw_text_new(const struct jw *w);
+struct jw_text *jw_text_ref(struct jw_text *t);
+void jw_text_unref(struct jw_text *t);
+/* T's members written here, in B's object (borrowed; NULL: none). */
+static inline void jwf_text_members(struct jw_fields *b, const struct jw_text *t)
+{
+	struct jw_field *f;
+
+	if (!t)
+		return;
+	f = jwf_add(b, "", JW_TEXT_MEMBERS);
+	f->s = t->s;
+	f->len = t->len;
+}
+
 /* A whole object {"k":v,...} of B's fields. */
 void jw_object(struct jw *w, const struct jw_fields *b);
 /* An array or object written by hand into W (empty at first), for what a

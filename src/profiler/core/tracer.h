@@ -8,7 +8,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 
 #include "common/config.h"
 #include "common/util.h"

@@ -3,7 +3,6 @@
  * the accounting it reports its losses to; one table of kinds (sinks.c). */
 #pragma once
 
-#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>

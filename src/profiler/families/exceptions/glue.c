@@ -570,8 +570,8 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 		(void)exc_thread_make(t); /* for the pin */
 	ct_pin_thrown(t, obj);
 	feed(t, &in);
-	json_decref(in.throw_fields);
-	json_decref(in.story_fields);
+	jw_text_unref(in.throw_fields);
+	jw_text_unref(in.story_fields);
 	exc_info_done(&info);
 	return S_OK;
 }

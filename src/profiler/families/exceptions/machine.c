@@ -166,7 +166,7 @@ struct exr {
 	size_t msg_hash;          /* of its message, and its HRESULT: see moved_rethrow */
 	int32_t hresult;
 	bool has_hresult, no_message;
-	json_t *story_fields;     /* the glue's, for the summary too; NULL: none */
+	struct jw_text *story_fields; /* the glue's, for the summary too; NULL: none */
 	struct story_text t;      /* its text, in buffers kept for the next story */
 	/* its filters (function, result) and the stories nested in it: made
 	 * on first use, most stories have none */
@@ -649,7 +649,7 @@ static void exr_free(struct exr *r)
 	if (!r)
 		return;
 	text_free(&r->t);
-	json_decref(r->story_fields);
+	jw_text_unref(r->story_fields);
 	free(r->filters);
 	free(r->nested);
 	free(r);
@@ -681,7 +681,7 @@ static void exr_done(struct exm *m, struct exr *r)
 		exr_free(r);
 		return;
 	}
-	json_decref(r->story_fields);
+	jw_text_unref(r->story_fields);
 	free(r->filters);
 	free(r->nested);
 	r->story_fields = NULL;
@@ -1011,8 +1011,7 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	list_field(&f, r, "nested", &nested_ids, r->n_nested, nested_item);
 	int_or_null(&f, "superseded_by", r->superseded_by);
 	/* the throw's stack (category stacks), before the duration */
-	if (r->story_fields)
-		jwf_put(&f, (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = r->story_fields });
+	jwf_text_members(&f, r->story_fields);
 	jwf_int(&f, "dur_ns", (int64_t)(now(c) - r->t0));
 	if (r->origin)
 		jwf_int(&f, "origin", (int64_t)r->origin);
@@ -1429,14 +1428,12 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 		if (r->origin)
 			jwf_int(&f, "origin", (int64_t)r->origin);
 		/* the inner chain, and the stack (category stacks) */
-		if (in->throw_fields)
-			jwf_put(&f, (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->throw_fields });
-		if (in->story_fields)
-			jwf_put(&f, (struct jw_field){ .key = "", .kind = JW_MEMBERS, .j = in->story_fields });
+		jwf_text_members(&f, in->throw_fields);
+		jwf_text_members(&f, in->story_fields);
 		out_fields(c, r, EV_EXCEPTION_THROW, PH_INSTANT, &f);
 	}
 	if (in->story_fields)
-		r->story_fields = json_incref(in->story_fields);
+		r->story_fields = jw_text_ref(in->story_fields);
 	out_flag(c, r, EV_EXCEPTION_SEARCH, PH_BEGIN, NULL);
 }
 

@@ -11,7 +11,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -72,8 +71,8 @@ struct exm_input {
 	/* fields the glue adds at the end of exception.throw (the inner
 	 * chain), and at the end of both exception.throw and
 	 * exception.summary (the stack); borrowed, NULL: none */
-	json_t *throw_fields;
-	json_t *story_fields;
+	struct jw_text *throw_fields; /* borrowed */
+	struct jw_text *story_fields; /* borrowed; the machine keeps a reference */
 	/* THROWN, legacy exception handling only (.NET 8): managed frames on
 	 * the stack at the throw.  There the search pass of an unhandled
 	 * exception is the last thing the runtime reports (no second pass):

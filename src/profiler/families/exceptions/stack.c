@@ -62,7 +62,7 @@ static struct u64map stacks;  /* hash of a walk -> struct kept_stack */
 struct kept_stack {
 	unsigned n, cut;
 	struct raw_frame *v;
-	json_t *fields;
+	struct jw_text *fields;
 };
 
 /* DoStackSnapshot's callback: keep frames innermost first, runs of native
@@ -188,29 +188,29 @@ static const char *module_mvid(ModuleID m)
 	return r && *r ? r : NULL;
 }
 
-/* The index of module M in MODS (added with its path and MVID if new). */
-static json_int_t module_index(json_t *mods, ModuleID *seen, size_t *n_seen, ModuleID m)
+/* The index of module M in the array MODS (added with its path and MVID
+ * if new). */
+static int64_t module_index(struct jw *mods, ModuleID *seen, size_t *n_seen, ModuleID m)
 {
-	const char *mvid;
-	json_t *o;
+	JW_FIELDS(f, 2);
 
 	for (size_t i = 0; i < *n_seen; i++)
 		if (seen[i] == m)
-			return (json_int_t)i;
-	mvid = module_mvid(m);
-	o = json_pack("{s:s,s:s?}", "path", ct_module_path(m), "mvid", mvid);
-	if (!o || json_array_append_new(mods, o) < 0)
-		return -1;
+			return (int64_t)i;
+	jwf_str(&f, "path", ct_module_path(m));
+	jwf_str(&f, "mvid", module_mvid(m));
+	jw_item(mods, "[]");
+	jw_object(mods, &f);
 	seen[*n_seen] = m;
-	return (json_int_t)(*n_seen)++;
+	return (int64_t)(*n_seen)++;
 }
 
-/* The JSON of one managed frame. */
-static json_t *managed_frame(const struct raw_frame *rf, json_t *mods, ModuleID *seen, size_t *n_seen,
-			     bool *cacheable)
+/* One managed frame into W, its module into MODS. */
+static void managed_frame(struct jw *w, const struct raw_frame *rf, struct jw *mods, ModuleID *seen, size_t *n_seen,
+			  bool *cacheable)
 {
 	struct frame_res local, *r = NULL;
-	json_t *o;
+	JW_FIELDS(f, 4);
 
 	pthread_mutex_lock(&cache_lock);
 	r = u64map_get(&by_ip, rf->ip);
@@ -242,30 +242,26 @@ static json_t *managed_frame(const struct raw_frame *rf, json_t *mods, ModuleID 
 			*cacheable = false; /* a dynamic method, or no memory */
 		}
 	}
-	o = json_pack("{s:s}", "function", r->name);
-	if (!o)
-		return NULL;
+	jwf_str(&f, "function", r->name);
 	if (r->token)
-		json_object_set_new(o, "token", json_integer(r->token));
+		jwf_int(&f, "token", r->token);
 	if (r->il != IL_NONE)
-		json_object_set_new(o, "il_offset", json_integer(r->il));
-	if (r->mod) {
-		json_int_t i = module_index(mods, seen, n_seen, r->mod);
-
-		if (i >= 0)
-			json_object_set_new(o, "module", json_integer(i));
-	}
-	return o;
+		jwf_int(&f, "il_offset", r->il);
+	if (r->mod)
+		jwf_int(&f, "module", module_index(mods, seen, n_seen, r->mod));
+	jw_object(w, &f);
 }
 
-/* The JSON of a run of native frames: its first frame's library. */
-static json_t *native_frame(UINT_PTR ip)
+/* A run of native frames into W: its first frame's library. */
+static void native_frame(struct jw *w, UINT_PTR ip)
 {
 	Dl_info dl;
+	JW_FIELDS(f, 2);
 
+	jwf_str(&f, "function", "[native]");
 	if (ip && dladdr((void *)ip, &dl) && dl.dli_fname && *dl.dli_fname)
-		return json_pack("{s:s,s:s}", "function", "[native]", "library", dl.dli_fname);
-	return json_pack("{s:s}", "function", "[native]");
+		jwf_str(&f, "library", dl.dli_fname);
+	jw_object(w, &f);
 }
 
 /* FNV-1a over the walk's frames and cut (never UINT64_MAX, u64map's
@@ -285,27 +281,27 @@ static void kept_free(void *p)
 {
 	struct kept_stack *k = p;
 
-	json_decref(k->fields);
+	jw_text_unref(k->fields);
 	free(k->v);
 	free(k);
 }
 
 /* The fields kept for the walk S (a new reference), or NULL. */
-static json_t *kept_get(const struct snap *s, uint64_t h)
+static struct jw_text *kept_get(const struct snap *s, uint64_t h)
 {
 	struct kept_stack *k;
-	json_t *f = NULL;
+	struct jw_text *f = NULL;
 
 	pthread_mutex_lock(&cache_lock);
 	k = u64map_get(&stacks, h);
 	if (k && k->n == s->n && k->cut == s->cut && memcmp(k->v, s->v, s->n * sizeof(*s->v)) == 0)
-		f = json_incref(k->fields);
+		f = jw_text_ref(k->fields);
 	pthread_mutex_unlock(&cache_lock);
 	return f;
 }
 
 /* Keep FIELDS for the walk S (unless another walk has its hash). */
-static void kept_put(const struct snap *s, uint64_t h, json_t *fields)
+static void kept_put(const struct snap *s, uint64_t h, struct jw_text *fields)
 {
 	struct kept_stack *k = malloc(sizeof(*k));
 	void **slot;
@@ -317,7 +313,7 @@ static void kept_put(const struct snap *s, uint64_t h, json_t *fields)
 	memcpy(k->v, s->v, s->n * sizeof(*s->v));
 	k->n = s->n;
 	k->cut = s->cut;
-	k->fields = json_incref(fields);
+	k->fields = jw_text_ref(fields);
 	pthread_mutex_lock(&cache_lock);
 	/* full: start over; records that hold the old fields keep them */
 	if (stacks.n >= STACKS_KEPT)
@@ -333,12 +329,13 @@ static void kept_put(const struct snap *s, uint64_t h, json_t *fields)
 }
 
 /* The stack fields of the calling thread (see stack.h). */
-json_t *exc_stack_fields(unsigned depth)
+struct jw_text *exc_stack_fields(unsigned depth)
 {
 	struct snap s = { .cap = depth };
 	_cleanup_free_ ModuleID *seen = NULL;
+	_cleanup_(jw_free) struct jw w = { 0 }, mods = { 0 };
 	size_t n_seen = 0;
-	json_t *frames, *mods, *out;
+	struct jw_text *out;
 	bool cacheable = true;
 	uint64_t h;
 
@@ -361,50 +358,55 @@ json_t *exc_stack_fields(unsigned depth)
 		return out;
 	}
 	/* a trailing run of native frames is the thread's start: kept */
-	frames = json_array();
-	mods = json_array();
-	for (unsigned i = 0; i < s.n && frames && mods; i++) {
-		json_t *f = s.v[i].f ? managed_frame(&s.v[i], mods, seen, &n_seen, &cacheable)
-				     : native_frame(s.v[i].ip);
-
-		if (f)
-			json_array_append_new(frames, f);
+	jw_key(&w, "stack");
+	jw_raw(&w, "[", 1);
+	for (unsigned i = 0; i < s.n; i++) {
+		if (i)
+			jw_raw(&w, ",", 1);
+		if (s.v[i].f)
+			managed_frame(&w, &s.v[i], &mods, seen, &n_seen, &cacheable);
+		else
+			native_frame(&w, s.v[i].ip);
 	}
-	out = json_pack("{s:o?}", "stack", frames);
-	if (out && s.cut)
-		json_object_set_new(out, "stack_cut", json_integer(s.cut));
-	if (out)
-		json_object_set_new(out, "modules", mods ? mods : json_array());
-	else
-		json_decref(mods);
-	if (out && frames && json_array_size(frames) == s.n && cacheable)
+	jw_raw(&w, "]", 1);
+	if (s.cut) {
+		jw_key(&w, "stack_cut");
+		jw_u64(&w, s.cut);
+	}
+	jw_key(&w, "modules");
+	jw_raw(&w, mods.b.len ? mods.b.s : "[", mods.b.len ? mods.b.len : 1);
+	jw_raw(&w, "]", 1);
+	out = mods.b.oom ? NULL : jw_text_new(&w);
+	if (out && cacheable)
 		kept_put(&s, h, out);
 	free(s.v);
 	return out;
 }
 
 /* The inner chain fields (see stack.h). */
-json_t *exc_chain_fields(const struct exc_chain *c, bool with_messages)
+struct jw_text *exc_chain_fields(const struct exc_chain *c, bool with_messages)
 {
-	json_t *out, *a;
+	_cleanup_(jw_free) struct jw w = { 0 }, inner = { 0 };
+	JW_FIELDS(f, 4);
 
 	if (!c->n)
 		return NULL;
-	a = json_array();
-	for (unsigned i = 0; i < c->n && a; i++) {
-		json_t *o = json_pack("{s:s}", "type", c->v[i].type ? c->v[i].type : "?");
+	for (unsigned i = 0; i < c->n; i++) {
+		JW_FIELDS(e, 2);
 
-		if (o && with_messages)
-			json_object_set_new(o, "message", c->v[i].message ? json_string(c->v[i].message) : json_null());
-		if (o)
-			json_array_append_new(a, o);
+		jwf_str(&e, "type", c->v[i].type ? c->v[i].type : "?");
+		if (with_messages)
+			jwf_str(&e, "message", c->v[i].message);
+		jw_item(&inner, "[]");
+		jw_object(&inner, &e);
 	}
-	out = json_pack("{s:o?}", "inner", a);
-	if (out && c->more)
-		json_object_set_new(out, "inner_cut", json_integer(c->more));
-	if (out && c->more_capped)
-		json_object_set_new(out, "inner_cut_capped", json_true());
-	if (out && c->loops)
-		json_object_set_new(out, "inner_loops", json_true());
-	return out;
+	jwf_collection(&f, "inner", &inner, "[]");
+	if (c->more)
+		jwf_int(&f, "inner_cut", c->more);
+	if (c->more_capped)
+		jwf_bool(&f, "inner_cut_capped", true);
+	if (c->loops)
+		jwf_bool(&f, "inner_loops", true);
+	jw_fields(&w, f.f, f.n);
+	return jw_text_new(&w);
 }
