@@ -16,6 +16,7 @@
 
 #include "common/digits.h"
 #include "common/pending.h"
+#include "common/record-head.h"
 #include "common/sha256.h"
 #include "common/strtable.h"
 #include "common/u64map.h"
@@ -356,6 +357,42 @@ static void test_pending_gap(void)
 	pending_gap((const uint64_t[]){ 2, 4, 6, 7, 0 }, 5, 2, 0, 0);
 }
 
+/* The head of a record as the one writer makes it, numbered or left for
+ * the sinks, and its event read back even past a thread name that spells
+ * another (escaped, as it must be). */
+static void test_record_head(void)
+{
+	struct strbuf ids = { 0 }, b = { 0 };
+	struct ct_ts_cache cache = { 0 };
+	struct ct_record_head h = {
+		.seq = 42, .ts = 1795000000123456789u, .ev = EV_EXCEPTION_THROW, .ph = PH_END, .span = 7, .depth = 2,
+	};
+	static const char want[] = "{\"v\":1,\"seq\":42,\"ts\":1795000000123456789,\"pid\":10,\"tid\":11,"
+				   "\"thread\":\"0xab\",\"managed_tid\":3,\"thread_name\":\"w\\\",\\\"event\\\":\\\"x\","
+				   "\"event\":\"exception.throw\",\"phase\":\"end\",\"span\":7,\"parent\":null,\"depth\":2";
+
+	ct_record_ids(&ids, 10, 11, 0xab, 3, "w\",\"event\":\"x");
+	h.ids = ids.s;
+	h.ids_len = ids.len;
+	ct_record_head(&b, &h);
+	CHECK(!b.oom && strcmp(b.s, want) == 0, "the head is %s (got %s)", want, b.s);
+	CHECK(ct_record_event(b.s, b.len) == EV_EXCEPTION_THROW, "its event read back past the thread name");
+	strbuf_reset(&b);
+	h.unnumbered = true;
+	h.ts_cache = &cache;
+	ct_record_head(&b, &h);
+	ct_record_head(&b, &h); /* the second from the cache */
+	size_t numbered = strlen(CT_RECORD_HEAD "42"), rest = sizeof(want) - 1 - numbered;
+
+	CHECK(!b.oom && b.len == 2 * (CT_SEQ_ROOM + rest) && strspn(b.s, " ") == CT_SEQ_ROOM &&
+		      memcmp(b.s + CT_SEQ_ROOM, want + numbered, rest) == 0 &&
+		      memcmp(b.s + 2 * CT_SEQ_ROOM + rest, want + numbered, rest) == 0,
+	      "an unnumbered head keeps CT_SEQ_ROOM blanks for the seq, the same with the ts cache (%zu: %s)", b.len, b.s);
+	CHECK(ct_record_event("{\"v\":1}", 7) == _EV_INVALID, "no event: none");
+	strbuf_free(&ids);
+	strbuf_free(&b);
+}
+
 int main(void)
 {
 	test_digits();
@@ -365,5 +402,6 @@ int main(void)
 	test_sha256();
 	test_pending_create();
 	test_pending_gap();
+	test_record_head();
 	return failures ? 1 : 0;
 }
