@@ -61,7 +61,7 @@ def walk(node, prefix):
 walk(schema, '')
 jf = open(os.path.join(src, 'src/profiler/sinks/journal-fields.c')).read()
 jf_fixed = set('CLRTRACE_' + f for f in re.findall(r'JF_PREFIX "(\w+)"', jf))
-tests_text = ''.join(open(f, errors='replace').read() for f in glob.glob(os.path.join(src, 'tests', '*.sh')))
+tests_text = ''.join(open(f, errors='replace').read() for f in (glob.glob(os.path.join(src, 'tests', '*.sh')) + glob.glob(os.path.join(src, 'tests', 'lib', '*.sh'))))
 upper = set(p.upper() for p in props)
 
 
