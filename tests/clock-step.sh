@@ -13,7 +13,7 @@ gcc -shared -fPIC -O2 -o "$shim" "$top_srcdir/tests/clock/clockstep.c" -ldl || d
 f="$OUT/step.jsonl"
 rm -f "$OUT/step" "$OUT/go"
 LD_PRELOAD="$shim" CLOCKSTEP_FILE="$OUT/step" \
-	timeout -k 10 120 "$CLRTRACE" run -o "file:$f" -- dotnet "$dll" slow-catch 0 "$OUT/go" >"$OUT/prog.stdout" 2>"$OUT/run.err" &
+	timeout -k 10 120 "$CLRTRACE" run -e +frames -o "file:$f" -- dotnet "$dll" slow-catch 0 "$OUT/go" >"$OUT/prog.stdout" 2>"$OUT/run.err" &
 job=$!
 wait_gate prog
 touch "$OUT/step"

@@ -50,7 +50,7 @@ for v in $(test_runtimes "10 11"); do
 		fi
 		grep -q "^done filterload threads=$threads iterations=$iterations caught=$n finally=$n" "$f.stdout" ||
 			fail "$rt run $i: $(cat "$f.stdout")"
-		# a trace is 1.15 million records (350 MB): counted with grep; each
+		# a trace is 640,000 records (about 200 MB): counted with grep; each
 		# filter's result is in its end record and in the summary
 		expect "$rt run $i: $n summaries with outcome caught" "$(grep -cF '"outcome":"caught"' "$f")" $n
 		expect "$rt run $i: filter results true (filter ends + summaries)" "$(grep -cF '"result":"true"' "$f")" $((2 * n))
@@ -63,9 +63,11 @@ for v in $(test_runtimes "10 11"); do
 	done
 	expect "$rt: crashed runs" "$crashed" 0
 
-	# the same program with 100 exceptions a thread, checked record by record
+	# the same program with 100 exceptions a thread, checked record by record,
+	# with the steps (frames: the catch blocks, replayed from their deferred
+	# CatcherEnter)
 	f="$OUT/small.jsonl"
-	trace "$f" -- $prog $threads 100 || fail "small run: exit status $?"
+	trace "$f" -e +frames -- $prog $threads 100 || fail "small run: exit status $?"
 	story "$f" $((threads * 100)) 100
 	expect "$rt: runtime.init says whether exception objects are pinned" "$(head -1 "$f" | jq .runtime.pins_exceptions)" \
 		"$([ "$v" = 11 ] && echo false || echo true)"
