@@ -464,16 +464,6 @@ static void nested_item(struct jw *w, const struct exr *r, size_t i)
 	jw_u64(w, r->nested[i]);
 }
 
-/* Take back the "]" names_field added. */
-/* V as field KEY, null when 0. */
-static void int_or_null(struct jw_fields *f, const char *key, uint64_t v)
-{
-	if (v)
-		jwf_int(f, key, (int64_t)v);
-	else
-		jwf_null(f, key);
-}
-
 /* R's nested_in, {id, context} into O (NULL: R is not nested). */
 static const struct jw_fields *nested(const struct exr *r, struct jw_fields *o)
 {
@@ -484,6 +474,7 @@ static const struct jw_fields *nested(const struct exr *r, struct jw_fields *o)
 	return o;
 }
 
+/* Take back the "]" names_field added. */
 static void names_reopen(struct namelist *l)
 {
 	if (l->on && l->n && !l->w.b.oom)
@@ -780,7 +771,8 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	if (has_handler) {
 		jwf_str(&handler, "function", fa->h_fn);
 		jwf_str(&handler, "kind", ct_handler_kind_to_string(fa->h_kind));
-		jwf_str(&handler, "label", fa->h_label);
+		if (fa->h_label) /* a handler's label only when it has one */
+			jwf_str(&handler, "label", fa->h_label);
 		jwf_bool(&handler, "final", fa->h_final);
 	}
 	jwf_str(&origin, "function", origin_fn);
@@ -977,6 +969,18 @@ void exm_errors_counts(uint64_t *evicted, uint64_t *untracked)
 	pthread_mutex_unlock(&errs_lock);
 }
 
+/* R's rethrow, and rethrow_of and nested_in (into NESTED_IN, written with
+ * F) only when R is a rethrow or nested: what is null is left out
+ * (clrtrace-records(5)). */
+static void rethrow_fields(const struct exr *r, struct jw_fields *f, struct jw_fields *nested_in)
+{
+	jwf_bool(f, "rethrow", r->rethrow_of != 0);
+	if (r->rethrow_of)
+		jwf_int(f, "rethrow_of", (int64_t)r->rethrow_of);
+	if (nested(r, nested_in))
+		jwf_obj(f, "nested_in", nested_in);
+}
+
 /* exception.summary for R (once), and the outcome totals. */
 static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 {
@@ -1005,11 +1009,10 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	list_field(&f, r, "filters", &filters, r->n_filters, filter_item);
 	jwf_put(&f, names_field(&r->t.finally, "finally"));
 	jwf_put(&f, names_field(&r->t.unwound, "unwound"));
-	jwf_bool(&f, "rethrow", r->rethrow_of != 0);
-	int_or_null(&f, "rethrow_of", r->rethrow_of);
-	jwf_obj(&f, "nested_in", nested(r, &nested_in));
+	rethrow_fields(r, &f, &nested_in);
 	list_field(&f, r, "nested", &nested_ids, r->n_nested, nested_item);
-	int_or_null(&f, "superseded_by", r->superseded_by);
+	if (r->superseded_by)
+		jwf_int(&f, "superseded_by", (int64_t)r->superseded_by);
 	/* the throw's stack (category stacks), before the duration */
 	jwf_text_members(&f, r->story_fields);
 	jwf_int(&f, "dur_ns", (int64_t)(now(c) - r->t0));
@@ -1422,9 +1425,7 @@ static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in
 
 		jwf_put(&f, exc_field(r));
 		jwf_int(&f, "error", (int64_t)r->error);
-		jwf_bool(&f, "rethrow", r->rethrow_of != 0);
-		int_or_null(&f, "rethrow_of", r->rethrow_of);
-		jwf_obj(&f, "nested_in", nested(r, &nested_in));
+		rethrow_fields(r, &f, &nested_in);
 		if (r->origin)
 			jwf_int(&f, "origin", (int64_t)r->origin);
 		/* the inner chain, and the stack (category stacks) */
