@@ -193,15 +193,6 @@ static void ts_write(struct strbuf *b, uint64_t ts, struct ct_ts_cache *c)
 	b->s[b->len] = '\0';
 }
 
-/* null for 0, else V. */
-static void u64_or_null(struct strbuf *b, uint64_t v)
-{
-	if (v)
-		ct_json_u64(b, v);
-	else
-		strbuf_add(b, "null", 4);
-}
-
 /* A record's head (see record-head.h). */
 void ct_record_head(struct strbuf *b, const struct ct_record_head *h)
 {
@@ -231,10 +222,15 @@ void ct_record_head(struct strbuf *b, const struct ct_record_head *h)
 	strbuf_add(b, ",\"event\":\"", 10);
 	strbuf_add(b, ct_events[h->ev].name, ct_events[h->ev].name_len);
 	strbuf_add(b, phase_text[h->ph].s, phase_text[h->ph].n);
-	strbuf_add(b, ",\"span\":", 8);
-	u64_or_null(b, h->span);
-	strbuf_add(b, ",\"parent\":", 10);
-	u64_or_null(b, h->parent);
+	/* span and parent only when there is one (clrtrace-records(5)) */
+	if (h->span) {
+		strbuf_add(b, ",\"span\":", 8);
+		ct_json_u64(b, h->span);
+	}
+	if (h->parent) {
+		strbuf_add(b, ",\"parent\":", 10);
+		ct_json_u64(b, h->parent);
+	}
 	strbuf_add(b, ",\"depth\":", 9);
 	ct_json_u64(b, h->depth);
 }

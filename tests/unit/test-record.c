@@ -158,12 +158,12 @@ static void test_nesting(void)
 
 	json_t *a = json_array_get(all, 0), *m = json_array_get(all, 1), *at = json_array_get(all, 2),
 	       *me = json_array_get(all, 3), *ae = json_array_get(all, 4), *err = json_array_get(all, 5);
-	CHECK(geti(a, "depth") == 0 && json_is_null(json_object_get(a, "parent")) && geti(a, "span") > 0 &&
+	CHECK(geti(a, "depth") == 0 && !json_object_get(a, "parent") && geti(a, "span") > 0 &&
 		      strcmp(gets_(a, "phase"), "begin") == 0,
-	      "an outer begin has depth 0, parent null and a span id");
+	      "an outer begin has depth 0, no parent and a span id");
 	CHECK(geti(m, "depth") == 1 && geti(m, "parent") == geti(a, "span"), "a nested begin has depth 1 and its parent");
-	CHECK(geti(at, "depth") == 2 && geti(at, "parent") == geti(m, "span") && json_is_null(json_object_get(at, "span")),
-	      "an instant inside both has depth 2 and the inner parent");
+	CHECK(geti(at, "depth") == 2 && geti(at, "parent") == geti(m, "span") && !json_object_get(at, "span"),
+	      "an instant inside both has depth 2, the inner parent and no span");
 	CHECK(geti(me, "span") == geti(m, "span") && geti(me, "depth") == 1 && json_object_get(me, "dur_ns") &&
 		      strcmp(gets_(me, "hr"), "0x00000000") == 0,
 	      "an end repeats its begin's span and depth, with dur_ns and the payload");
@@ -173,7 +173,7 @@ static void test_nesting(void)
 	json_t *se = json_array_get(all, 8), *after = json_array_get(all, 9);
 	CHECK(strcmp(gets_(se, "event"), "runtime.suspend") == 0 && geti(se, "depth") == 0,
 	      "an end whose child never ended still closes at its own depth");
-	CHECK(geti(after, "depth") == 0 && json_is_null(json_object_get(after, "parent")),
+	CHECK(geti(after, "depth") == 0 && !json_object_get(after, "parent"),
 	      "the record after an unbalanced pair is back at depth 0");
 	json_decref(all);
 	unlink(path);
@@ -272,7 +272,7 @@ static void test_handoff(void)
 		      geti(ae, "parent") == geti(sb, "span"),
 	      "they sit in their own thread's nesting like instants");
 	CHECK(geti(se, "depth") == 0 && geti(se, "span") == geti(sb, "span"), "that thread's own span still closes");
-	CHECK(geti(after, "depth") == 0 && json_is_null(json_object_get(after, "parent")) &&
+	CHECK(geti(after, "depth") == 0 && !json_object_get(after, "parent") &&
 		      geti(after, "seq") > geti(ae, "seq"),
 	      "the first thread's next record is back at depth 0, numbered after the ends");
 	CHECK(strstr(gets_(err, "message"), "assembly.load ended without a begin") != NULL,
