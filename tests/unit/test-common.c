@@ -358,7 +358,7 @@ static void test_pending_gap(void)
 }
 
 /* The head of a record as the one writer makes it, numbered or left for
- * the sinks, and its event read back even past a thread name that spells
+ * the sinks (no parent: the key is left out), and its event read back even past a thread name that spells
  * another (escaped, as it must be). */
 static void test_record_head(void)
 {
@@ -369,7 +369,7 @@ static void test_record_head(void)
 	};
 	static const char want[] = "{\"v\":1,\"seq\":42,\"ts\":1795000000123456789,\"pid\":10,\"tid\":11,"
 				   "\"thread\":\"0xab\",\"managed_tid\":3,\"thread_name\":\"w\\\",\\\"event\\\":\\\"x\","
-				   "\"event\":\"exception.throw\",\"phase\":\"end\",\"span\":7,\"parent\":null,\"depth\":2";
+				   "\"event\":\"exception.throw\",\"phase\":\"end\",\"span\":7,\"depth\":2";
 
 	ct_record_ids(&ids, 10, 11, 0xab, 3, "w\",\"event\":\"x");
 	h.ids = ids.s;
