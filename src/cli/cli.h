@@ -45,6 +45,7 @@ struct trace_opts {
 	char *processes;
 	char *ident;
 	char *ratelimit;
+	char *budget;
 	bool no_messages;
 	bool journal;
 	bool beside;   /* --beside-profiler: a notification profiler */

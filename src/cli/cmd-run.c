@@ -77,6 +77,8 @@ struct run_counts {
 	/* with exception.error records (issue 28): throws, errors, and the
 	 * errors the process died of */
 	uint64_t throws, errors, errors_unhandled;
+	/* errors the budget or a Type:N limit left out (trace.left_out) */
+	uint64_t left_out;
 };
 
 /* A mirror the merge left alone: one line (the trace stays as it is); a
@@ -116,7 +118,7 @@ static void count_record(struct run_counts *c, const char *line, size_t len)
 
 	if (ev == EV_EXCEPTION_THROW)
 		c->throws++;
-	if (ev != EV_EXCEPTION_SUMMARY && ev != EV_EXCEPTION_ERROR)
+	if (ev != EV_EXCEPTION_SUMMARY && ev != EV_EXCEPTION_ERROR && ev != EV_TRACE_LEFT_OUT)
 		return;
 	if (rec_parse(&r, line, len, 0, &err) < 0) {
 		free(err);
@@ -125,9 +127,15 @@ static void count_record(struct run_counts *c, const char *line, size_t len)
 	if (ev == EV_EXCEPTION_SUMMARY) {
 		c->exceptions++;
 		c->unhandled += ct_outcome_from_string(jstr(r.j, "outcome")) == OUTCOME_UNHANDLED;
-	} else {
+	} else if (ev == EV_EXCEPTION_ERROR) {
 		c->errors++;
 		c->errors_unhandled += ct_fate_from_string(jstr(r.j, "fate")) == FATE_UNHANDLED;
+	} else { /* trace.left_out: errors the budget or -x left out */
+		uint64_t k = r.j && json_integer_value(json_object_get(r.j, "count")) > 0
+				     ? (uint64_t)json_integer_value(json_object_get(r.j, "count"))
+				     : 0;
+
+		c->left_out = k <= UINT64_MAX - c->left_out ? c->left_out + k : UINT64_MAX;
 	}
 	free(err);
 	rec_done(&r);
@@ -415,6 +423,9 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 	if (st->removed)
 		fprintf(stderr, "clrtrace: rotation removed %" PRIu64 " older trace file%s (the keep limit: retention, "
 			"not loss; trace.rotated gives their seq ranges)\n", st->removed, st->removed == 1 ? "" : "s");
+	if (rf->c.left_out)
+		fprintf(stderr, "clrtrace: %" PRIu64 " more error%s left out, not written (--budget, -x Type:N: not loss; "
+			"clrtrace stats counts them by type and site)\n", rf->c.left_out, rf->c.left_out == 1 ? "" : "s");
 	(void)say_left_out(st, w, false, "");
 }
 

@@ -97,6 +97,8 @@ struct stats {
 	int64_t dropped;     /* 0 to INT64_MAX */
 	/* rotation's retention (trace.rotated): files removed, last seq */
 	int64_t files_removed, removed_through;
+	json_t *lefts;       /* "type\tsite\treason" -> {type, site, reason, count} (trace.left_out) */
+	int64_t left_out;    /* their sum, 0 to INT64_MAX */
 	json_t *errors;      /* message -> count */
 	json_t *by_site;     /* "type at where" -> {count, outcomes{}} (category stacks) */
 	struct sites *sites; /* made at the first summary with a stack */
@@ -474,6 +476,25 @@ static void on_suspend(struct stats *s, const struct rec *r)
 	bump(e, "aborted", json_is_true(json_object_get(r->j, "aborted")));
 }
 
+/* R's "count" (a trace.dropped or trace.left_out) into E's count and
+ * *TOTAL; each count <= INT64_MAX (jansson): the sums saturate there. */
+static void count_into(struct stats *s, const struct rec *r, json_t *e, int64_t *total)
+{
+	int64_t n = jint(r->j, "count") > 0 ? jint(r->j, "count") : 0;
+	bool capped = !bump(e, "count", n);
+
+	if (n > INT64_MAX - *total) {
+		*total = INT64_MAX;
+		capped = true;
+	} else
+		*total += n;
+	if (capped) {
+		rd_warn(s->rd, r->line, "%s count %" PRId64 " makes the total overflow; it is capped at %" PRId64,
+			r->event, n, INT64_MAX);
+		rd_mark_bad(s->rd);
+	}
+}
+
 /* Drops and tracer errors. */
 static void on_trace(struct stats *s, const struct rec *r)
 {
@@ -507,21 +528,29 @@ static void on_trace(struct stats *s, const struct rec *r)
 		json_object_set_new(e, "sink", json_string(sink));
 		json_object_set_new(e, "where", json_string(where));
 		json_object_set_new(e, "reason", json_string(reason));
-		int64_t n = jint(r->j, "count") > 0 ? jint(r->j, "count") : 0;
-		bool capped = !bump(e, "count", n);
-
-		/* each count <= INT64_MAX (jansson): the sums saturate there */
-		if (n > INT64_MAX - s->dropped) {
-			s->dropped = INT64_MAX;
-			capped = true;
-		} else
-			s->dropped += n;
-		if (capped) {
-			rd_warn(s->rd, r->line, "trace.dropped count %" PRId64 " makes the total overflow; it is capped at %" PRId64,
-				n, INT64_MAX);
-			rd_mark_bad(s->rd);
-		}
+		count_into(s, r, e, &s->dropped);
 	}
+}
+
+/* trace.left_out: errors sampled out or over a Type:N limit, by type,
+ * site and reason; each record counts those since the previous one. */
+static void on_left_out(struct stats *s, const struct rec *r)
+{
+	const char *type = jstr(r->j, "type") ?: "?", *site = jstr(r->j, "site") ?: "?",
+		   *reason = jstr(r->j, "reason") ?: "?";
+	char *key = NULL;
+	json_t *e;
+
+	if (asprintf(&key, "%s\t%s\t%s", type, site, reason) < 0)
+		return;
+	e = entry(s->lefts, key);
+	free(key);
+	if (!json_object_get(e, "type")) {
+		json_object_set_new(e, "type", json_string(type));
+		json_object_set_new(e, "site", json_string(site));
+		json_object_set_new(e, "reason", json_string(reason));
+	}
+	count_into(s, r, e, &s->left_out);
 }
 
 typedef void (*stat_fn)(struct stats *s, const struct rec *r);
@@ -732,6 +761,16 @@ static json_t *stats_json(struct stats *s, uint64_t bad_lines, size_t top)
 	/* with the stacks category: exceptions by throw site and line */
 	if (out && json_object_size(s->by_site))
 		json_object_set_new(json_object_get(out, "exceptions"), "by_site", ranked(s->by_site, "site", top));
+	/* with trace.left_out records: what sampling and Type:N limits left out */
+	if (out && json_object_size(s->lefts)) {
+		json_t *by = ranked(s->lefts, "key", 0), *o;
+		size_t i;
+
+		json_array_foreach(by, i, o)
+			json_object_del(o, "key");
+		json_object_set_new(json_object_get(out, "exceptions"), "left_out",
+				    json_pack("{s:I,s:o}", "errors", (json_int_t)s->left_out, "by", by));
+	}
 	/* with exception.error records: the errors (the top-level "errors"
 	 * are the tracer's own) */
 	if (out && s->n_errors)
@@ -802,7 +841,7 @@ static void print_handler(json_t *o, const char *sep, bool short_, struct strbuf
 
 /* Render the errors (when the trace has exception.error): totals by fate,
  * each type with its origins and fates, who throws what and who handles it. */
-static void print_errors(json_t *e)
+static void print_errors(json_t *e, json_t *left)
 {
 	struct strbuf name = { 0 };
 	const char *key;
@@ -816,6 +855,9 @@ static void print_errors(json_t *e)
 	json_object_foreach(json_object_get(e, "by_fate"), key, v)
 		printf(", %" JSON_INTEGER_FORMAT " %s", json_integer_value(v), key);
 	print_durs(json_object_get(e, "dur_ns"));
+	if (left)
+		printf("; %" JSON_INTEGER_FORMAT " more left out, not written (below)",
+		       json_integer_value(json_object_get(left, "errors")));
 	printf("\n");
 	json_array_foreach(json_object_get(e, "by_type"), i, o) {
 		json_int_t throws = json_integer_value(json_object_get(o, "throws"));
@@ -843,6 +885,26 @@ static void print_errors(json_t *e)
 		       dotnet_display(jstr(o, "origin") ?: "?", NULL, &name), jstr(o, "type"), jstr(o, "fate"));
 		print_handler(o, " by ", true, &name);
 		printf("\n");
+	}
+	strbuf_free(&name);
+}
+
+/* Render what was left out of the trace on purpose (trace.left_out). */
+static void print_left_out(json_t *l)
+{
+	struct strbuf name = { 0 };
+	json_t *o;
+	size_t i;
+
+	if (!l)
+		return;
+	printf("Left out, not written (errors with all their throws): %" JSON_INTEGER_FORMAT "\n",
+	       json_integer_value(json_object_get(l, "errors")));
+	json_array_foreach(json_object_get(l, "by"), i, o) {
+		strbuf_reset(&name);
+		printf("  %6" JSON_INTEGER_FORMAT "  %s at %s: %s\n", json_integer_value(json_object_get(o, "count")),
+		       jstr(o, "type"), dotnet_display(jstr(o, "site") ?: "?", NULL, &name),
+		       left_out_reason(jstr(o, "reason")));
 	}
 	strbuf_free(&name);
 }
@@ -885,6 +947,7 @@ static void print_exceptions(json_t *e)
 		printf("  %6" JSON_INTEGER_FORMAT "  %s", json_integer_value(json_object_get(o, "count")), jstr(o, "site"));
 		print_outcomes(o);
 	}
+	print_left_out(json_object_get(e, "left_out"));
 }
 
 /* Item I of the loads (LOADS) or of the threads as JSON, its strings
@@ -994,7 +1057,8 @@ static void print_text(struct stats *s, json_t *j)
 	       fmt_dur(dur, sizeof(dur), json_integer_value(json_object_get(j, "duration_ns"))));
 	if (json_integer_value(json_object_get(j, "bad_lines")))
 		printf(", %" JSON_INTEGER_FORMAT " unreadable lines", json_integer_value(json_object_get(j, "bad_lines")));
-	print_errors(json_object_get(json_object_get(j, "exceptions"), "errors"));
+	print_errors(json_object_get(json_object_get(j, "exceptions"), "errors"),
+		     json_object_get(json_object_get(j, "exceptions"), "left_out"));
 	print_exceptions(json_object_get(j, "exceptions"));
 	print_loads(s);
 	print_threads(s, json_object_get(j, "threads"));
@@ -1066,6 +1130,7 @@ static void stats_init(struct stats *s)
 	s->pool = strpool_new();
 	s->suspends = json_object();
 	s->drops = json_object();
+	s->lefts = json_object();
 	s->errors = json_object();
 	s->err_types = json_object();
 	s->err_fates = json_object();
@@ -1090,6 +1155,7 @@ static void stats_done(struct stats *s)
 	strbuf_free(&s->sb);
 	json_decref(s->suspends);
 	json_decref(s->drops);
+	json_decref(s->lefts);
 	json_decref(s->errors);
 	u64map_done(&s->load_spans, NULL);
 	u64map_done(&s->suspend_spans, free);

@@ -247,6 +247,40 @@ static void d_rotated(struct strbuf *b, const struct rec *r)
 			      removed == 1 ? "" : "s");
 }
 
+/* A trace.left_out reason in words (see describe.h). */
+const char *left_out_reason(const char *reason)
+{
+	if (!reason)
+		return "?";
+	if (strcmp(reason, "budget") == 0)
+		return "rate limit (budget)";
+	if (strcmp(reason, "type_limit") == 0)
+		return "-x Type:N limit";
+	return reason;
+}
+
+/* "... and 1,234 more T at F, not written: rate limit (budget)" */
+static void d_left_out(struct strbuf *b, const struct rec *r)
+{
+	char n[32], g[48];
+	size_t len, k = 0;
+
+	snprintf(n, sizeof(n), "%" PRId64, jint(r->j, "count"));
+	len = strlen(n);
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0 && n[0] != '-')
+			g[k++] = ',';
+		g[k++] = n[i];
+	}
+	g[k] = 0;
+	strbuf_printf(b, "\u2026 and %s more %s at ", g, jstr(r->j, "type") ?: "?");
+	if (jstr(r->j, "site"))
+		dotnet_record_say(r->j, jstr(r->j, "site"), b);
+	else
+		strbuf_puts(b, "?");
+	strbuf_printf(b, ", not written: %s", left_out_reason(jstr(r->j, "reason")));
+}
+
 static void d_error(struct strbuf *b, const struct rec *r)
 {
 	strbuf_printf(b, "%s", jstr(r->j, "message") ?: "?");

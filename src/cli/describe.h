@@ -28,5 +28,7 @@ void error_handler(struct strbuf *b, json_t *err);
 /* Its fate in words: "handled in F", "handled by Kestrel (500) in F",
  * "stored in a Task by F", "wrapped by #17"... */
 void error_fate(struct strbuf *b, json_t *err);
+/* A trace.left_out reason in words ("rate limit (budget)"). */
+const char *left_out_reason(const char *reason);
 /* "#14 Type: message" of an exception object E (a record's "exception"). */
 void exception_text(struct strbuf *b, json_t *e);

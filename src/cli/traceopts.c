@@ -101,6 +101,8 @@ int trace_opts_parse(struct trace_opts *o, int argc, char **argv, int *i)
 		slot = &o->ident;
 	else if (is_opt(a, NULL, "--journal-ratelimit"))
 		slot = &o->ratelimit;
+	else if (is_opt(a, NULL, "--budget"))
+		slot = &o->budget;
 	else if (is_opt(a, NULL, "--library")) {
 		if (!(v = opt_value("--library", argc, argv, i)))
 			return -1;
@@ -164,6 +166,10 @@ int trace_opts_finish(struct trace_opts *o)
 	globs_done(&g);
 	if (!r && o->ratelimit && config_parse_ratelimit(o->ratelimit, &cats, &cats, &why) < 0) {
 		cli_error("--journal-ratelimit '%s': %s", q = quote(o->ratelimit), why);
+		r = -1;
+	}
+	if (!r && o->budget && config_parse_budget(o->budget, &cats, &cats, &why) < 0) {
+		cli_error("--budget '%s': %s", q = quote(o->budget), why);
 		r = -1;
 	}
 	if (!r && o->ident && args_ident(o->ident) < 0)
@@ -269,6 +275,7 @@ void trace_opts_done(struct trace_opts *o)
 	free(o->processes);
 	free(o->ident);
 	free(o->ratelimit);
+	free(o->budget);
 	free(o->library);
 	*o = (struct trace_opts){ 0 };
 }

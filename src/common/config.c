@@ -533,11 +533,11 @@ char *config_expand_path(const char *tmpl, int pid, const char *name, long long 
 	return TAKE_PTR(buf);
 }
 
-/* "BURST/SECONDS", "BURST" (per 30 s) or "off"; leaves the outputs alone
+/* "N/SECONDS", "N" (per DEF_S seconds) or "off"; leaves the outputs alone
  * on error. */
-int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why)
+static int parse_per_interval(const char *v, unsigned long def_s, unsigned *burst, unsigned *interval_s)
 {
-	unsigned long b, s = CT_JOURNAL_INTERVAL_S;
+	unsigned long b, s = def_s;
 	char *end;
 
 	if (streq(v, "off") || streq(v, "0")) {
@@ -561,8 +561,25 @@ int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s,
 	*interval_s = (unsigned)s;
 	return 0;
 bad:
-	*why = "accepted: BURST/SECONDS such as 10000/30, BURST, or off";
 	return -EINVAL;
+}
+
+int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why)
+{
+	int r = parse_per_interval(v, CT_JOURNAL_INTERVAL_S, burst, interval_s);
+
+	if (r < 0)
+		*why = "accepted: BURST/SECONDS such as 10000/30, BURST, or off";
+	return r;
+}
+
+int config_parse_budget(const char *v, unsigned *errors, unsigned *interval_s, const char **why)
+{
+	int r = parse_per_interval(v, 1, errors, interval_s);
+
+	if (r < 0)
+		*why = "accepted: ERRORS/SECONDS such as 1000/10, ERRORS (a second), or off";
+	return r;
 }
 
 /* The program's name as CLRTRACE_PROCESSES, %n and the journal see it:
@@ -673,6 +690,12 @@ static int var_ident(const char *v, struct ct_config *c, const char **why)
 static int var_ratelimit(const char *v, struct ct_config *c, const char **why)
 {
 	return config_parse_ratelimit(v, &c->journal_burst, &c->journal_interval_s, why);
+}
+
+/* CLRTRACE_BUDGET → c->budget_errors, c->budget_interval_s. */
+static int var_budget(const char *v, struct ct_config *c, const char **why)
+{
+	return config_parse_budget(v, &c->budget_errors, &c->budget_interval_s, why);
 }
 
 /* CLRTRACE_FLUSH_MS → c->flush_ms. */

@@ -58,6 +58,8 @@ struct ct_config {
 	struct ct_handler_rules handlers; /* before the built-in table */
 	/* the journal sink's own rate limit (journald's defaults); burst 0: off */
 	unsigned journal_burst, journal_interval_s;
+	/* the error budget: errors kept per interval; 0: off (DESIGN.md) */
+	unsigned budget_errors, budget_interval_s;
 };
 
 #define CT_JOURNAL_BURST 10000u    /* journald's RateLimitBurst= default */
@@ -75,6 +77,7 @@ struct ct_config {
 #define CT_DEFAULT_OUTPUT "file:" CT_DEFAULT_FILE "," CT_DEFAULT_FILE_OPTIONS
 #define CT_DEFAULT_EVENTS "exceptions,loader,threads,suspend"
 #define CT_DEFAULT_RATELIMIT "10000/30"
+#define CT_DEFAULT_BUDGET "off"
 #define CT_DEFAULT_FLUSH_MS "200"
 #define CT_DEFAULT_STACK_DEPTH "64"
 #define CT_STACK_DEPTH_MAX 1024u
@@ -105,6 +108,8 @@ int config_parse_globs(const char *s, bool allow_limits, struct ct_globs *ret, c
 void globs_done(struct ct_globs *g);
 /* "BURST/SECONDS", "BURST" or "off" (CLRTRACE_JOURNAL_RATELIMIT). */
 int config_parse_ratelimit(const char *v, unsigned *burst, unsigned *interval_s, const char **why);
+/* "ERRORS/SECONDS", "ERRORS" (a second) or "off" (CLRTRACE_BUDGET). */
+int config_parse_budget(const char *v, unsigned *errors, unsigned *interval_s, const char **why);
 
 /* NAME as a CLRTRACE_PROCESSES glob that matches only NAME (*?[\\ and a
  * leading ! escaped); NULL if it cannot be one (a ',' or ':' in it). */

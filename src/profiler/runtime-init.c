@@ -66,9 +66,9 @@ static void init_lists_done(struct init_lists *l)
 	jw_free(&l->not_enabled);
 }
 
-/* The effective configuration, for runtime.init, into C (at least 9) and
- * RL (2), its lists into L. */
-static void config_fields(struct jw_fields *c, struct jw_fields *rl, struct init_lists *l)
+/* The effective configuration, for runtime.init, into C (at least 10),
+ * RL (2) and BUDGET (2), its lists into L. */
+static void config_fields(struct jw_fields *c, struct jw_fields *rl, struct jw_fields *budget, struct init_lists *l)
 {
 	const struct ct_config *cfg = &ct.cfg;
 
@@ -93,6 +93,12 @@ static void config_fields(struct jw_fields *c, struct jw_fields *rl, struct init
 		jwf_obj(c, "journal_ratelimit", rl);
 	} else
 		jwf_null(c, "journal_ratelimit");
+	/* the error budget only when on, so that other traces stay as they were */
+	if (cfg->budget_errors) {
+		jwf_int(budget, "errors", cfg->budget_errors);
+		jwf_int(budget, "interval_s", cfg->budget_interval_s);
+		jwf_obj(c, "budget", budget);
+	}
 	/* only with the category, so that other traces stay as they were */
 	if (ct_on(CAT_STACKS))
 		jwf_int(c, "stack_depth", cfg->stack_depth);
@@ -172,7 +178,8 @@ void ct_emit_runtime_init(struct ct_thread *t, const struct ct_runtime_desc *d, 
 	struct init_lists l = { 0 };
 	JW_FIELDS(runtime, 5);
 	JW_FIELDS(rl, 2);
-	JW_FIELDS(config, 9);
+	JW_FIELDS(budget, 2);
+	JW_FIELDS(config, 10);
 	JW_FIELDS(f, 7);
 
 	if (d->known) {
@@ -190,7 +197,7 @@ void ct_emit_runtime_init(struct ct_thread *t, const struct ct_runtime_desc *d, 
 	jwf_collection(&f, "argv", &l.argv, "[]");
 	jwf_str(&f, "program", ct.program);
 	jwf_str(&f, "clrtrace", PACKAGE_VERSION);
-	config_fields(&config, &rl, &l);
+	config_fields(&config, &rl, &budget, &l);
 	jwf_obj(&f, "config", &config);
 	jwf_str(&f, "loaded", ct_load_to_string(ct_loaded));
 	categories_list(&l.not_enabled, ct_not_enabled);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The runtime's exception callbacks → the pure state machine → ct_emit.
- * Also: CLRTRACE_EXCEPTIONS filtering decided once at the throw, per-type
- * rate limits, the stack snapshot that tells a native boundary from an
+ * Also: CLRTRACE_EXCEPTIONS filtering decided once at the throw (its
+ * Type:N limits and the budget: sample.c), the stack snapshot that tells a native boundary from an
  * unhandled exception, the totals for runtime.shutdown, and CLRTRACE_EXC_RAWLOG,
  * which logs every resolved input as JSON Lines (the fixture format of
  * tests/unit/test-machine).
@@ -29,6 +29,7 @@
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/exceptions/pin.h"
 #include "profiler/families/exceptions/rtframes.h"
+#include "profiler/families/exceptions/sample.h"
 #include "profiler/families/exceptions/stack.h"
 
 /* The machine's records, written straight into the line. */
@@ -50,6 +51,7 @@ static void emit_error(void *ud, const char *msg)
 
 static void emit_dying(void *ud)
 {
+	ct_sample_report(ud, true); /* what was left out: no runtime.shutdown follows */
 	ct_flush_all(true);
 }
 
@@ -150,62 +152,12 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 		(void)write_all(rawlog_fd, w.b.s, w.b.len);
 }
 
-/* --- filters and rate limits --------------------------------------------- */
+/* --- filters ------------------------------------------------------------ */
 
-struct type_count {
-	char *type;
-	uint64_t window; /* the second being counted */
-	unsigned in_window;
-	uint64_t suppressed;
-};
-
-static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct type_count *counts;
-static size_t n_counts;
 static atomic_uint_fast64_t excluded_total;
 
-/* Under the rate limit for TYPE this second?  Counts what is suppressed. */
-static bool rate_ok(const char *type, unsigned limit)
-{
-	uint64_t sec = now_ns() / 1000000000u;
-	struct type_count *c = NULL;
-	bool ok;
-
-	pthread_mutex_lock(&counts_lock);
-	for (size_t i = 0; i < n_counts; i++)
-		if (strcmp(counts[i].type, type) == 0) {
-			c = &counts[i];
-			break;
-		}
-	if (!c) {
-		struct type_count *n = realloc(counts, (n_counts + 1) * sizeof(*n));
-		char *dup = strdup(type);
-
-		if (!n || !dup) {
-			if (n)
-				counts = n;
-			free(dup);
-			pthread_mutex_unlock(&counts_lock);
-			return true; /* cannot count: let it through */
-		}
-		counts = n;
-		c = &counts[n_counts++];
-		*c = (struct type_count){ .type = dup, .window = sec };
-	}
-	if (c->window != sec) {
-		c->window = sec;
-		c->in_window = 0;
-	}
-	ok = c->in_window < limit;
-	if (ok)
-		c->in_window++;
-	else
-		c->suppressed++;
-	pthread_mutex_unlock(&counts_lock);
-	return ok;
-}
-
-/* Should an exception of TYPE be recorded? */
+/* Is an exception of TYPE followed at all (not excluded by a !glob)?  Its
+ * Type:N limit is the machine's question, once per error (sample.c). */
 static bool type_wanted(const char *type)
 {
 	unsigned limit = 0;
@@ -214,7 +166,7 @@ static bool type_wanted(const char *type)
 		atomic_fetch_add(&excluded_total, 1);
 		return false;
 	}
-	return limit == 0 || rate_ok(type, limit);
+	return true;
 }
 
 /* Totals for runtime.shutdown: outcomes, excluded, open, suppressed per
@@ -223,7 +175,7 @@ void ct_exceptions_totals(struct jw *w)
 {
 	uint64_t tot[_OUTCOME_MAX], evicted, untracked;
 	struct jw sup = { 0 };
-	JW_FIELDS(f, _OUTCOME_MAX + 5);
+	JW_FIELDS(f, _OUTCOME_MAX + 6);
 
 	exm_totals(tot);
 	for (int i = 0; i < _OUTCOME_MAX; i++)
@@ -234,17 +186,7 @@ void ct_exceptions_totals(struct jw *w)
 	exm_errors_counts(&evicted, &untracked);
 	jwf_int(&f, "errors_evicted", (int64_t)evicted);
 	jwf_int(&f, "errors_untracked", (int64_t)untracked);
-	/* its keys are the types' names: an object written here */
-	pthread_mutex_lock(&counts_lock);
-	for (size_t i = 0; i < n_counts; i++)
-		if (counts[i].suppressed) {
-			jw_item(&sup, "{}");
-			jw_str(&sup, counts[i].type);
-			jw_raw(&sup, ":", 1);
-			jw_u64(&sup, counts[i].suppressed);
-		}
-	pthread_mutex_unlock(&counts_lock);
-	jwf_collection(&f, "suppressed", &sup, "{}");
+	ct_sample_totals(&f, &sup);
 	jw_object(w, &f);
 	jw_free(&sup);
 }
@@ -254,13 +196,7 @@ void ct_exceptions_reset(void)
 {
 	exm_totals_reset();
 	atomic_store(&excluded_total, 0);
-	pthread_mutex_lock(&counts_lock);
-	for (size_t i = 0; i < n_counts; i++)
-		free(counts[i].type);
-	free(counts);
-	counts = NULL;
-	n_counts = 0;
-	pthread_mutex_unlock(&counts_lock);
+	ct_sample_reset();
 }
 
 /* --- feeding the machine ------------------------------------------------- */
@@ -436,6 +372,7 @@ static const struct exm_emitter emitter_proto = {
 	.dying = emit_dying,
 	.now = emit_now,
 	.tid = emit_tid,
+	.keep = ct_sample_keep,
 };
 
 /* Is any exception event wanted (the stories, or their passes frame by
@@ -731,4 +668,6 @@ void ct_exceptions_exit(struct ct_thread *t)
 		e.userdata = t;
 		exm_errors_flush(&e);
 	}
+	/* what sampling left out, before runtime.shutdown counts it */
+	ct_sample_report(t, true);
 }

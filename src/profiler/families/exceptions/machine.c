@@ -153,6 +153,9 @@ struct exr {
 	enum phase phase;         /* where the story is (PHASES above) */
 	enum frame_span frame;    /* the frame span of the current pass */
 	bool muted, reported;
+	/* left out by sampling (exm_emitter.keep): followed with its error,
+	 * but only its verdict and a fatal fate are written */
+	bool sampled;
 	bool has_catcher;         /* the first pass found a catcher */
 	bool coalesced;           /* a funclet duplicate frame was folded in already */
 	bool handler_runtime;     /* the open filter is the runtime's (exm_input.runtime) */
@@ -208,6 +211,16 @@ struct exm {
  * other story's record (id_of), not in the totals. */
 static inline bool told(const struct exr *r)
 {
+	return !r->muted && !r->sampled;
+}
+
+/* THE SAMPLED RULE.  A sampled exception (exm_emitter.keep said no at its
+ * error's first throw; its later throws inherit it) is told nothing of
+ * either, but its error is followed: its origin, handler and fate are
+ * known, and when that fate is unhandled or handled_by_framework its
+ * exception.unhandled and exception.error are written ("sampled": true). */
+static inline bool followed(const struct exr *r)
+{
 	return !r->muted;
 }
 
@@ -230,6 +243,7 @@ static atomic_uint_fast64_t thrown_total; /* not muted */
 struct recent_entry {
 	atomic_uint_fast64_t ver;
 	_Atomic uint64_t object, id, origin, inner, type_hash;
+	_Atomic bool sampled;
 };
 static struct {
 	atomic_uint_fast64_t next;
@@ -245,7 +259,8 @@ static size_t hash_str(const char *s)
 	return h;
 }
 
-static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t inner, size_t type_hash)
+static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t inner, size_t type_hash,
+		       bool sampled)
 {
 	struct recent_entry *e = &recent.v[atomic_fetch_add(&recent.next, 1) % RECENT];
 	uint_fast64_t ver = atomic_load_explicit(&e->ver, memory_order_relaxed);
@@ -260,6 +275,7 @@ static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t i
 	atomic_store_explicit(&e->origin, origin, memory_order_relaxed);
 	atomic_store_explicit(&e->inner, inner, memory_order_relaxed);
 	atomic_store_explicit(&e->type_hash, type_hash, memory_order_relaxed);
+	atomic_store_explicit(&e->sampled, sampled, memory_order_relaxed);
 	atomic_store_explicit(&e->ver, ver + 2, memory_order_release);
 }
 
@@ -272,7 +288,7 @@ static void recent_add(uint64_t object, uint64_t id, uint64_t origin, uint64_t i
  * access of the type, and a new wrapper of the same inner object at the
  * old wrapper's address would need the old one collected and the inner
  * one not moved. */
-static uint64_t recent_find(const struct exm_input *in, size_t type_hash, uint64_t *origin)
+static uint64_t recent_find(const struct exm_input *in, size_t type_hash, uint64_t *origin, bool *sampled)
 {
 	uint64_t next = atomic_load(&recent.next);
 
@@ -286,12 +302,14 @@ static uint64_t recent_find(const struct exm_input *in, size_t type_hash, uint64
 		uint64_t inner = atomic_load_explicit(&e->inner, memory_order_relaxed);
 		uint64_t id = atomic_load_explicit(&e->id, memory_order_relaxed);
 		uint64_t org = atomic_load_explicit(&e->origin, memory_order_relaxed);
+		bool smp = atomic_load_explicit(&e->sampled, memory_order_relaxed);
 
 		atomic_thread_fence(memory_order_acquire);
 		if ((v1 & 1) || v1 != atomic_load_explicit(&e->ver, memory_order_relaxed))
 			continue; /* being written: not there yet */
 		if (obj == in->object && th == type_hash && (in->traced || inner == in->inner)) {
 			*origin = org;
+			*sampled = smp;
 			return id;
 		}
 	}
@@ -702,6 +720,7 @@ struct err {
 	const char *h_fn, *h_label;
 	enum ct_handler_kind h_kind;
 	bool used;
+	bool sampled;             /* its throws were left out (THE SAMPLED RULE) */
 };
 
 static pthread_mutex_t errs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -762,9 +781,11 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	JW_FIELDS(handler, 4);
 	JW_FIELDS(origin, 2);
 	JW_FIELDS(hops, 3);
-	JW_FIELDS(f, 10);
+	JW_FIELDS(f, 12);
 
-	if (!e->record || (e->wants && !e->wants(e->userdata, EV_EXCEPTION_ERROR))) {
+	/* a sampled error is written only when fatal (THE SAMPLED RULE) */
+	if (!e->record || (e->wants && !e->wants(e->userdata, EV_EXCEPTION_ERROR)) ||
+	    (x->sampled && fa->fate != FATE_UNHANDLED && fa->fate != FATE_HANDLED_BY_FRAMEWORK)) {
 		free(x->exc);
 		return;
 	}
@@ -791,6 +812,8 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 		jwf_int(&f, "wrapped_by", (int64_t)fa->by);
 	if (fa->by && (fa->fate == FATE_WRAPPED || fa->fate == FATE_SUPERSEDED))
 		jwf_int(&f, "superseded_by", (int64_t)fa->by);
+	if (x->sampled)
+		jwf_bool(&f, "sampled", true);
 	jwf_int(&f, "dur_ns", t > x->t0 ? (int64_t)(t - x->t0) : 0);
 	e->record(e->userdata, EV_EXCEPTION_ERROR, PH_INSTANT, x->id, &f);
 	free(x->exc);
@@ -851,7 +874,7 @@ static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 		*freeslot = (struct err){
 			.id = r->id, .object = in->object, .last_story = r->id, .t0 = r->t0, .throws = 1, .used = true,
 			.pending = FATE_OPEN, .exc = r->t.exc.b.len ? strndup(r->t.exc.b.s, r->t.exc.b.len) : NULL,
-			.origin_tid = c->e->tid ? c->e->tid(c->e->userdata) : 0,
+			.origin_tid = c->e->tid ? c->e->tid(c->e->userdata) : 0, .sampled = r->sampled,
 		};
 		if ((size_t)(freeslot - errs) >= errs_hi)
 			errs_hi = (size_t)(freeslot - errs) + 1;
@@ -987,6 +1010,8 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	if (r->reported)
 		return;
 	r->reported = true;
+	if (r->sampled)
+		err_on_end(c, r, o); /* no summary, not in the totals: its error only */
 	if (!told(r))
 		return;
 	atomic_fetch_add(&totals[o], 1);
@@ -1160,6 +1185,15 @@ static void unhandled(struct ctx *c, struct exr *r)
 		jwf_int(&f, "error", (int64_t)r->error);
 		jwf_str(&f, "thrown_in", r->thrown_in);
 		out_fields(c, r, EV_EXCEPTION_UNHANDLED, PH_INSTANT, &f);
+	} else if (r->sampled && wanted(c, EV_EXCEPTION_UNHANDLED)) {
+		/* sampled out, yet fatal: its verdict is always written */
+		JW_FIELDS(f, 4);
+
+		jwf_put(&f, exc_field(r));
+		jwf_int(&f, "error", (int64_t)r->error);
+		jwf_str(&f, "thrown_in", r->thrown_in);
+		jwf_bool(&f, "sampled", true);
+		c->e->record(c->e->userdata, EV_EXCEPTION_UNHANDLED, PH_INSTANT, r->id, &f);
 	}
 	r->reported_unhandled = true;
 	if (r->lg.on || !r->frames_entered)
@@ -1297,7 +1331,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == OUTCOME_UNKNOWN && told(b) && in->traced && b->t.type.len && in->type &&
+	if (o == OUTCOME_UNKNOWN && followed(b) && in->traced && b->t.type.len && in->type &&
 	    strcmp(b->t.type.s, in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = OUTCOME_RETHROWN;
@@ -1305,6 +1339,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 	if (o == OUTCOME_RETHROWN) {
 		b->superseded_by = r->id;
 		r->origin = b->origin ? b->origin : b->id;
+		r->sampled = b->sampled;
 		r->hop_boundary = true;
 	}
 	c->m->n--;
@@ -1342,7 +1377,7 @@ static void nest_in(struct exr *r, struct exr *parent)
  * rethrow, but of another story, which this would name wrongly. */
 static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
-	return parent && parent->phase == CATCH && told(parent) && in->traced && in->object &&
+	return parent && parent->phase == CATCH && followed(parent) && in->traced && in->object &&
 	       parent->object != in->object && parent->t.type.len && in->type &&
 	       strcmp(parent->t.type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
 	       parent->no_message == in->no_message && parent->has_hresult == in->has_hresult &&
@@ -1354,15 +1389,17 @@ static bool moved_rethrow(const struct exr *parent, const struct exr *r, const s
 static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const struct exm_input *in)
 {
 	uint64_t origin = 0, id;
+	bool sampled = false;
 
 	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
-		if (m->live[k - 1]->object == in->object && in->object && told(m->live[k - 1])) {
+		if (m->live[k - 1]->object == in->object && in->object && followed(m->live[k - 1])) {
 			r->rethrow_of = m->live[k - 1]->id;
+			r->sampled = m->live[k - 1]->sampled;
 			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
 		}
 	if (r->rethrow_of)
 		return;
-	id = recent_find(in, r->type_hash, &origin);
+	id = recent_find(in, r->type_hash, &origin, &sampled);
 	/* an address seen on an exception thrown after PARENT is taken as
 	 * exact (a younger object: a compaction moves PARENT's towards older
 	 * places).  One thrown before PARENT may be a dead object whose place
@@ -1371,10 +1408,12 @@ static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const
 	if (moved_rethrow(parent, r, in) && (!id || id < parent->id)) {
 		r->rethrow_of = parent->id;
 		r->origin = parent->origin ? parent->origin : parent->id;
+		r->sampled = parent->sampled;
 		return;
 	}
 	r->rethrow_of = id;
 	r->origin = origin;
+	r->sampled = id && sampled;
 }
 
 /* R's exception object, {"id","type","message","hresult"}, written once
@@ -1410,13 +1449,19 @@ static void exception_text(struct exr *r, const struct exm_input *in)
 		jw_reset(w); /* empty: written as null */
 }
 
-/* Open R's story: exception.throw, then the search begins. */
-static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
+/* R's type and "exception" member, which every record of it repeats. */
+static void story_text(struct exr *r, const struct exm_input *in)
 {
 	strbuf_puts(&r->t.type, in->type ? in->type : "?");
 	if (r->t.type.oom)
 		strbuf_reset(&r->t.type);
 	exception_text(r, in);
+}
+
+/* Open R's story: exception.throw, then the search begins. */
+static void start_story(struct ctx *c, struct exr *r, const struct exm_input *in)
+{
+	story_text(r, in);
 	/* the filters and nested lists are made on first use: most stories have none */
 	r->t.searched.on = r->t.finally.on = r->t.unwound.on = true;
 	if (told(r) && wanted(c, EV_EXCEPTION_THROW)) {
@@ -1482,20 +1527,27 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r->hresult = in->hresult;
 	r->has_hresult = in->has_hresult;
 	r->no_message = in->no_message;
-	if (parent)
-		nest_in(r, parent);
 	find_rethrow(m, r, parent, in);
 	m->live[m->n++] = r;
-	if (!told(r))
+	/* a new error: kept or sampled out, once (its next throws inherit) */
+	if (followed(r) && !r->origin && c->e->keep && !c->e->keep(c->e->userdata, in))
+		r->sampled = true;
+	if (parent)
+		nest_in(r, parent);
+	if (!followed(r))
 		return;
 	r->error = r->origin ? r->origin : r->id;
-	atomic_fetch_add(&thrown_total, 1);
 	/* in flight: another thread may throw it again before any callback of
 	 * this one says it was caught (an await's continuation can run while
 	 * the CatcherEnter is still held back, see deferred.c) */
 	if (in->object)
-		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, r->type_hash);
-	start_story(c, r, in);
+		recent_add(in->object, r->id, r->origin ? r->origin : r->id, in->inner, r->type_hash, r->sampled);
+	if (r->sampled)
+		story_text(r, in); /* for its error, and a verdict */
+	else {
+		atomic_fetch_add(&thrown_total, 1);
+		start_story(c, r, in);
+	}
 	err_on_throw(c, r, in, hop_of(m, r));
 }
 
@@ -1508,7 +1560,7 @@ static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input
 	close_frame(c, r, NULL, false); /* its Leave never came */
 	exl_frame_entered(&r->lg);
 	r->frames_entered++;
-	if (told(r)) {
+	if (followed(r)) {
 		if (!r->thrown_in) {
 			r->thrown_in = in->function;
 			if (r->error && r->error == r->id)
@@ -1615,8 +1667,8 @@ static void on_catch_enter(struct ctx *c, struct exr *r, const struct exm_input 
 	/* caught: another thread may throw it again before this catch ends
 	 * (an await's continuation) */
 	if (r->t.type.len)
-		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash);
-	if (told(r))
+		recent_add(r->object, r->id, r->origin ? r->origin : r->id, r->inner, r->type_hash, r->sampled);
+	if (followed(r))
 		r->caught_in = in->function;
 	r->hkind = in->handler_kind;
 	r->hlabel = in->handler_label;

@@ -149,6 +149,14 @@ struct exm_emitter {
 	/* Optional: the OS thread id of the caller (exception.error's
 	 * origin.tid); NULL: 0. */
 	int64_t (*tid)(void *ud);
+	/* Optional: IN, a THROWN input not muted, begins a new error (not a
+	 * throw again of one already followed): are its records written?
+	 * false samples it out: it is followed like the others, its later
+	 * throws inherit the answer, and of all its records only
+	 * exception.unhandled and an exception.error whose fate is unhandled
+	 * or handled_by_framework are written, with "sampled": true.  Its
+	 * stories are not in exm_totals.  NULL: every error is kept. */
+	bool (*keep)(void *ud, const struct exm_input *in);
 };
 
 struct exm;
