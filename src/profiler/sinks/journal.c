@@ -44,6 +44,7 @@
 #define DRAIN_TIMEOUT_MS 1000          /* flush/close wait for the writer at most */
 #define PROBE_INTERVAL_MS 250          /* how often a lost journald is looked for */
 #define POOLS 5
+#define RESERVE 16u                    /* of a pool's burst, for reserved() */
 
 /* journald's rate-limit pools by syslog priority (journald-rate-limit.c). */
 static const int priority_pool[8] = { 0, 0, 0, 1, 2, 3, 3, 4 };
@@ -267,10 +268,26 @@ fail:
 	return r;
 }
 
-/* Client-side rate limit, per priority pool like journald's; true: send. */
-static bool ratelimit_pass(struct journal_sink *j, enum ct_event ev)
+/* Is REC one the rate limit keeps room for: the verdict of an unhandled
+ * exception (exception.unhandled, exception.error of fate unhandled) or
+ * the end of the trace? */
+static bool reserved(const struct ct_rec *rec)
 {
+	static const char fate[] = "\"fate\":\"unhandled\"";
+
+	return rec->event == EV_EXCEPTION_UNHANDLED || rec->event == EV_RUNTIME_SHUTDOWN ||
+	       rec->event == EV_RUNTIME_DETACH ||
+	       (rec->event == EV_EXCEPTION_ERROR && memmem(rec->line, rec->len, fate, sizeof(fate) - 1));
+}
+
+/* Client-side rate limit, per priority pool like journald's; true: send.
+ * The last RESERVE of each pool's burst are kept for the reserved
+ * records, which journald's own limit would drop as well past it. */
+static bool ratelimit_pass(struct journal_sink *j, const struct ct_rec *rec)
+{
+	enum ct_event ev = rec->event;
 	int prio = ev >= 0 && ev < _EV_MAX ? ct_events[ev].priority : 6;
+	unsigned reserve = j->rl_burst >= 4 * RESERVE ? RESERVE : j->rl_burst / 4;
 	struct rl_pool *p = &j->pools[priority_pool[prio & 7]];
 	uint64_t now;
 
@@ -289,7 +306,7 @@ static bool ratelimit_pass(struct journal_sink *j, enum ct_event ev)
 			}
 		}
 	}
-	if (p->num < j->rl_burst) {
+	if (p->num < j->rl_burst - (reserved(rec) ? 0 : reserve)) {
 		p->num++;
 		return true;
 	}
@@ -305,7 +322,7 @@ static void journal_write(struct ct_sink *s, const struct ct_rec *r)
 	struct jslot *q;
 	char *copy;
 
-	if (!ratelimit_pass(j, r->event)) {
+	if (!ratelimit_pass(j, r)) {
 		lost(j, 1, "over the journal rate limit (CLRTRACE_JOURNAL_RATELIMIT)");
 		return;
 	}
