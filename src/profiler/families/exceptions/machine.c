@@ -1324,7 +1324,8 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 	enum ct_outcome o = OUTCOME_UNKNOWN;
 
 	if (in->object && in->object == b->object) {
-		r->rethrow_of = id_of(b);
+		/* a sampled B's id goes in no record: R inherits it sampled */
+		r->rethrow_of = followed(b) ? b->id : 0;
 		o = OUTCOME_RETHROWN;
 	} else if (in->inner && in->inner == b->object) {
 		b->superseded_by = b->superseded_error = r->id;
