@@ -1099,8 +1099,16 @@ int main(int argc, char **argv)
 	 * outlives a replay, and a new wrapper at an address and with an inner
 	 * object an earlier replay had is taken for that one thrown again.) */
 	static const struct {
-		const char *name, *want;
+		const char *name, *want, *lines; /* a fixture, or LINES */
 	} sampled[] = {
+		/* a framework's last-chance catch (Kestrel's) decides */
+		{ "framework's final catch", "exception.error/handled_by_framework ",
+		  T("0xe10", "Boom") IN("search_enter", "M") OUT("search_leave") IN("search_enter", "K")
+		  IN("catcher_found", "K") OUT("search_leave") IN("unwind_enter", "M") OUT("unwind_leave")
+		  IN("unwind_enter", "K")
+		  "{\"tid\":1,\"in\":\"catch_enter\",\"function\":\"K\",\"frame\":\"0x30\","
+		  "\"handler_kind\":\"framework\",\"handler_final\":true,\"handler_label\":\"Kestrel (500)\"}\n"
+		  OUTF("catch_leave", "0x30") },
 		{ "rethrow", "" },
 		{ "same", "" },
 		{ "throw-ex", "" },
@@ -1111,7 +1119,7 @@ int main(int argc, char **argv)
 	};
 	sample_all = true;
 	for (size_t i = 0; i < sizeof(sampled) / sizeof(sampled[0]); i++) {
-		json_t *lines = load(dir, sampled[i].name), *r;
+		json_t *lines = sampled[i].lines ? parse_lines(sampled[i].lines) : load(dir, sampled[i].name), *r;
 		char got[512] = "";
 		size_t len = 0, k;
 		bool all_sampled = true;
