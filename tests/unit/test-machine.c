@@ -1143,6 +1143,7 @@ int main(int argc, char **argv)
 		      "sampled %s: records '%s'%s%s, all \"sampled\": %d, %d errors", sampled[i].name, got,
 		      strcmp(got, sampled[i].want) ? " want " : "", strcmp(got, sampled[i].want) ? sampled[i].want : "",
 		      all_sampled, c.errors + c.nesting_errors);
+		json_decref(c.records);
 		json_decref(lines);
 	}
 	sample_all = false;
