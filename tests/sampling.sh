@@ -83,6 +83,9 @@ for v in $(test_runtimes "10 8 11"); do
 	"$CLRTRACE" view "$f" >"$f.view" 2>&1
 	grep -q "trace.left_out … and [0-9,]* more System.InvalidOperationException at Sampling.Program.Validate, not written: rate limit (budget)" "$f.view" &&
 		ok "$n over: view says them" || fail "$n over: view: $(grep left_out "$f.view" | head -3)"
+	expect "$n over: view -x shows the left out of that type alone" \
+		"$("$CLRTRACE" view -x KeyNotFoundException "$f" | grep 'trace.left_out' | sed 's/.* more \([^ ]*\) at .*/\1/' | sort -u)" \
+		System.Collections.Generic.KeyNotFoundException
 	grep -q "^clrtrace: $total more errors left out, not written" "$f.stderr" && ok "$n over: run's summary says them" ||
 		fail "$n over: run's summary: $(cat "$f.stderr")"
 

@@ -173,6 +173,14 @@ static bool event_selected(const struct viewer *v, const struct rec *r)
 	return false;
 }
 
+/* Is R a trace.left_out of a type --exception matches (what the stories
+ * shown leave out; left out, an error has no outcome to match)? */
+static bool left_out_selected(const struct viewer *v, const struct rec *r)
+{
+	return r->ev == EV_TRACE_LEFT_OUT && v->exception_glob && !v->n_outcomes && jstr(r->j, "type") &&
+	       args_type_match(v->exception_glob, jstr(r->j, "type"));
+}
+
 /* The filters that look at one record alone. */
 static bool record_selected(const struct viewer *v, const struct rec *r)
 {
@@ -183,7 +191,8 @@ static bool record_selected(const struct viewer *v, const struct rec *r)
 		tid_ok = tid_ok || v->tids[i] == r->tid;
 	if (!tid_ok || (v->since >= 0 && t < v->since) || (v->until >= 0 && t > v->until))
 		return false;
-	if ((v->exception_glob || v->n_outcomes) && r->cat != CAT_EXCEPTIONS && r->cat != CAT_FRAMES)
+	if ((v->exception_glob || v->n_outcomes) && r->cat != CAT_EXCEPTIONS && r->cat != CAT_FRAMES &&
+	    !left_out_selected(v, r))
 		return false;
 	return event_selected(v, r);
 }
@@ -1023,7 +1032,7 @@ static int view_records(struct viewer *v, struct rd *rd)
 			if (selected_where_begun(v, &rec))
 				end_on_begin_thread(v, &rec);
 			rec_done(&rec);
-		} else if (v->exception_glob || v->n_outcomes)
+		} else if ((v->exception_glob || v->n_outcomes) && rec.ev != EV_TRACE_LEFT_OUT)
 			story_add(v, &rec);
 		else
 			show(v, &rec);
