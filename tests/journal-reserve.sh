@@ -40,4 +40,16 @@ expect "unhandled: its exception.unhandled and exception.error are in the journa
 	"exception.error exception.unhandled "
 expect "unhandled: the error's fate" \
 	"$(jq -r 'select(.CLRTRACE_EXCEPTION_MESSAGE == "invalid -1" and .CLRTRACE_EVENT == "exception.error") | .CLRTRACE_FATE' "$OUT/unhandled.journal.json")" unhandled
+
+# 3. a journal trace with errors left out by the budget: run's summary has
+# no file to count them in, the profiler's own count says them, and it is
+# the sum of the trace.left_out entries in the journal
+ID="clrtrace-reserve-b-$$"
+"$CLRTRACE" run -o journal --ident "$ID" --budget 1/3600 -- dotnet "$dll" storm 1000 \
+	>"$OUT/budget.stdout" 2>"$OUT/budget.stderr" || fail "budget: status $?"
+journald_sync
+jctl -o json --all -t "$ID" >"$OUT/budget.journal.json"
+sum=$(jq -s '[.[] | select(.CLRTRACE_EVENT == "trace.left_out") | .CLRTRACE_COUNT | tonumber] | add' "$OUT/budget.journal.json")
+[ "$sum" -ge 2000 ] 2>/dev/null && grep -q "^clrtrace: $sum more errors left out, not written" "$OUT/budget.stderr" &&
+	ok "budget: run's summary says the $sum errors left out" || fail "budget: journal says $sum; $(cat "$OUT/budget.stderr")"
 finish

@@ -379,6 +379,14 @@ static void say_no_trace(const struct run_status *st, const struct run_what *w, 
 		fprintf(stderr, "clrtrace: no trace file was written (was the program a .NET program?)%s\n", loss);
 }
 
+/* The line for N errors the budget or a -x Type:N limit left out, if any. */
+static void say_errors_left_out(uint64_t n)
+{
+	if (n)
+		fprintf(stderr, "clrtrace: %" PRIu64 " more error%s left out, not written (--budget, -x Type:N: not loss; "
+			"trace.left_out counts them by type and site)\n", n, n == 1 ? "" : "s");
+}
+
 /* Print the summary line(s): where the trace went, what it holds, and the loss as the
  * profilers counted it (ST: a full disk keeps it out of the trace itself). */
 static void say_summary(const struct run_found *rf, const char *outputs, pid_t pid, const struct run_status *st,
@@ -394,6 +402,8 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 			journal_down ? ", which was not reachable when the program started" : "", loss);
 	if (rf->files == 0) {
 		if (has_journal(outputs)) {
+			/* no file to count: the profilers' own count */
+			say_errors_left_out(st->left_out_errors);
 			(void)say_left_out(st, w, false, "");
 			return;
 		}
@@ -423,9 +433,7 @@ static void say_summary(const struct run_found *rf, const char *outputs, pid_t p
 	if (st->removed)
 		fprintf(stderr, "clrtrace: rotation removed %" PRIu64 " older trace file%s (the keep limit: retention, "
 			"not loss; trace.rotated gives their seq ranges)\n", st->removed, st->removed == 1 ? "" : "s");
-	if (rf->c.left_out)
-		fprintf(stderr, "clrtrace: %" PRIu64 " more error%s left out, not written (--budget, -x Type:N: not loss; "
-			"clrtrace stats counts them by type and site)\n", rf->c.left_out, rf->c.left_out == 1 ? "" : "s");
+	say_errors_left_out(rf->c.left_out);
 	(void)say_left_out(st, w, false, "");
 }
 

@@ -120,6 +120,12 @@ static void parse_report(struct run_status *st, char *msg, size_t len)
 			add_file(st, line, nl);
 			continue;
 		}
+		if (strncmp(line, CT_STATUS_LEFT_OUT, CT_STATUS_LEN(CT_STATUS_LEFT_OUT)) == 0) {
+			uint64_t k = strtoull(line + CT_STATUS_LEN(CT_STATUS_LEFT_OUT), NULL, 10);
+
+			st->left_out_errors += k <= UINT64_MAX - st->left_out_errors ? k : 0;
+			continue;
+		}
 		if (strncmp(line, CT_STATUS_REMOVED, CT_STATUS_LEN(CT_STATUS_REMOVED)) == 0) {
 			uint64_t k = strtoull(line + CT_STATUS_LEN(CT_STATUS_REMOVED), NULL, 10);
 

@@ -18,6 +18,7 @@ struct run_status {
 	char *files[16]; /* the trace files the processes had open at exit (renamed ones too) */
 	int n_files;
 	uint64_t removed;     /* rotated trace files the keep limit removed (retention) */
+	uint64_t left_out_errors; /* errors the budget or -x Type:N left out (trace.left_out) */
 	int left_out;         /* processes the program filter left out */
 	char left_names[256]; /* their distinct names ("dotnet build", "MSBuild"), ", " between */
 };

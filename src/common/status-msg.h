@@ -6,8 +6,9 @@
  *
  * At exit:    "clrtrace-status 1 PID RECORDS\n", then lines
  *             "LOST\tWHERE\tREASONS\n" (a sink's loss), "removed\tN\n"
- *             (files the rotation removed), "open\tPATH\n" (a trace file
- *             open at the end).
+ *             (files the rotation removed), "left_out\tN\n" (errors the
+ *             budget or -x left out: not loss), "open\tPATH\n" (a trace
+ *             file open at the end).
  * Left out:   "clrtrace-left-out 1 PID LABEL\n" (the program filter).
  */
 #pragma once
@@ -24,6 +25,8 @@
 #define CT_STATUS_LOST_FMT "%" PRIu64 "\t%s\t%s\n"             /* lost, where, reasons */
 #define CT_STATUS_REMOVED "removed\t"
 #define CT_STATUS_REMOVED_FMT CT_STATUS_REMOVED "%" PRIu64 "\n" /* files removed */
+#define CT_STATUS_LEFT_OUT "left_out\t"
+#define CT_STATUS_LEFT_OUT_FMT CT_STATUS_LEFT_OUT "%" PRIu64 "\n" /* errors left out */
 #define CT_STATUS_OPEN "open\t"
 #define CT_STATUS_OPEN_FMT CT_STATUS_OPEN "%.*s\n"             /* length, path */
 #define CT_LEFT_OUT_FMT CT_LEFT_OUT_TAG "%d %s\n"              /* pid, label */

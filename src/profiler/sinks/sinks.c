@@ -160,6 +160,13 @@ void ct_status_send(const char *sock, const char *msg, size_t len)
 		close(fd);
 }
 
+static _Atomic uint64_t left_out_errors;
+
+void ct_sinks_note_left_out(uint64_t errors)
+{
+	atomic_store(&left_out_errors, errors);
+}
+
 /* For `clrtrace run`: an "open\tPATH" line for each trace file the sinks
  * have open, PATH as /proc/self/fd resolves it now: a trace renamed while
  * the program ran (logrotate) is found under its new name.  Not a file that
@@ -174,6 +181,8 @@ static void note_open_files(struct strbuf *b)
 		if (removed) /* rotated files the keep limit removed: retention */
 			strbuf_printf(b, CT_STATUS_REMOVED_FMT, removed);
 	}
+	if (atomic_load(&left_out_errors)) /* not loss: counted in trace.left_out */
+		strbuf_printf(b, CT_STATUS_LEFT_OUT_FMT, (uint64_t)atomic_load(&left_out_errors));
 	for (size_t i = 0; i < n_sinks; i++) {
 		char link[64], path[4096];
 		const char *p;

@@ -40,6 +40,9 @@ struct ct_sink_spec {
 int ct_sinks_open(const struct ct_sink_spec *spec, bool *fell_back);
 /* Send MSG to `clrtrace run`'s status socket SOCK (CLRTRACE_STATUS, "@name"); never waits. */
 void ct_status_send(const char *sock, const char *msg, size_t len);
+/* The errors left out on purpose so far (trace.left_out's counts), for
+ * `clrtrace run`'s summary: a journal trace has no file it could count. */
+void ct_sinks_note_left_out(uint64_t errors);
 
 /* A thread's slot in the staging area (stage.c), kept in its TLS struct. */
 struct ct_stage_ref {
