@@ -29,6 +29,10 @@ struct capture {
 	char first_problem[256];
 	uint64_t clock;
 	json_int_t tid;         /* of the input being fed */
+	/* weak handles the inputs gave the machine (handle_new), and those
+	 * it gave back (handle_free): each once, every one by the exit */
+	uint64_t given[64], freed[64];
+	size_t n_given, n_freed;
 };
 
 /* The record's payload as the tracer writes it, read back. */
@@ -109,6 +113,14 @@ static bool sample_all;
 static bool cap_keep(void *ud, const struct exm_input *in)
 {
 	return !sample_all;
+}
+
+static void cap_handle_free(void *ud, uint64_t h)
+{
+	struct capture *c = ud;
+
+	if (c->n_freed < 64)
+		c->freed[c->n_freed++] = h;
 }
 
 /* Strip "Scenarios.Program." or "Filters.Program." for short expectations. */
@@ -196,6 +208,11 @@ static int parse_input(json_t *o, struct exm_input *in)
 		in->handler_kind = ct_handler_kind_from_string(s);
 	in->handler_label = json_string_value(json_object_get(o, "handler_label"));
 	in->handler_final = json_is_true(json_object_get(o, "handler_final"));
+	if ((s = json_string_value(json_object_get(o, "type_id"))))
+		in->type_id = strtoull(s, NULL, 16);
+	if ((s = json_string_value(json_object_get(o, "handle"))))
+		in->handle = strtoull(s, NULL, 16);
+	in->handle_new = json_is_true(json_object_get(o, "handle_new"));
 	return 0;
 }
 
@@ -204,8 +221,8 @@ static void replay(json_t *lines, struct capture *c)
 {
 	struct { json_int_t tid; struct exm *m; } machines[16];
 	size_t n_machines = 0, i;
-	struct exm_emitter e = { .userdata = c, .record = cap_record, .error = cap_error, .dying = cap_dying, .now = cap_now, .tid = cap_tid,
-				   .keep = cap_keep };
+	struct exm_emitter e = { .userdata = c, .record = cap_record, .error = cap_error, .dying = cap_dying,
+				 .now = cap_now, .tid = cap_tid, .keep = cap_keep, .handle_free = cap_handle_free };
 	json_t *o;
 
 	memset(c, 0, sizeof(*c));
@@ -234,6 +251,8 @@ static void replay(json_t *lines, struct capture *c)
 			continue;
 		}
 		c->tid = tid;
+		if (in.handle_new && c->n_given < 64)
+			c->given[c->n_given++] = in.handle;
 		exm_feed(m, &in, &e);
 	}
 	/* the exit: what still waits in the errors table is written */
@@ -273,8 +292,8 @@ static size_t count_event(const struct capture *c, const char *ev)
 	return n;
 }
 
-/* The results of the exception.filter end records, ","-joined. */
-static const char *filter_end_results(const struct capture *c)
+/* Member KEY of the EV records of phase PH, ","-joined. */
+static const char *joined(const struct capture *c, const char *ev, enum ct_phase ph, const char *key)
 {
 	static char all[256];
 	size_t len = 0, i;
@@ -282,11 +301,17 @@ static const char *filter_end_results(const struct capture *c)
 
 	all[0] = 0;
 	json_array_foreach(c->records, i, r)
-		if (strcmp(json_string_value(json_object_get(r, "event")), "exception.filter") == 0 &&
-		    json_integer_value(json_object_get(r, "phase")) == PH_END && len < sizeof(all))
+		if (strcmp(json_string_value(json_object_get(r, "event")), ev) == 0 &&
+		    json_integer_value(json_object_get(r, "phase")) == ph && len < sizeof(all))
 			len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", len ? "," : "",
-						json_string_value(json_object_get(json_object_get(r, "p"), "result")));
+						json_string_value(json_object_get(json_object_get(r, "p"), key)));
 	return all;
+}
+
+/* The results of the exception.filter end records, ","-joined. */
+static const char *filter_end_results(const struct capture *c)
+{
+	return joined(c, "exception.filter", PH_END, "result");
 }
 
 /* How many exception.filter records (begin and end) say "runtime": true,
@@ -306,7 +331,17 @@ static void runtime_filter_records(const struct capture *c, size_t *runtime, siz
 static void verify(const char *name, struct capture *c, const char *want, int want_errors, int want_dying)
 {
 	const char *got = summaries(c);
+	size_t unfreed = 0;
 
+	for (size_t i = 0; i < c->n_given; i++) {
+		size_t k = 0;
+
+		for (size_t j = 0; j < c->n_freed; j++)
+			k += c->freed[j] == c->given[i];
+		unfreed += k != 1;
+	}
+	CHECK(unfreed == 0 && c->n_freed == c->n_given, "%s: every weak handle given back once (%zu given, %zu freed)",
+	      name, c->n_given, c->n_freed);
 	CHECK(c->nesting_errors == 0, "%s: spans nest (%s)", name, c->nesting_errors ? c->first_problem : "every end innermost");
 	CHECK(c->errors == want_errors, "%s: %d trace.error (want %d)", name, c->errors, want_errors);
 	CHECK(c->dying == want_dying, "%s: dying signalled %d times (want %d)", name, c->dying, want_dying);
@@ -901,6 +936,94 @@ static const struct quirk quirks[] = {
 	  "unhandled M>- f= fin=0", 0, 1 },
 };
 
+static json_t *parse_lines(const char *s);
+
+/* The "identity" of every exception.error, ","-joined. */
+static const char *identities(const struct capture *c)
+{
+	return joined(c, "exception.error", PH_INSTANT, "identity");
+}
+
+/* tests/programs/Scenarios gc-ident on .NET 10, 8 and 11
+ * (ident-gc-netV.jsonl): one object, thrown by an async method and stored
+ * in its Task, moved by compacting GCs, thrown again by the Task's awaiter,
+ * by `throw;` after a GC in a catch (moved there too on 8 and 11, pinned
+ * on 10), and by ExceptionDispatchInfo on another thread after a GC: by
+ * its weak handle, one error.  The same inputs without the handles (the
+ * address fallback) split it: the test needs them. */
+static const char *const ident_fixtures[] = { "ident-gc-net10", "ident-gc-net8", "ident-gc-net11" };
+#define IDENT_FATE "handled/program origin=Scenarios.Program+<IdentThrow>d__53.MoveNext throws=4 hops=2/1/0"
+
+static void check_ident(const char *dir, const char *name)
+{
+	json_t *lines = load(dir, name), *o;
+	struct capture c;
+	const char *got;
+	size_t i;
+
+	if (!lines) {
+		CHECK(0, "fixture %s/%s.jsonl readable", dir, name);
+		return;
+	}
+	replay(lines, &c);
+	got = strchr(fates(&c), ' ') ? strchr(fates(&c), ' ') + 1 : "";
+	CHECK(strcmp(got, IDENT_FATE) == 0, "%s: errors '%s'%s%s", name, got, strcmp(got, IDENT_FATE) ? " want " : "",
+	      strcmp(got, IDENT_FATE) ? IDENT_FATE : "");
+	CHECK(strcmp(identities(&c), "handle") == 0, "%s: identity '%s' (want handle)", name, identities(&c));
+	verify(name, &c, summaries(&c), 0, 0);
+	/* (the ring of recent stories is the whole test's: other addresses) */
+	json_array_foreach(lines, i, o) {
+		const char *obj = json_string_value(json_object_get(o, "object"));
+		char moved[32];
+
+		json_object_del(o, "handle");
+		json_object_del(o, "handle_new");
+		if (obj) {
+			snprintf(moved, sizeof(moved), "0x%llx", strtoull(obj, NULL, 16) ^ 0x10000000000ull);
+			json_object_set_new(o, "object", json_string(moved));
+		}
+	}
+	replay(lines, &c);
+	CHECK(count_event(&c, "exception.error") > 1, "%s without handles: the moved object splits (%zu errors: %s)", name,
+	      count_event(&c, "exception.error"), fates(&c));
+	CHECK(strstr(identities(&c), "address") == identities(&c), "%s without handles: identity '%s'", name,
+	      identities(&c));
+	verify(name, &c, summaries(&c), 0, 0);
+	json_decref(lines);
+}
+
+/* A new object at the address of an open error's (the old one moved away,
+ * or died): its traced flag and type would make it a rethrow by address;
+ * the handles say it is another object (the glue resolved the open
+ * error's handle to another address, and made a new one). */
+static void check_stale_address(void)
+{
+	json_t *lines = parse_lines(
+		"{\"tid\":1,\"in\":\"thrown\",\"object\":\"0x6a0\",\"type\":\"A\",\"handle\":\"0x100\",\"handle_new\":true}\n"
+		"{\"tid\":1,\"in\":\"search_enter\",\"function\":\"M\"}\n"
+		"{\"tid\":1,\"in\":\"catcher_found\",\"function\":\"M\"}\n"
+		"{\"tid\":1,\"in\":\"search_leave\"}\n"
+		"{\"tid\":1,\"in\":\"unwind_enter\",\"function\":\"M\"}\n"
+		"{\"tid\":1,\"in\":\"catch_enter\",\"function\":\"M\",\"object\":\"0x6a0\",\"frame\":\"0x10\","
+		"\"handler_kind\":\"async\"}\n"
+		"{\"tid\":1,\"in\":\"catch_leave\",\"frame\":\"0x10\"}\n"
+		"{\"tid\":1,\"in\":\"thrown\",\"object\":\"0x6a0\",\"type\":\"A\",\"traced\":true,\"handle\":\"0x200\","
+		"\"handle_new\":true}\n"
+		"{\"tid\":1,\"in\":\"search_enter\",\"function\":\"M\"}\n"
+		"{\"tid\":1,\"in\":\"catcher_found\",\"function\":\"M\"}\n"
+		"{\"tid\":1,\"in\":\"search_leave\"}\n"
+		"{\"tid\":1,\"in\":\"unwind_enter\",\"function\":\"M\"}\n"
+		"{\"tid\":1,\"in\":\"catch_enter\",\"function\":\"M\",\"object\":\"0x6a0\",\"frame\":\"0x10\"}\n"
+		"{\"tid\":1,\"in\":\"catch_leave\",\"frame\":\"0x10\"}\n");
+	struct capture c;
+
+	replay(lines, &c);
+	CHECK(count_event(&c, "exception.error") == 2, "stale address: two errors (got %zu: %s)",
+	      count_event(&c, "exception.error"), fates(&c));
+	verify("stale address", &c, "caught M>M f= fin=0; caught M>M f= fin=0", 0, 0);
+	json_decref(lines);
+}
+
 static json_t *parse_lines(const char *s)
 {
 	json_t *a = json_array();
@@ -1078,6 +1201,9 @@ int main(int argc, char **argv)
 		verify(f->name, &c, summaries(&c), 0, f->dying);
 		json_decref(lines);
 	}
+	for (size_t i = 0; i < sizeof(ident_fixtures) / sizeof(ident_fixtures[0]); i++)
+		check_ident(dir, ident_fixtures[i]);
+	check_stale_address();
 	for (size_t i = 0; i < sizeof(quirks) / sizeof(quirks[0]); i++) {
 		json_t *lines = parse_lines(quirks[i].lines);
 

@@ -307,6 +307,80 @@ namespace Scenarios
             catch (AlphaException) { counter++; }
         }
 
+        // gc-ident: one exception object thrown four times, with compacting
+        // collections between its throws that move it (printed: its
+        // address before and after each): an async method throws it and
+        // its state machine stores it in the Task; a collection; the
+        // Task's awaiter throws it again (ExceptionDispatchInfo); a catch
+        // collects and rethrows it (`throw;`); the outer catch captures it
+        // and another thread collects and throws it (ExceptionDispatchInfo),
+        // and catches it for good.  Garbage allocated before it and dropped
+        // before each collection (gen0, then 1, then 2, each compacting)
+        // makes it slide down, unless clrtrace pins it (.NET 9/10, while a
+        // story of it is open).
+        public class IdentityException : Exception { public IdentityException(string m) : base(m) { } }
+        static object[]?[] below = new object[3][];
+        static IntPtr Addr(object o) => Unsafe.As<object, IntPtr>(ref o);
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static object[] Garbage()
+        {
+            var g = new object[2048];
+            for (int i = 0; i < g.Length; i++) g[i] = new byte[48];
+            return g;
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Compact(int gen)
+        {
+            below[gen] = null;
+            Garbage(); // allocating in between
+            System.Runtime.GCSettings.LargeObjectHeapCompactionMode =
+                System.Runtime.GCLargeObjectHeapCompactionMode.CompactOnce;
+            GC.Collect(gen, GCCollectionMode.Forced, blocking: true, compacting: true);
+        }
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static async Task IdentThrow()
+        {
+            await Task.Yield();
+            for (int i = 0; i < below.Length; i++) below[i] = Garbage();
+            throw new IdentityException("ident");
+        }
+        static void Moved(string where, IntPtr before, IntPtr after) =>
+            Console.WriteLine("gc-ident " + where + " " + (before == after ? "stayed" : "moved") +
+                              " 0x" + before.ToString("x") + " 0x" + after.ToString("x"));
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void GcIdent()
+        {
+            Task t = IdentThrow();
+            ((IAsyncResult)t).AsyncWaitHandle.WaitOne();
+            Exception stored = t.Exception!.InnerException!;
+            IntPtr a = Addr(stored);
+            Compact(0);
+            Moved("stored", a, Addr(stored));
+            try {
+                try { t.GetAwaiter().GetResult(); }
+                catch (IdentityException e) {
+                    a = Addr(e);
+                    Compact(1);
+                    Moved("caught", a, Addr(e));
+                    throw;
+                }
+            } catch (IdentityException e) {
+                var edi = ExceptionDispatchInfo.Capture(e);
+                IntPtr b = Addr(e);
+                var th = new Thread(() => {
+                    Compact(2);
+                    try { edi.Throw(); }
+                    catch (IdentityException e2) {
+                        Moved("thread", b, Addr(e2));
+                        Console.WriteLine("gc-ident same object " + ReferenceEquals(e2, stored));
+                        counter++;
+                    }
+                });
+                th.Start();
+                th.Join();
+            }
+        }
+
         public static int Main(string[] args)
         {
             foreach (var a in args) {
@@ -321,6 +395,7 @@ namespace Scenarios
                 case "caught-in-catch": CaughtInCatch(); break;
                 case "rethrow": Rethrow(); break;
                 case "rethrow-gc": RethrowGc(); break;
+                case "gc-ident": GcIdent(); break;
                 case "throw-ex": ThrowEx(); break;
                 case "async": AwaitIt().GetAwaiter().GetResult(); break;
                 case "nullref": NullRef(); break;

@@ -25,6 +25,7 @@
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/exceptions.h"
 #include "profiler/families/exceptions/handlers.h"
+#include "profiler/families/exceptions/ident.h"
 #include "profiler/families/exceptions/inspect.h"
 #include "profiler/families/exceptions/machine.h"
 #include "profiler/families/exceptions/pin.h"
@@ -90,7 +91,7 @@ static void rawlog_open(void)
 static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 {
 	_cleanup_(jw_free) struct jw w = { 0 };
-	JW_FIELDS(f, 26);
+	JW_FIELDS(f, 30);
 
 	pthread_once(&rawlog_once, rawlog_open);
 	if (rawlog_fd < 0)
@@ -125,6 +126,12 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 			jwf_bool(&f, "native_boundary", true);
 		if (in->legacy)
 			jwf_bool(&f, "legacy", true);
+		if (in->type_id)
+			jwf_hex(&f, "type_id", in->type_id);
+		if (in->handle)
+			jwf_hex(&f, "handle", in->handle);
+		if (in->handle_new)
+			jwf_bool(&f, "handle_new", true);
 	}
 	if (in->verdict)
 		jwf_str(&f, "verdict", exm_verdict_names[in->verdict]);
@@ -373,6 +380,7 @@ static const struct exm_emitter emitter_proto = {
 	.now = emit_now,
 	.tid = emit_tid,
 	.keep = ct_sample_keep,
+	.handle_free = ct_ident_free,
 };
 
 /* Is any exception event wanted (the stories, or their passes frame by
@@ -392,8 +400,11 @@ static HRESULT feed(struct ct_thread *t, struct exm_input *in)
 	if (!exceptions_on())
 		return S_OK;
 	if (!(m = exc_machine(t))) {
-		if (in->kind != EXM_THROWN || !exc_thread_make(t))
+		if (in->kind != EXM_THROWN || !exc_thread_make(t)) {
+			if (in->handle_new) /* no machine to hold it */
+				ct_ident_free(t, in->handle);
 			return S_OK; /* nothing live: a stray callback */
+		}
 		m = exc_machine(t);
 	}
 	e.userdata = t;
@@ -500,6 +511,8 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	}
 	if (!in.muted)
 		throw_fields(obj, &info, &in);
+	/* which open error it is, by a handle that a GC does not move */
+	ct_ident_thrown(obj, &in);
 	/* pins of stories the exit path ended from another thread */
 	if (exc_machine(t))
 		ct_pin_release(t, exm_depth(exc_machine(t)));
@@ -653,6 +666,7 @@ void ct_exceptions_exit(struct ct_thread *t)
 {
 	struct exm_input in = { .kind = EXM_EXIT };
 
+	ct_ident_exiting(); /* the errors' handles go with the process */
 	if (t)
 		ct_deferred_replay(t); /* a catch block that calls exit: its begin */
 	if (t && exc_machine(t) && exm_depth(exc_machine(t)))

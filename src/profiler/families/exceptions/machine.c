@@ -196,6 +196,10 @@ struct exr {
 	const char *hlabel;
 	bool hfinal;
 	bool hop_boundary;        /* raised again after a native boundary */
+	/* THROWN: the open error its handle names (exm_input.handle; 0: none
+	 * or a new handle), and that error's newest throw */
+	uint64_t h_err, h_last;
+	bool h_sampled; /* that error was sampled out */
 };
 
 struct exm {
@@ -721,6 +725,10 @@ struct err {
 	enum ct_handler_kind h_kind;
 	bool used;
 	bool sampled;             /* its throws were left out (THE SAMPLED RULE) */
+	/* its object's weak handle (exm_input.handle; 0: none, known by its
+	 * address only), and its type's identity, which selects the handles
+	 * a throw resolves (exm_errors_identify) */
+	uint64_t handle, type_id;
 };
 
 static pthread_mutex_t errs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -728,6 +736,9 @@ static pthread_mutex_t errs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct err errs[EXM_ERRORS_MAX];
 static size_t errs_hi;                 /* entries above are all unused */
 static uint64_t errs_evicted, errs_untracked;
+/* entries with a handle: a throw resolves none while there are none
+ * (written under errs_lock, read without it) */
+static atomic_size_t errs_handles;
 
 /* The entry of error ID, or NULL (locked). */
 static struct err *err_find(uint64_t id)
@@ -755,6 +766,8 @@ static struct err err_take(struct err *x)
 {
 	struct err out = *x;
 
+	if (x->handle)
+		atomic_fetch_sub(&errs_handles, 1);
 	*x = (struct err){ 0 };
 	while (errs_hi && !errs[errs_hi - 1].used)
 		errs_hi--;
@@ -781,8 +794,10 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	JW_FIELDS(handler, 4);
 	JW_FIELDS(origin, 2);
 	JW_FIELDS(hops, 3);
-	JW_FIELDS(f, 12);
+	JW_FIELDS(f, 13);
 
+	if (x->handle && e->handle_free)
+		e->handle_free(e->userdata, x->handle);
 	/* a sampled error is written only when fatal (THE SAMPLED RULE) */
 	if (!e->record || (e->wants && !e->wants(e->userdata, EV_EXCEPTION_ERROR)) ||
 	    (x->sampled && fa->fate != FATE_UNHANDLED && fa->fate != FATE_HANDLED_BY_FRAMEWORK)) {
@@ -808,6 +823,7 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	jwf_obj(&f, "origin", &origin);
 	jwf_int(&f, "throws", x->throws);
 	jwf_obj(&f, "hops", &hops);
+	jwf_str(&f, "identity", x->handle ? "handle" : "address");
 	if (fa->by && fa->fate == FATE_WRAPPED)
 		jwf_int(&f, "wrapped_by", (int64_t)fa->by);
 	if (fa->by && (fa->fate == FATE_WRAPPED || fa->fate == FATE_SUPERSEDED))
@@ -827,10 +843,12 @@ static struct fate waiting_fate(const struct err *x)
 
 /* R, told, was just thrown (after exception.throw): a new error, or the
  * next hop of its object's (R's origin), of kind HOP.  A new one whose
- * InnerException is the object of a waiting error wraps that one. */
-static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *in, enum hop hop)
+ * InnerException is the object of a waiting error wraps that one.  True
+ * when an error took IN's new handle over. */
+static bool err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *in, enum hop hop)
 {
 	struct err *x, *freeslot = NULL, *oldest = NULL, wrapped = { 0 }, evicted = { 0 };
+	bool kept = false;
 
 	pthread_mutex_lock(&errs_lock);
 	if (r->origin) {
@@ -839,9 +857,16 @@ static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 			x->hops[x->pending == FATE_STORED ? HOP_AWAIT : hop]++;
 			x->pending = FATE_OPEN;
 			x->last_story = r->id;
+			/* known by its address so far: by its handle from now on */
+			if (in->handle_new && in->handle && !x->handle) {
+				x->handle = in->handle;
+				x->type_id = in->type_id;
+				atomic_fetch_add(&errs_handles, 1);
+				kept = true;
+			}
 		}
 		pthread_mutex_unlock(&errs_lock);
-		return;
+		return kept;
 	}
 	/* one pass: the error it wraps, a free slot, the oldest waiting (which
 	 * only a full table needs); without an InnerException nothing is
@@ -876,6 +901,12 @@ static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 			.pending = FATE_OPEN, .exc = r->t.exc.b.len ? strndup(r->t.exc.b.s, r->t.exc.b.len) : NULL,
 			.origin_tid = c->e->tid ? c->e->tid(c->e->userdata) : 0, .sampled = r->sampled,
 		};
+		if (in->handle_new && in->handle) {
+			freeslot->handle = in->handle;
+			freeslot->type_id = in->type_id;
+			atomic_fetch_add(&errs_handles, 1);
+			kept = true;
+		}
 		if ((size_t)(freeslot - errs) >= errs_hi)
 			errs_hi = (size_t)(freeslot - errs) + 1;
 	} else
@@ -893,6 +924,7 @@ static void err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 
 		err_write(c->e, &evicted, &fa);
 	}
+	return kept;
 }
 
 /* R's story ended with outcome O: its error's fate, when it decides one. */
@@ -982,6 +1014,53 @@ void exm_errors_flush(const struct exm_emitter *e)
 			free(all[i].exc);
 	}
 	free(all);
+}
+
+uint64_t exm_errors_identify(uint64_t type_id, uint64_t object, uint64_t (*resolve)(uint64_t handle))
+{
+	uint64_t h = 0;
+
+	if (!type_id || !object || !resolve || !atomic_load(&errs_handles))
+		return 0;
+	pthread_mutex_lock(&errs_lock);
+	for (size_t i = 0; i < errs_hi && !h; i++)
+		if (errs[i].used && errs[i].handle && errs[i].type_id == type_id && resolve(errs[i].handle) == object)
+			h = errs[i].handle;
+	pthread_mutex_unlock(&errs_lock);
+	return h;
+}
+
+/* The open error whose handle is H (exm_input.handle), and in *LAST its
+ * newest throw; 0: none (decided meanwhile). */
+static uint64_t err_by_handle(uint64_t h, uint64_t *last, bool *sampled)
+{
+	uint64_t id = 0;
+
+	if (!h)
+		return 0;
+	pthread_mutex_lock(&errs_lock);
+	for (size_t i = 0; i < errs_hi && !id; i++)
+		if (errs[i].used && errs[i].handle == h) {
+			id = errs[i].id;
+			*last = errs[i].last_story;
+			*sampled = errs[i].sampled;
+		}
+	pthread_mutex_unlock(&errs_lock);
+	return id;
+}
+
+/* Is error ID open with a handle? */
+static bool err_has_handle(uint64_t id)
+{
+	struct err *x;
+	bool has;
+
+	if (!id || !atomic_load(&errs_handles))
+		return false;
+	pthread_mutex_lock(&errs_lock);
+	has = (x = err_find(id)) && x->handle;
+	pthread_mutex_unlock(&errs_lock);
+	return has;
 }
 
 void exm_errors_counts(uint64_t *evicted, uint64_t *untracked)
@@ -1315,6 +1394,18 @@ static void enter_handler(struct ctx *c, struct exr *r, enum phase p, const stru
 	out_fn(c, r, handler_event[p], PH_BEGIN, in->function, r->handler_runtime ? "runtime" : NULL);
 }
 
+/* May R, thrown as IN, be error ERR's object?  Exact when the glue gave
+ * IN a handle (exm_errors_identify compared it with every open error's of
+ * its type): it names ERR, or ERR has a handle and IN's is another (so an
+ * address of ERR's that another object took since must not match).
+ * Otherwise yes: its address, or what moved_rethrow compares, decides. */
+static bool may_be(const struct exr *r, const struct exm_input *in, uint64_t err)
+{
+	if (r->h_err)
+		return r->h_err == err;
+	return !in->handle || !err_has_handle(err);
+}
+
 /* B's search ended at a native boundary, and R is the next throw on the
  * thread: the same object raised again (its journey goes on as R), a
  * wrapper of it (TargetInvocationException, TypeInitializationException),
@@ -1322,8 +1413,9 @@ static void enter_handler(struct ctx *c, struct exr *r, enum phase p, const stru
 static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const struct exm_input *in)
 {
 	enum ct_outcome o = OUTCOME_UNKNOWN;
+	bool maybe = may_be(r, in, b->error);
 
-	if (in->object && in->object == b->object) {
+	if ((r->h_err && r->h_err == b->error) || (!r->h_err && maybe && in->object && in->object == b->object)) {
 		/* a sampled B's id goes in no record: R inherits it sampled */
 		r->rethrow_of = followed(b) ? b->id : 0;
 		o = OUTCOME_RETHROWN;
@@ -1332,7 +1424,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
 	}
-	if (o == OUTCOME_UNKNOWN && followed(b) && in->traced && b->t.type.len && in->type &&
+	if (o == OUTCOME_UNKNOWN && maybe && followed(b) && in->traced && b->t.type.len && in->type &&
 	    strcmp(b->t.type.s, in->type) == 0) {
 		r->rethrow_of = b->id; /* the same type, thrown before: a GC moved it */
 		o = OUTCOME_RETHROWN;
@@ -1378,22 +1470,31 @@ static void nest_in(struct exr *r, struct exr *parent)
  * rethrow, but of another story, which this would name wrongly. */
 static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
-	return parent && parent->phase == CATCH && followed(parent) && in->traced && in->object &&
+	return parent && parent->phase == CATCH && followed(parent) && in->traced && in->object && may_be(r, in, parent->error) &&
 	       parent->object != in->object && parent->t.type.len && in->type &&
 	       strcmp(parent->t.type.s, in->type) == 0 && parent->msg_hash == r->msg_hash &&
 	       parent->no_message == in->no_message && parent->has_hresult == in->has_hresult &&
 	       (!in->has_hresult || parent->hresult == in->hresult) && !parent->inner == !in->inner;
 }
 
-/* Is R a rethrow: the same object in flight here, or caught recently
- * anywhere, or PARENT's moved by a GC (moved_rethrow)? */
+/* Is R a rethrow: of the open error its handle names, or the same object
+ * in flight here, or caught recently anywhere, or PARENT's moved by a GC
+ * (moved_rethrow)?  An address match counts only where the handles allow
+ * it (may_be). */
 static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const struct exm_input *in)
 {
 	uint64_t origin = 0, id;
 	bool sampled = false;
 
+	if (r->h_err) {
+		r->rethrow_of = r->h_last;
+		r->origin = r->h_err;
+		r->sampled = r->h_sampled;
+		return;
+	}
 	for (size_t k = m->n; k > 0 && !r->rethrow_of; k--)
-		if (m->live[k - 1]->object == in->object && in->object && followed(m->live[k - 1])) {
+		if (m->live[k - 1]->object == in->object && in->object && followed(m->live[k - 1]) &&
+		    may_be(r, in, m->live[k - 1]->error)) {
 			r->rethrow_of = m->live[k - 1]->id;
 			r->sampled = m->live[k - 1]->sampled;
 			r->origin = m->live[k - 1]->origin ? m->live[k - 1]->origin : r->rethrow_of;
@@ -1401,6 +1502,8 @@ static void find_rethrow(struct exm *m, struct exr *r, struct exr *parent, const
 	if (r->rethrow_of)
 		return;
 	id = recent_find(in, r->type_hash, &origin, &sampled);
+	if (id && !may_be(r, in, origin))
+		id = origin = 0;
 	/* an address seen on an exception thrown after PARENT is taken as
 	 * exact (a younger object: a compaction moves PARENT's towards older
 	 * places).  One thrown before PARENT may be a dead object whose place
@@ -1499,6 +1602,13 @@ static enum hop hop_of(const struct exm *m, const struct exr *r)
 	return HOP_RETHROW;
 }
 
+/* IN's new handle, which no error took over, goes back to the glue. */
+static void handle_drop(struct ctx *c, const struct exm_input *in)
+{
+	if (in->handle_new && in->handle && c->e->handle_free)
+		c->e->handle_free(c->e->userdata, in->handle);
+}
+
 /* A throw: a new story, nested in the one in flight, perhaps a rethrow of an earlier one. */
 static void on_thrown(struct ctx *c, const struct exm_input *in)
 {
@@ -1510,9 +1620,12 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 	r = exr_new(m);
 	if (!r) {
 		report(c, "out of memory tracking an exception");
+		handle_drop(c, in);
 		return;
 	}
 	r->id = atomic_fetch_add(&next_id, 1);
+	if (in->handle && !in->handle_new && !in->muted)
+		r->h_err = err_by_handle(in->handle, &r->h_last, &r->h_sampled);
 	/* a story stopped at a native boundary: this throw decides its end,
 	 * and R is not nested in it */
 	while ((parent = top(m)) && parent->boundary && parent->phase == UNWIND)
@@ -1535,8 +1648,10 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		r->sampled = true;
 	if (parent)
 		nest_in(r, parent);
-	if (!followed(r))
+	if (!followed(r)) {
+		handle_drop(c, in);
 		return;
+	}
 	r->error = r->origin ? r->origin : r->id;
 	/* in flight: another thread may throw it again before any callback of
 	 * this one says it was caught (an await's continuation can run while
@@ -1549,7 +1664,8 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		atomic_fetch_add(&thrown_total, 1);
 		start_story(c, r, in);
 	}
-	err_on_throw(c, r, in, hop_of(m, r));
+	if (!err_on_throw(c, r, in, hop_of(m, r)))
+		handle_drop(c, in);
 }
 
 static void on_search_enter(struct ctx *c, struct exr *r, const struct exm_input *in)

@@ -68,6 +68,14 @@ struct exm_input {
 	bool muted;           /* filtered out: follow it, emit nothing */
 	uint64_t inner;       /* its InnerException's object identity, 0: none */
 	uint64_t type_id;     /* its type's identity (a ClassID), 0: unknown */
+	/* its identity that survives a compacting GC, when the glue has one
+	 * (a weak handle, ident.c; 0: none, the address is all there is):
+	 * the handle of the open error whose object this is
+	 * (exm_errors_identify), or, with handle_new, a new handle on it that
+	 * the machine takes over and gives back through
+	 * exm_emitter.handle_free (at once when no error keeps it) */
+	uint64_t handle;
+	bool handle_new;
 	/* fields the glue adds at the end of exception.throw (the inner
 	 * chain), and at the end of both exception.throw and
 	 * exception.summary (the stack); borrowed, NULL: none */
@@ -157,6 +165,9 @@ struct exm_emitter {
 	 * or handled_by_framework are written, with "sampled": true.  Its
 	 * stories are not in exm_totals.  NULL: every error is kept. */
 	bool (*keep)(void *ud, const struct exm_input *in);
+	/* Optional: destroy HANDLE (exm_input.handle), which no error holds
+	 * any more; NULL: the handles are left to the process's end. */
+	void (*handle_free)(void *ud, uint64_t handle);
 };
 
 struct exm;
@@ -218,3 +229,9 @@ void exm_totals_reset(void);
 void exm_errors_flush(const struct exm_emitter *e);
 /* Errors evicted from the full table, and not followed at all. */
 void exm_errors_counts(uint64_t *evicted, uint64_t *untracked);
+/* IDENTITY.  The handle of the open error of type TYPE_ID whose handle
+ * RESOLVE (the glue's: the object a handle holds now, 0: collected) says
+ * holds OBJECT, or 0: none.  Only errors of that type are resolved (a
+ * type identity does not move); RESOLVE is called with the table locked,
+ * so that no handle is destroyed meanwhile. */
+uint64_t exm_errors_identify(uint64_t type_id, uint64_t object, uint64_t (*resolve)(uint64_t handle));
