@@ -4,7 +4,10 @@
 # child process): the same tests pass and fail as untraced, no exception is
 # called unhandled (the test host catches every one: xunit invokes each
 # test method through reflection and reports its exception as a failure),
-# and every exception's story ends in a catch.
+# and every exception's story ends in a catch; each exception object is
+# one error whose fate names who ended it: xunit for a failing test's, the
+# test's own catch for one it caught, xunit's assertion for what
+# Assert.Throws expected, none unhandled.
 . "$(dirname "$0")/lib.sh"
 
 # xunit and its runner come from the machine's NuGet folder
@@ -103,6 +106,49 @@ for v in $(test_runtimes "10 8 9"); do
 		        | any(.[]; ends_caught($d + 1))
 		      end;
 		  $s[] | select(ends_caught(0) | not) | "\(.exception.id):\(.exception.type):\(.outcome)"' "$f" | tr '\n' ' ')" ""
+
+	# errors, not throws (issue 28): each object is one error, and its fate
+	# says who ended it.  fate_of TYPE MESSAGE-START: the one error of that
+	# object, "fate handler-kind handler-label" of the end of its chain of
+	# wrappers (wrapped_by: the TargetInvocationException of xunit's
+	# reflection call wraps a test method's exception), "<n> errors" when
+	# it is not one, each link "fate>" before
+	fate_of() {
+		jq -s -r --arg t "$1" --arg m "$2" '
+		  [.[] | select(.event == "exception.error")] as $e
+		  | ($e | map({key: (.error | tostring), value: .}) | from_entries) as $by
+		  | def chain($d): if .fate == "wrapped" and .wrapped_by and $d < 5
+		      then "wrapped>" + ($by[.wrapped_by | tostring] | chain($d + 1))
+		      else "\(.fate) \(.handler.kind // "-") \(.handler.label // "-")" end;
+		  [$e[] | select(.exception.type == $t and (.exception.message | startswith($m)))]
+		  | if length == 1 then (.[0] | chain(0)) else "\(length) errors" end' "$f"
+	}
+	# the three failing tests: xunit's aggregator ends them, the test
+	# failed (the wrong type's KeyNotFoundException through the
+	# ThrowsException that Assert.Throws wraps it in)
+	failed="handled_by_framework framework xunit (test failed)"
+	expect "$n errors: EqualFails's EqualException is one error xunit failed the test with" \
+		"$(fate_of Xunit.Sdk.EqualException "Assert.Equal() Failure")" "wrapped>$failed"
+	expect "$n errors: ThrowsFormatException's FormatException is one error xunit failed the test with" \
+		"$(fate_of System.FormatException "The input string 'forty-two'")" "wrapped>$failed"
+	expect "$n errors: ThrowsTheWrongType's KeyNotFoundException is one error xunit failed the test with" \
+		"$(fate_of System.Collections.Generic.KeyNotFoundException "The given key 'missing'")" "wrapped>wrapped>$failed"
+	# the test that catches its own: the program handled it
+	expect "$n errors: CatchesItsOwn's FormatException is handled by the test's own catch" \
+		"$(fate_of System.FormatException "The input string 'not a number'")" "handled program -"
+	expect "$n errors: ... in CatchesItsOwn" \
+		"$(jq -r 'select(.event == "exception.error" and .exception.type == "System.FormatException" and .fate == "handled") | .handler.function' "$f")" \
+		"XunitTests.Tests.CatchesItsOwn"
+	# the exceptions Assert.Throws expects: xunit's assertion ends them
+	expect "$n errors: Assert.Throws's expected exception is handled by xunit's assertion" \
+		"$(fate_of System.InvalidOperationException expected)" "handled_by_framework framework xunit (Assert.Throws)"
+	expect "$n errors: Assert.ThrowsAsync's expected exception is handled by xunit's assertion" \
+		"$(fate_of XunitTests.PassException async)" "handled_by_framework framework xunit (Assert.Throws)"
+	expect "$n errors: none is unhandled or open" \
+		"$(jq -r 'select(.event == "exception.error" and (.fate == "unhandled" or .fate == "open")) | "\(.exception.type):\(.fate)"' "$f" | tr '\n' ' ')" ""
+	expect "$n errors: every throw names an error that has its fate" \
+		"$(jq -r 'select(.event == "exception.throw") | .error' "$f" | sort -un | tr '\n' ' ')" \
+		"$(jq -r 'select(.event == "exception.error") | .error' "$f" | sort -un | tr '\n' ' ')"
 done
 
 finish
