@@ -1450,24 +1450,20 @@ static void nest_in(struct exr *r, struct exr *parent)
 }
 
 /* Is IN, thrown inside the catch block of PARENT (the story R nests in),
- * PARENT's object after a GC moved it?  An ObjectID is an address: where
+ * PARENT's object after a GC moved it?  The fallback for an object known
+ * by its address only (no weak handle: see may_be and ident.c): where
  * clrtrace does not pin exception objects (pin.c: .NET 11, and .NET 8's
  * legacy exception handling), a compacting collection that runs in the
- * catch block gives `throw;` an object the machine has never seen.  The
- * callbacks carry no other identity, and the two ways to get one cost
- * more than the question is worth: following the GC's MovedReferences
- * needs COR_PRF_MONITOR_GC (every collection reported, concurrent GC off),
- * and a weak handle per exception (ICorProfilerInfo13) is a handle made
- * and destroyed on every throw and a runtime call per live story on the
- * next one.  So R is taken for PARENT's object when everything the throw
- * shows of it matches: the same type, message and HRESULT, an
- * InnerException or none as PARENT had, and a stack trace already set
- * (traced), which a new object does not have.  What could match falsely
- * is another exception object thrown before, of that type and with that
- * message, raised in that catch block (an ExceptionDispatchInfo.Throw of a
- * stored one; `throw stored;` clears the trace before the callback on
- * .NET 9+) whose address the machine no longer knows: that too is a
- * rethrow, but of another story, which this would name wrongly. */
+ * catch block gives `throw;` an object the machine has never seen.  So R
+ * is taken for PARENT's object when everything the throw shows of it
+ * matches: the same type, message and HRESULT, an InnerException or none
+ * as PARENT had, and a stack trace already set (traced), which a new
+ * object does not have.  What could match falsely is another exception
+ * object thrown before, of that type and with that message, raised in
+ * that catch block (an ExceptionDispatchInfo.Throw of a stored one;
+ * `throw stored;` clears the trace before the callback on .NET 9+) whose
+ * address the machine no longer knows: that too is a rethrow, but of
+ * another story, which this would name wrongly. */
 static bool moved_rethrow(const struct exr *parent, const struct exr *r, const struct exm_input *in)
 {
 	return parent && parent->phase == CATCH && followed(parent) && in->traced && in->object && may_be(r, in, parent->error) &&
