@@ -213,6 +213,9 @@ static int parse_input(json_t *o, struct exm_input *in)
 	if ((s = json_string_value(json_object_get(o, "handle"))))
 		in->handle = strtoull(s, NULL, 16);
 	in->handle_new = json_is_true(json_object_get(o, "handle_new"));
+	if ((s = json_string_value(json_object_get(o, "inner_handle"))))
+		in->inner_handle = strtoull(s, NULL, 16);
+	in->inner_checked = json_is_true(json_object_get(o, "inner_checked"));
 	return 0;
 }
 
@@ -1024,6 +1027,52 @@ static void check_stale_address(void)
 	json_decref(lines);
 }
 
+/* A stored error wrapped after a GC moved it: the wrapper's InnerException
+ * is at another address, and the glue found its handle (moved); or it is
+ * at the stored one's old address, another object there now, and the
+ * glue found no handle for it (stale): wrapped only in the first. */
+#define WRAP_SEQ(inner)                                                                                         \
+	"{\"tid\":1,\"in\":\"thrown\",\"object\":\"0x7a0\",\"type\":\"A\",\"handle\":\"0x300\",\"handle_new\":true}\n" \
+	IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")             \
+	"{\"tid\":1,\"in\":\"catch_enter\",\"function\":\"M\",\"frame\":\"0x10\",\"handler_kind\":\"async\"}\n"         \
+	OUTF("catch_leave", "0x10")                                                                             \
+	"{\"tid\":1,\"in\":\"thrown\",\"object\":\"0x7b0\",\"type\":\"W\",\"handle\":\"0x400\",\"handle_new\":true," inner "}\n" \
+	IN("search_enter", "M") IN("catcher_found", "M") OUT("search_leave") IN("unwind_enter", "M")             \
+	INF("catch_enter", "M", "0x10") OUTF("catch_leave", "0x10")
+
+static void check_wraps(void)
+{
+	static const struct { const char *name, *lines, *want; } cases[] = {
+		{ "wrapped after a move", WRAP_SEQ("\"inner\":\"0x7c0\",\"inner_handle\":\"0x300\",\"inner_checked\":true"),
+		  "wrapped/-" },
+		{ "another object at a stored one's address", WRAP_SEQ("\"inner\":\"0x7a0\",\"inner_checked\":true"), "stored/async" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *lines = parse_lines(cases[i].lines), *r;
+		const char *fate = "-", *kind = "-";
+		struct capture c;
+		size_t k;
+
+		replay(lines, &c);
+		json_array_foreach(c.records, k, r) {
+			json_t *p = json_object_get(r, "p");
+
+			if (strcmp(json_string_value(json_object_get(r, "event")), "exception.error") != 0 ||
+			    strcmp(json_string_value(json_object_get(json_object_get(p, "exception"), "type")), "A") != 0)
+				continue;
+			fate = json_string_value(json_object_get(p, "fate"));
+			kind = json_string_value(json_object_get(json_object_get(p, "handler"), "kind"));
+		}
+		char got[64];
+
+		snprintf(got, sizeof(got), "%s/%s", fate, kind ? kind : "-");
+		CHECK(strcmp(got, cases[i].want) == 0, "%s: A's error %s (want %s)", cases[i].name, got, cases[i].want);
+		verify(cases[i].name, &c, "caught M>M f= fin=0; caught M>M f= fin=0", 0, 0);
+		json_decref(lines);
+	}
+}
+
 static json_t *parse_lines(const char *s)
 {
 	json_t *a = json_array();
@@ -1204,6 +1253,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(ident_fixtures) / sizeof(ident_fixtures[0]); i++)
 		check_ident(dir, ident_fixtures[i]);
 	check_stale_address();
+	check_wraps();
 	for (size_t i = 0; i < sizeof(quirks) / sizeof(quirks[0]); i++) {
 		json_t *lines = parse_lines(quirks[i].lines);
 

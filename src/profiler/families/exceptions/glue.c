@@ -91,7 +91,7 @@ static void rawlog_open(void)
 static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 {
 	_cleanup_(jw_free) struct jw w = { 0 };
-	JW_FIELDS(f, 30);
+	JW_FIELDS(f, 32);
 
 	pthread_once(&rawlog_once, rawlog_open);
 	if (rawlog_fd < 0)
@@ -132,6 +132,10 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 			jwf_hex(&f, "handle", in->handle);
 		if (in->handle_new)
 			jwf_bool(&f, "handle_new", true);
+		if (in->inner_handle)
+			jwf_hex(&f, "inner_handle", in->inner_handle);
+		if (in->inner_checked)
+			jwf_bool(&f, "inner_checked", true);
 	}
 	if (in->verdict)
 		jwf_str(&f, "verdict", exm_verdict_names[in->verdict]);

@@ -40,11 +40,17 @@ static uint64_t resolve(uint64_t handle)
 void ct_ident_thrown(ObjectID obj, struct exm_input *in)
 {
 	uintptr_t h = 0;
+	ClassID inner_cls = 0;
 
-	in->handle = 0;
-	in->handle_new = false;
+	in->handle = in->inner_handle = 0;
+	in->handle_new = in->inner_checked = false;
 	if (!obj || !in->type_id || in->muted || !ct_ident_wanted())
 		return;
+	/* its InnerException: is it an open error's object (a wrapper)? */
+	if (in->inner && SUCCEEDED(info_GetClassFromObject(ct.info, in->inner, &inner_cls)) && inner_cls) {
+		in->inner_handle = exm_errors_identify(inner_cls, in->inner, resolve);
+		in->inner_checked = true;
+	}
 	in->handle = exm_errors_identify(in->type_id, obj, resolve);
 	if (in->handle)
 		return;

@@ -13,7 +13,8 @@ bool ct_ident_wanted(void);
 /* In ExceptionThrown (cooperative mode: OBJ is valid), for an exception
  * the machine will follow: IN->handle names the open error whose object
  * OBJ is, or is a new weak handle on OBJ (IN->handle_new), or 0 when no
- * handle could be made (the address is all there is). */
+ * handle could be made (the address is all there is); IN->inner_handle
+ * names the open error whose object its InnerException is. */
 void ct_ident_thrown(ObjectID obj, struct exm_input *in);
 /* exm_emitter.handle_free: destroy a handle no error holds any more
  * (nothing once the process exits: the handles go with it). */

@@ -200,6 +200,8 @@ struct exr {
 	 * or a new handle), and that error's newest throw */
 	uint64_t h_err, h_last;
 	bool h_sampled; /* that error was sampled out */
+	uint64_t inner_handle;    /* exm_input.inner_handle, inner_checked */
+	bool inner_checked;
 };
 
 struct exm {
@@ -883,7 +885,9 @@ static bool err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 		}
 		if (x->pending == FATE_OPEN)
 			continue;
-		if (in->inner && x->object == in->inner && !wrapped.used) {
+		if (in->inner && !wrapped.used &&
+		    (in->inner_handle ? x->handle == in->inner_handle
+				      : x->object == in->inner && !(in->inner_checked && x->handle))) {
 			wrapped = err_take(x);
 			if (!freeslot)
 				freeslot = x;
@@ -1049,18 +1053,39 @@ static uint64_t err_by_handle(uint64_t h, uint64_t *last, bool *sampled)
 	return id;
 }
 
+/* The handle of open error ID, 0: none (or not open). */
+static uint64_t err_handle(uint64_t id)
+{
+	struct err *x;
+	uint64_t h;
+
+	if (!id || !atomic_load(&errs_handles))
+		return 0;
+	pthread_mutex_lock(&errs_lock);
+	h = (x = err_find(id)) ? x->handle : 0;
+	pthread_mutex_unlock(&errs_lock);
+	return h;
+}
+
 /* Is error ID open with a handle? */
 static bool err_has_handle(uint64_t id)
 {
-	struct err *x;
-	bool has;
+	return err_handle(id) != 0;
+}
 
-	if (!id || !atomic_load(&errs_handles))
+/* Is INNER, an InnerException (exm_input.inner, inner_handle,
+ * inner_checked), story B's object?  By handle when the glue found its
+ * error's, else by address, unless B's error has a handle the glue would
+ * have found. */
+static bool wraps(uint64_t inner, uint64_t inner_handle, bool checked, const struct exr *b)
+{
+	uint64_t h;
+
+	if (!inner)
 		return false;
-	pthread_mutex_lock(&errs_lock);
-	has = (x = err_find(id)) && x->handle;
-	pthread_mutex_unlock(&errs_lock);
-	return has;
+	if (inner_handle)
+		return (h = err_handle(b->error)) && h == inner_handle;
+	return inner == b->object && !(checked && err_handle(b->error));
 }
 
 void exm_errors_counts(uint64_t *evicted, uint64_t *untracked)
@@ -1236,7 +1261,7 @@ static enum ct_outcome replaced(struct exr *b, struct exr *r)
 	b->superseded_error = r->error;
 	if (r->rethrow_of == b->id)
 		return OUTCOME_RETHROWN;
-	if (r->inner && r->inner == b->object)
+	if (wraps(r->inner, r->inner_handle, r->inner_checked, b))
 		b->wrapped = true;
 	return OUTCOME_SUPERSEDED;
 }
@@ -1419,7 +1444,7 @@ static void settle_boundary(struct ctx *c, struct exr *b, struct exr *r, const s
 		/* a sampled B's id goes in no record: R inherits it sampled */
 		r->rethrow_of = followed(b) ? b->id : 0;
 		o = OUTCOME_RETHROWN;
-	} else if (in->inner && in->inner == b->object) {
+	} else if (wraps(in->inner, in->inner_handle, in->inner_checked, b)) {
 		b->superseded_by = b->superseded_error = r->id;
 		b->wrapped = true;
 		o = OUTCOME_SUPERSEDED;
@@ -1628,6 +1653,8 @@ static void on_thrown(struct ctx *c, const struct exm_input *in)
 		settle_boundary(c, parent, r, in);
 	r->object = in->object;
 	r->inner = in->inner;
+	r->inner_handle = in->inner_handle;
+	r->inner_checked = in->inner_checked;
 	r->type_id = in->type_id;
 	exl_start(&r->lg, in);
 	r->t0 = now(c);

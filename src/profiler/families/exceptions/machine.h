@@ -76,6 +76,12 @@ struct exm_input {
 	 * exm_emitter.handle_free (at once when no error keeps it) */
 	uint64_t handle;
 	bool handle_new;
+	/* ... and its InnerException's: the handle of the open error whose
+	 * object that is (0: none), and whether the glue could ask
+	 * (inner_checked: then an address match with an error that has a
+	 * handle is another object at that address) */
+	uint64_t inner_handle;
+	bool inner_checked;
 	/* fields the glue adds at the end of exception.throw (the inner
 	 * chain), and at the end of both exception.throw and
 	 * exception.summary (the stack); borrowed, NULL: none */
