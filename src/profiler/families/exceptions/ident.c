@@ -48,10 +48,10 @@ void ct_ident_thrown(ObjectID obj, struct exm_input *in)
 		return;
 	/* its InnerException: is it an open error's object (a wrapper)? */
 	if (in->inner && SUCCEEDED(info_GetClassFromObject(ct.info, in->inner, &inner_cls)) && inner_cls) {
-		in->inner_handle = exm_errors_identify(inner_cls, in->inner, resolve);
+		in->inner_handle = exm_errors_identify(inner_cls, in->inner, true, resolve);
 		in->inner_checked = true;
 	}
-	in->handle = exm_errors_identify(in->type_id, obj, resolve);
+	in->handle = exm_errors_identify(in->type_id, obj, in->traced, resolve);
 	if (in->handle)
 		return;
 	if (FAILED(info_CreateHandle(ct.info, obj, COR_PRF_HANDLE_TYPE_WEAK, &h)) || !h)

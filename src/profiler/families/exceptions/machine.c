@@ -1020,16 +1020,23 @@ void exm_errors_flush(const struct exm_emitter *e)
 	free(all);
 }
 
-uint64_t exm_errors_identify(uint64_t type_id, uint64_t object, uint64_t (*resolve)(uint64_t handle))
+uint64_t exm_errors_identify(uint64_t type_id, uint64_t object, bool traced, uint64_t (*resolve)(uint64_t handle))
 {
 	uint64_t h = 0;
 
 	if (!type_id || !object || !resolve || !atomic_load(&errs_handles))
 		return 0;
 	pthread_mutex_lock(&errs_lock);
-	for (size_t i = 0; i < errs_hi && !h; i++)
-		if (errs[i].used && errs[i].handle && errs[i].type_id == type_id && resolve(errs[i].handle) == object)
-			h = errs[i].handle;
+	for (size_t i = 0; i < errs_hi && !h; i++) {
+		struct err *x = &errs[i];
+
+		if (!x->used || !x->handle || x->type_id != type_id || (!traced && x->object != object))
+			continue;
+		if (resolve(x->handle) == object) {
+			h = x->handle;
+			x->object = object; /* where it is now */
+		}
+	}
 	pthread_mutex_unlock(&errs_lock);
 	return h;
 }

@@ -238,6 +238,10 @@ void exm_errors_counts(uint64_t *evicted, uint64_t *untracked);
 /* IDENTITY.  The handle of the open error of type TYPE_ID whose handle
  * RESOLVE (the glue's: the object a handle holds now, 0: collected) says
  * holds OBJECT, or 0: none.  Only errors of that type are resolved (a
- * type identity does not move); RESOLVE is called with the table locked,
- * so that no handle is destroyed meanwhile. */
-uint64_t exm_errors_identify(uint64_t type_id, uint64_t object, uint64_t (*resolve)(uint64_t handle));
+ * type identity does not move), and when OBJECT holds no stack trace
+ * (!TRACED: a first throw, or `throw ex;`, which clears it on .NET 9+)
+ * only those last seen at OBJECT's address: a thread that throws new
+ * exceptions while hundreds of that type wait in Tasks would pay for them
+ * all.  RESOLVE is called with the table locked, so that no handle is
+ * destroyed meanwhile. */
+uint64_t exm_errors_identify(uint64_t type_id, uint64_t object, bool traced, uint64_t (*resolve)(uint64_t handle));
