@@ -59,6 +59,14 @@ static void d_module(struct strbuf *b, const struct rec *r)
 	strbuf_printf(b, "%s", p ? p : jstr2(r->j, "module", "id") ?: "?");
 }
 
+static void d_startup_config(struct strbuf *b, const struct rec *r)
+{
+	const char *p = jstr2(r->j, "runtimeconfig", "path");
+
+	strbuf_printf(b, "%zu runtime variables, %s", json_object_size(json_object_get(r->j, "environment")),
+		      p ? p : "no runtimeconfig.json");
+}
+
 static void d_module_attach(struct strbuf *b, const struct rec *r)
 {
 	d_module(b, r);

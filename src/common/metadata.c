@@ -374,6 +374,34 @@ int md_open_image(const void *image, size_t size, enum md_layout layout, struct 
 	return md_open_root(pe.img + moff, msize, md);
 }
 
+/* Does the CLI image carry ReadyToRun code: the CLI header's managed
+ * native header is a READYTORUN_HEADER ("RTR\0", then its major version). */
+int md_ready_to_run(const void *image, size_t size, enum md_layout layout, unsigned *major)
+{
+	uint32_t crva, csize, nrva, nsize;
+	size_t coff, noff;
+	struct md_pe pe;
+	int k;
+
+	*major = 0;
+	k = md_pe_open(image, size, layout, &pe);
+	if (k < 0)
+		return k;
+	md_pe_dir(&pe, 14, &crva, &csize);
+	if (csize < 72 || md_pe_rva(&pe, crva, 72, &coff) < 0)
+		return -EBADMSG;
+	nrva = le32(pe.img + coff + 64);
+	nsize = le32(pe.img + coff + 68);
+	if (nrva == 0 || nsize < 8)
+		return 0;
+	if (md_pe_rva(&pe, nrva, 8, &noff) < 0)
+		return -EBADMSG;
+	if (le32(pe.img + noff) != 0x00525452u)
+		return 0;
+	*major = le16(pe.img + noff + 4);
+	return 1;
+}
+
 /* The extent of an image the runtime loaded, from its headers. */
 int md_loaded_image_size(const void *base, enum md_layout layout, size_t *size)
 {

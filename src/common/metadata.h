@@ -89,6 +89,11 @@ int md_open_root(const void *root, size_t size, struct md *md);
  * 0, -EOPNOTSUPP (not a PE image, or no CLI header), -EBADMSG. */
 int md_open_image(const void *image, size_t size, enum md_layout layout, struct md *md);
 
+/* Whether the CLI image IMAGE carries ReadyToRun code: its CLI header's
+ * managed native header is a READYTORUN_HEADER (signature "RTR"), whose
+ * major version goes to *MAJOR.  1, 0 (IL only), -EOPNOTSUPP, -EBADMSG. */
+int md_ready_to_run(const void *image, size_t size, enum md_layout layout, unsigned *major);
+
 /* How many bytes from BASE an image the runtime loaded spans, from its own
  * headers: SizeOfImage when mapped, the end of the last section's data as a
  * file.  Only for an image the runtime has checked and keeps mapped. */

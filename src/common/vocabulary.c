@@ -97,5 +97,9 @@ uint64_t ct_event_mask(unsigned categories)
 	for (int i = 0; i < _EV_MAX; i++)
 		if ((categories >> ct_events[i].category) & 1u)
 			set |= UINT64_C(1) << i;
+	/* the start-up report counts the collections before ready: the startup
+	 * category writes the gc spans too (its mask has the GC's bit) */
+	if ((categories >> CAT_STARTUP) & 1u)
+		set |= UINT64_C(1) << EV_GC;
 	return set;
 }

@@ -18,6 +18,7 @@
 #include "profiler/abi/info.h"
 #include "profiler/core/tracer.h"
 #include "profiler/event-mask.h"
+#include "profiler/families/startup.h"
 #include "profiler/families/handlers.h"
 #include "profiler/process.h"
 #include "profiler/runtime-init.h"
@@ -228,6 +229,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	}
 	atomic_store(&ct.active, true);
 	ct_emit_runtime_init(t, &runtime, cmd, cmd_len);
+	ct_startup_config(t);
 	/* no SIGABRT handler: the runtime resets every handler before its own
 	 * aborts, and what an abort leaves unwritten is in FILE.<pid>.pending */
 	atexit(on_exit_flush);

@@ -12,3 +12,8 @@
  * (a dynamic or resource module: no image to read), -EBADMSG, -EIO (the
  * runtime would not say). */
 int ct_module_md(ModuleID m, struct md *md);
+
+/* Whether module M's image carries ReadyToRun code (md_ready_to_run), read
+ * where the runtime mapped it.  1 (*MAJOR: the header's major version), 0,
+ * -EOPNOTSUPP (dynamic or resource module), -EBADMSG, -EIO. */
+int ct_module_ready_to_run(ModuleID m, unsigned *major);

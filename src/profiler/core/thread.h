@@ -18,6 +18,7 @@
 #include "profiler/core/jsonw.h"
 #include "profiler/sinks/sinks.h"
 
+#define CT_JIT_OPEN_MAX 4 /* nested JIT compiles a thread follows (startup.jit) */
 #define CT_NAME_CACHE 64 /* entries of a thread's name cache (a power of two) */
 
 /* One open span on a thread's stack. */
@@ -89,6 +90,12 @@ struct ct_thread {
 	/* set while a family's exit hook feeds this thread's state from
 	 * another thread (records take the time of now) */
 	bool fed_by_other;
+	/* the JIT compiles open on this thread (category startup), innermost
+	 * last: the function and when its compile began (monotonic) */
+	struct ct_jit_open {
+		uint64_t fn, mono;
+	} jit_open[CT_JIT_OPEN_MAX];
+	unsigned n_jit_open;
 };
 
 /* Take T's lock (struct ct_thread.lock).  A flag, not a mutex

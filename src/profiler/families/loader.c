@@ -3,6 +3,7 @@
 #include "profiler/families/handlers.h"
 #include "profiler/abi/info.h"
 #include "common/utf16.h"
+#include "profiler/families/startup.h"
 
 /* {id, name} of an appdomain (the name is known once it exists). */
 static void appdomain_fields(struct jw_fields *o, UINT_PTR id, bool with_name, char **keep)
@@ -61,7 +62,16 @@ LOAD_SPAN(AppDomainShutdownStarted, AppDomainShutdownFinished, EV_APPDOMAIN_SHUT
 	  ct_emit)
 LOAD_SPAN(AssemblyLoadStarted, AssemblyLoadFinished, EV_ASSEMBLY_LOAD, "assembly", assembly_fields, false, ct_emit_handoff)
 LOAD_SPAN(AssemblyUnloadStarted, AssemblyUnloadFinished, EV_ASSEMBLY_UNLOAD, "assembly", assembly_fields, true, ct_emit)
-LOAD_SPAN(ModuleLoadStarted, ModuleLoadFinished, EV_MODULE_LOAD, "module", module_fields, false, ct_emit_handoff)
+HRESULT on_ModuleLoadSpanFinished(struct ct_thread *t, UINT_PTR id, HRESULT hr);
+LOAD_SPAN(ModuleLoadStarted, ModuleLoadSpanFinished, EV_MODULE_LOAD, "module", module_fields, false, ct_emit_handoff)
+
+/* The span's end, and the module's ReadyToRun status (category startup). */
+HRESULT on_ModuleLoadFinished(struct ct_thread *t, ModuleID id, HRESULT hr)
+{
+	on_ModuleLoadSpanFinished(t, id, hr);
+	ct_startup_module(t, id, hr);
+	return S_OK;
+}
 LOAD_SPAN(ModuleUnloadStarted, ModuleUnloadFinished, EV_MODULE_UNLOAD, "module", module_fields, true, ct_emit)
 
 HRESULT on_ModuleAttachedToAssembly(struct ct_thread *t, ModuleID mod, AssemblyID asm_id)

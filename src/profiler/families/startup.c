@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Category startup: what `clrtrace startup` needs and nothing more.
+ *
+ *   startup.jit     one record per JIT compile, at its end, with its time:
+ *                   half the records of the jit.compile spans, and the
+ *                   dynamic methods and IL stubs those leave out;
+ *   startup.module  each module's ReadyToRun status, read from its image
+ *                   where the runtime mapped it;
+ *   startup.config  the runtime settings in the environment and in the
+ *                   program's runtimeconfig.json, and when `run` exec'd it.
+ *
+ * The profiling API says nothing of a compile's tier; a function compiled
+ * again (the same FunctionID) is counted as a recompile (tier-up), and
+ * the CLI tells the tiering worker's compiles by its thread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/u64map.h"
+#include "profiler/core/module-md.h"
+#include "profiler/core/tracer.h"
+#include "profiler/families/startup.h"
+
+extern char **environ;
+
+/* FunctionIDs compiled so far, with their count of compiles. */
+static struct u64map compiled;
+static pthread_mutex_t compiled_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The how-manieth compile of FN this is (1: its first; 0: out of memory). */
+static unsigned nth_compile(FunctionID fn)
+{
+	uintptr_t n = 0;
+	void **slot;
+
+	pthread_mutex_lock(&compiled_lock);
+	slot = u64map_slot(&compiled, fn);
+	if (slot) {
+		n = (uintptr_t)*slot + 1;
+		*slot = (void *)n;
+	}
+	pthread_mutex_unlock(&compiled_lock);
+	return (unsigned)n;
+}
+
+void ct_startup_jit_begin(struct ct_thread *t, FunctionID fn)
+{
+	if (!ct_wants(EV_STARTUP_JIT))
+		return;
+	if (t->n_jit_open < CT_JIT_OPEN_MAX)
+		t->jit_open[t->n_jit_open] = (struct ct_jit_open){ fn, ct_mono(t) };
+	t->n_jit_open++; /* past the array: counted, so that the ends pair up */
+}
+
+void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dynamic)
+{
+	uint64_t begin = 0, now;
+	unsigned n;
+
+	if (!ct_wants(EV_STARTUP_JIT) || t->n_jit_open == 0)
+		return;
+	n = --t->n_jit_open;
+	if (n < CT_JIT_OPEN_MAX && t->jit_open[n].fn == fn)
+		begin = t->jit_open[n].mono;
+	now = ct_mono(t);
+	struct jw_field f[] = {
+		{ .key = "function", .kind = JW_STR, .s = ct_function_name(fn) },
+		{ .key = "dur_ns", .kind = begin ? JW_INT : JW_NULL, .i = begin && now > begin ? (int64_t)(now - begin) : 0 },
+		{ .key = "nth", .kind = JW_INT, .i = nth_compile(fn) },
+		{ .key = "dynamic", .kind = JW_BOOL, .b = dynamic },
+		{ .key = "hr", .kind = FAILED(hr) ? JW_JSON : JW_NULL },
+	};
+	json_t *h = FAILED(hr) ? ct_json_hr(hr) : NULL;
+
+	f[4].j = h;
+	ct_emit_fields(t, EV_STARTUP_JIT, PH_INSTANT, 0, f, FAILED(hr) ? 5 : 4);
+	json_decref(h);
+}
+
+void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr)
+{
+	unsigned major = 0;
+	int k;
+
+	if (!ct_wants(EV_STARTUP_MODULE))
+		return;
+	k = SUCCEEDED(hr) ? ct_module_ready_to_run(m, &major) : -EIO;
+	json_t *mod = json_pack("{s:o}", "id", ct_json_id(m));
+
+	if (SUCCEEDED(hr))
+		json_object_set_new(mod, "path", json_string(ct_module_path(m)));
+	ct_emit(t, EV_STARTUP_MODULE, PH_INSTANT, 0,
+		json_pack("{s:o,s:o,s:o,s:o}", "module", mod, "ready_to_run", k >= 0 ? json_boolean(k > 0) : json_null(),
+			  "r2r_major", k > 0 ? json_integer(major) : json_null(), "hr", ct_json_hr(hr)));
+}
+
+/* The runtime's own variables in the environment: DOTNET_*, COMPlus_*,
+ * CORECLR_* (profilers), by name. */
+static json_t *runtime_environment(void)
+{
+	static const char *const prefixes[] = { "DOTNET_", "COMPlus_", "CORECLR_" };
+	json_t *o = json_object();
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+
+		if (!eq)
+			continue;
+		for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
+			if (strncmp(*e, prefixes[i], strlen(prefixes[i])) == 0) {
+				_cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
+
+				if (name)
+					json_object_set_new(o, name, json_string(eq + 1));
+				break;
+			}
+	}
+	return o;
+}
+
+/* The runtimeconfig.json next to the program: NAME.runtimeconfig.json
+ * beside the first argument ending in .dll (dotnet NAME.dll), or beside
+ * the executable (an apphost).  Malloc'd path, or NULL. */
+static char *runtimeconfig_path(void)
+{
+	char exe[4096], *path = NULL;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	char buf[8192];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		for (const char *p = buf; p < buf + n; p += strlen(p) + 1) {
+			size_t l = strlen(p);
+
+			if (l > 4 && strcmp(p + l - 4, ".dll") == 0) {
+				if (asprintf(&path, "%.*s.runtimeconfig.json", (int)(l - 4), p) < 0)
+					path = NULL;
+				return path;
+			}
+		}
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	if (asprintf(&path, "%s.runtimeconfig.json", exe) < 0)
+		path = NULL;
+	return path;
+}
+
+/* {path, properties} of the program's runtimeconfig.json (its
+ * runtimeOptions.configProperties), or null. */
+static json_t *runtimeconfig(void)
+{
+	_cleanup_free_ char *path = runtimeconfig_path();
+	json_t *doc, *props;
+	struct stat st;
+	int fd;
+
+	if (!path)
+		return json_null();
+	if (path[0] != '/') { /* relative to the working directory: say where */
+		char *abs = realpath(path, NULL);
+
+		if (abs) {
+			free(path);
+			path = abs;
+		}
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return json_null();
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+		close(fd);
+		return json_null();
+	}
+	doc = json_loadfd(fd, 0, NULL);
+	close(fd);
+	if (!doc)
+		return json_pack("{s:s,s:n}", "path", path, "properties");
+	props = json_object_get(json_object_get(doc, "runtimeOptions"), "configProperties");
+	json_t *o = json_pack("{s:s,s:O}", "path", path, "properties", json_is_object(props) ? props : json_null());
+	json_decref(doc);
+	return o;
+}
+
+void ct_startup_config(struct ct_thread *t)
+{
+	const char *exec = secure_getenv("CLRTRACE_EXEC_NS");
+	char *end = NULL;
+	unsigned long long x = 0;
+
+	if (!ct_wants(EV_STARTUP_CONFIG))
+		return;
+	if (exec) {
+		errno = 0;
+		x = strtoull(exec, &end, 10);
+		if (errno || end == exec || *end || x > INT64_MAX)
+			x = 0;
+	}
+	ct_emit(t, EV_STARTUP_CONFIG, PH_INSTANT, 0,
+		json_pack("{s:o,s:o,s:o}", "exec_ns", x ? json_integer((json_int_t)x) : json_null(), "environment",
+			  runtime_environment(), "runtimeconfig", runtimeconfig()));
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The records of category startup (startup.c), called by the families
+ * whose callbacks they share. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "profiler/abi/corprof.h"
+
+struct ct_thread;
+
+/* A JIT compile of FN began / ended with HR (DYNAMIC: a dynamic method or
+ * IL stub, from the DynamicMethodJITCompilation callbacks). */
+void ct_startup_jit_begin(struct ct_thread *t, FunctionID fn);
+void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dynamic);
+/* Module M's load ended with HR: startup.module. */
+void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr);
+/* startup.config, once, after runtime.init. */
+void ct_startup_config(struct ct_thread *t);
