@@ -622,7 +622,7 @@ static int prepare_run(struct trace_opts *o, char **prog, char **name)
 
 /* The program's environment: ours, with ENV's variables (and STATUS_ENV) in place of any of the
  * same name.  The strings stay ours; the array is malloc'd. */
-static char **spawn_environment(char **env, char *status_env)
+static char **spawn_environment(char **env, char *status_env, char *exec_env)
 {
 	size_t n_env = 0, n_add = 0, k = 0;
 	char **v;
@@ -631,12 +631,13 @@ static char **spawn_environment(char **env, char *status_env)
 		n_env++;
 	while (env[n_add])
 		n_add++;
-	v = calloc(n_env + n_add + 2, sizeof(*v));
+	v = calloc(n_env + n_add + 3, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < n_env; i++) {
 		size_t l = strcspn(environ[i], "=");
-		bool replaced = status_env && strncmp(environ[i], status_env, l + 1) == 0;
+		bool replaced = (status_env && strncmp(environ[i], status_env, l + 1) == 0) ||
+				strncmp(environ[i], exec_env, l + 1) == 0;
 
 		for (size_t j = 0; j < n_add && !replaced; j++)
 			replaced = strncmp(environ[i], env[j], l + 1) == 0;
@@ -647,6 +648,7 @@ static char **spawn_environment(char **env, char *status_env)
 		v[k++] = env[j];
 	if (status_env)
 		v[k++] = status_env;
+	v[k++] = exec_env;
 	v[k] = NULL;
 	return v;
 }
@@ -681,7 +683,14 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child_main
  * The pid, or -1 after saying why not (*STATUS: the exit status to give). */
 static pid_t spawn_program(char **prog, char **env, char *status_env, const struct run_signals *rs, int *status)
 {
-	_cleanup_free_ char **envp = spawn_environment(env, status_env);
+	/* when the program started, for the start-up report (category startup):
+	 * the wall clock of the records, read a few microseconds before the exec */
+	char exec_env[64];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(exec_env, sizeof(exec_env), "CLRTRACE_EXEC_NS=%lld",
+		 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+	_cleanup_free_ char **envp = spawn_environment(env, status_env, exec_env);
 	struct spawn_child c = { .prog = prog, .envp = envp, .rs = rs };
 	size_t argc = 0, stack_size;
 	sigset_t all, old;
