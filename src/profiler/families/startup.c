@@ -15,6 +15,8 @@
  * the CLI tells the tiering worker's compiles by its thread.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/u64map.h"
+#include "profiler/abi/info.h"
 #include "profiler/core/module-md.h"
 #include "profiler/core/tracer.h"
 #include "profiler/families/startup.h"
@@ -69,8 +72,18 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 	if (n < CT_JIT_OPEN_MAX && t->jit_open[n].fn == fn)
 		begin = t->jit_open[n].mono;
 	now = ct_mono(t);
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken tok = 0;
+	char modid[24];
+
+	/* the module by id: startup.module names it once */
+	if (dynamic || FAILED(info_GetFunctionInfo(ct.info, fn, &cls, &mod, &tok)))
+		mod = 0;
+	snprintf(modid, sizeof(modid), "0x%" PRIx64, (uint64_t)mod);
 	struct jw_field f[] = {
 		{ .key = "function", .kind = JW_STR, .s = ct_function_name(fn) },
+		{ .key = "module", .kind = mod ? JW_STR : JW_NULL, .s = modid },
 		{ .key = "dur_ns", .kind = begin ? JW_INT : JW_NULL, .i = begin && now > begin ? (int64_t)(now - begin) : 0 },
 		{ .key = "nth", .kind = JW_INT, .i = nth_compile(fn) },
 		{ .key = "dynamic", .kind = JW_BOOL, .b = dynamic },
@@ -78,8 +91,8 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 	};
 	json_t *h = FAILED(hr) ? ct_json_hr(hr) : NULL;
 
-	f[4].j = h;
-	ct_emit_fields(t, EV_STARTUP_JIT, PH_INSTANT, 0, f, FAILED(hr) ? 5 : 4);
+	f[5].j = h;
+	ct_emit_fields(t, EV_STARTUP_JIT, PH_INSTANT, 0, f, FAILED(hr) ? 6 : 5);
 	json_decref(h);
 }
 
