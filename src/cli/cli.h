@@ -18,6 +18,7 @@ int cmd_run(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_startup(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_recover(int argc, char **argv);

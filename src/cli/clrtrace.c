@@ -12,6 +12,7 @@ static const struct cli_command commands[] = {
 	{ "env", "[OPTIONS]", "print the environment that traces a .NET program", cmd_env },
 	{ "view", "[OPTIONS] TRACE...", "show a trace as a per-thread tree", cmd_view },
 	{ "stats", "[OPTIONS] TRACE...", "summarise a trace", cmd_stats },
+	{ "startup", "[--json] TRACE [TRACE_B]", "audit a program's start-up, or compare two", cmd_startup },
 	{ "export", "--format chrome [OPTIONS] TRACE...", "convert a trace for other tools", cmd_export },
 	{ "check", "[OPTIONS] TRACE...", "validate a trace: schema, seq gaps, nesting", cmd_check },
 	{ "recover", "FILE...", "merge the records a dead process left in FILE.pending", cmd_recover },

@@ -1,0 +1,737 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clrtrace startup TRACE [TRACE_B]: the audit of a program's start-up from
+ * a trace made with category startup (-e +startup): its phases on one
+ * clock from the exec, the JIT bill on the critical path and by module
+ * with each module's ReadyToRun status, the settings in effect and where
+ * each came from, and what else stood in the way (exceptions, failed
+ * loads, type initializers, GCs, suspensions, threads).  With two traces,
+ * what changed from A to B.  The report is built as one JSON object
+ * (--json prints it) and the text is printed from it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/reader.h"
+#include "common/util.h"
+#include "common/u64map.h"
+
+#define TOP_METHODS 10
+
+static const char startup_help[] =
+	"Usage: clrtrace startup [--json] TRACE\n"
+	"       clrtrace startup [--json] TRACE_A TRACE_B\n\n"
+	"Audit the start-up of the program a trace recorded with the startup category\n"
+	"(clrtrace run -e +startup): its phases from the exec, the JIT compiles on the\n"
+	"critical path and by module with each module's ReadyToRun status, the runtime\n"
+	"settings in effect and where each came from, and the exceptions, failed loads,\n"
+	"type initializers, GCs and threads before the program was ready.  With two\n"
+	"traces, what changed from A to B.  See clrtrace(1) for every figure.\n\n"
+	"  -j, --json   the report as one JSON object\n"
+	"  -h, --help   this help\n";
+
+/* One JIT compile (startup.jit). */
+struct jit {
+	int64_t ts, ns;
+	uint64_t mod;
+	char *fn;
+	int64_t nth;
+	bool dynamic, failed, main_thread;
+};
+
+/* One loaded module (startup.module), by id. */
+struct mod {
+	char *path;
+	json_t *r2r; /* true, false or null (unknown) */
+	int64_t methods, ns, crit_methods, crit_ns;
+};
+
+struct audit {
+	int64_t pid, exec, init, corelib, first_asm, main, ready, exit, last;
+	char *program, *runtime, *framework_dir;
+	json_t *config; /* the startup.config record */
+	struct jit *jits;
+	size_t n_jits, cap_jits;
+	struct u64map mods;
+	size_t n_modules;
+	json_t *exceptions, *failed_loads, *gcs, *suspends, *threads; /* [ts, ...] */
+	bool oom;
+};
+
+static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t l = strlen(s), m = strlen(suffix);
+
+	return l >= m && strcmp(s + l - m, suffix) == 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p ? p : "?";
+}
+
+static uint64_t parse_id(const char *s)
+{
+	return s ? strtoull(s, NULL, 16) : 0;
+}
+
+static bool hr_failed(const char *hr)
+{
+	return hr && strcmp(hr, "0x00000000") != 0 && strtoul(hr, NULL, 16) >= 0x80000000ul;
+}
+
+/* The module record M: its ReadyToRun status; the first modules name the phases. */
+static void add_module(struct audit *a, const struct rec *r, const char *path, json_t *r2r, uint64_t id)
+{
+	void **slot;
+	struct mod *m;
+
+	if (hr_failed(jstr(r->j, "hr"))) {
+		json_array_append_new(a->failed_loads, json_pack("{s:I,s:s,s:s?,s:s?}", "ts", (json_int_t)r->ts, "what",
+								 r->event, "name", path ? base_name(path) : NULL, "hr",
+								 jstr(r->j, "hr")));
+		return;
+	}
+	if (!path)
+		return;
+	if (a->corelib < 0 && ends_with(path, "/System.Private.CoreLib.dll")) {
+		a->corelib = r->ts;
+		a->framework_dir = strndup(path, (size_t)(strrchr(path, '/') - path + 1));
+	} else if (a->first_asm < 0 && a->framework_dir && strncmp(path, a->framework_dir, strlen(a->framework_dir)) != 0)
+		a->first_asm = r->ts;
+	if (!id)
+		return;
+	slot = u64map_slot(&a->mods, id);
+	if (!slot) {
+		a->oom = true;
+		return;
+	}
+	if (!*slot) {
+		*slot = m = calloc(1, sizeof(*m));
+		if (!m) {
+			a->oom = true;
+			return;
+		}
+		a->n_modules++;
+	}
+	m = *slot;
+	if (!m->path)
+		m->path = xstrdup(path);
+	if (r2r) {
+		json_decref(m->r2r);
+		m->r2r = json_incref(r2r);
+	}
+}
+
+static void add_jit(struct audit *a, const struct rec *r)
+{
+	const char *fn = jstr(r->j, "function");
+	struct jit *j;
+
+	if (a->n_jits == a->cap_jits) {
+		size_t cap = a->cap_jits ? a->cap_jits * 2 : 1024;
+		struct jit *v = realloc(a->jits, cap * sizeof(*v));
+
+		if (!v) {
+			a->oom = true;
+			return;
+		}
+		a->jits = v;
+		a->cap_jits = cap;
+	}
+	j = &a->jits[a->n_jits++];
+	*j = (struct jit){ .ts = r->ts, .ns = jint(r->j, "dur_ns"), .mod = parse_id(jstr(r->j, "module")),
+			   .fn = xstrdup(fn ? fn : "?"), .nth = jint(r->j, "nth"),
+			   .dynamic = json_is_true(json_object_get(r->j, "dynamic")),
+			   .failed = json_object_get(r->j, "hr") != NULL && !json_is_null(json_object_get(r->j, "hr")),
+			   .main_thread = r->tid == r->pid };
+	if (j->ns < 0)
+		j->ns = 0;
+	if (a->main < 0 && !j->dynamic && fn &&
+	    (ends_with(fn, ".Main") || ends_with(fn, ".<Main>") || ends_with(fn, ".<Main>$")))
+		a->main = r->ts;
+}
+
+/* Take record R of the first process in the trace. */
+static void audit_add(struct audit *a, const struct rec *r)
+{
+	if (r->pid < 0 || r->ts < 0)
+		return;
+	if (a->pid < 0 && r->ev == EV_RUNTIME_INIT)
+		a->pid = r->pid;
+	if (r->pid != a->pid)
+		return;
+	a->last = r->ts;
+	switch (r->ev) {
+	case EV_RUNTIME_INIT:
+		a->init = r->ts;
+		a->program = xstrdup(jstr(r->j, "program"));
+		a->runtime = xstrdup(jstr2(r->j, "runtime", "version"));
+		break;
+	case EV_STARTUP_CONFIG:
+		if (!a->config) {
+			a->config = json_incref(r->j);
+			if (jint(r->j, "exec_ns") > 0)
+				a->exec = jint(r->j, "exec_ns");
+		}
+		break;
+	case EV_STARTUP_MODULE:
+		add_module(a, r, jstr2(r->j, "module", "path"), json_object_get(r->j, "ready_to_run"),
+			   parse_id(jstr2(r->j, "module", "id")));
+		break;
+	case EV_MODULE_LOAD:
+	case EV_ASSEMBLY_LOAD:
+		if (r->ph == PH_END && hr_failed(jstr(r->j, "hr")))
+			add_module(a, r, jstr2(r->j, r->ev == EV_MODULE_LOAD ? "module" : "assembly",
+					       r->ev == EV_MODULE_LOAD ? "path" : "name"), NULL, 0);
+		break;
+	case EV_STARTUP_JIT:
+		add_jit(a, r);
+		break;
+	case EV_EXCEPTION_THROW:
+		json_array_append_new(a->exceptions,
+				      json_pack("[I,s]", (json_int_t)r->ts, jstr2(r->j, "exception", "type") ?: "?"));
+		break;
+	case EV_GC:
+		if (r->ph == PH_END)
+			json_array_append_new(a->gcs, json_pack("[I,I]", (json_int_t)r->ts, (json_int_t)(r->dur_ns > 0 ? r->dur_ns : 0)));
+		break;
+	case EV_RUNTIME_SUSPEND:
+		if (r->ph != PH_END)
+			json_array_append_new(a->suspends, json_pack("[I]", (json_int_t)r->ts));
+		break;
+	case EV_THREAD_CREATE:
+		json_array_append_new(a->threads, json_pack("[I]", (json_int_t)r->ts));
+		break;
+	case EV_RUNTIME_SHUTDOWN:
+		a->exit = r->ts;
+		break;
+	default:
+		if (strcmp(r->event, "startup.ready") == 0 && a->ready < 0)
+			a->ready = r->ts;
+		break;
+	}
+}
+
+static void audit_init(struct audit *a)
+{
+	*a = (struct audit){ .pid = -1, .exec = -1, .init = -1, .corelib = -1, .first_asm = -1, .main = -1,
+			     .ready = -1, .exit = -1, .last = -1 };
+	a->exceptions = json_array();
+	a->failed_loads = json_array();
+	a->gcs = json_array();
+	a->suspends = json_array();
+	a->threads = json_array();
+}
+
+static void mod_free(void *p)
+{
+	struct mod *m = p;
+
+	free(m->path);
+	json_decref(m->r2r);
+	free(m);
+}
+
+static void audit_done(struct audit *a)
+{
+	for (size_t i = 0; i < a->n_jits; i++)
+		free(a->jits[i].fn);
+	free(a->jits);
+	u64map_done(&a->mods, mod_free);
+	free(a->program);
+	free(a->runtime);
+	free(a->framework_dir);
+	json_decref(a->config);
+	json_decref(a->exceptions);
+	json_decref(a->failed_loads);
+	json_decref(a->gcs);
+	json_decref(a->suspends);
+	json_decref(a->threads);
+}
+
+/* How many of the [ts, ...] entries of LIST are before LIMIT; *SUM: their second members added. */
+static int64_t count_before(json_t *list, int64_t limit, int64_t *sum)
+{
+	size_t i;
+	json_t *e;
+	int64_t n = 0;
+
+	if (sum)
+		*sum = 0;
+	json_array_foreach(list, i, e)
+		if (json_integer_value(json_array_get(e, 0)) <= limit) {
+			n++;
+			if (sum)
+				*sum += json_integer_value(json_array_get(e, 1));
+		}
+	return n;
+}
+
+/* The phases, each with its time from the exec (or from runtime.init) and the gap before it. */
+static json_t *phases_json(const struct audit *a)
+{
+	const struct {
+		const char *name;
+		int64_t ts;
+	} p[] = { { "exec", a->exec }, { "runtime.init", a->init }, { "corelib", a->corelib },
+		  { "first_program_assembly", a->first_asm }, { "main", a->main }, { "ready", a->ready },
+		  { "exit", a->exit } };
+	int64_t base = a->exec >= 0 ? a->exec : a->init, prev = base;
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < ELEMENTSOF(p); i++) {
+		json_t *ph = json_pack("{s:s}", "name", p[i].name);
+
+		if (p[i].ts >= 0 && base >= 0) {
+			json_object_set_new(ph, "from_exec_ns", json_integer(p[i].ts - base));
+			json_object_set_new(ph, "gap_ns", json_integer(p[i].ts - prev));
+			prev = p[i].ts;
+		} else {
+			json_object_set_new(ph, "from_exec_ns", json_null());
+			json_object_set_new(ph, "gap_ns", json_null());
+		}
+		json_array_append_new(out, ph);
+	}
+	return out;
+}
+
+/* The value of the runtime's variable NAME (after DOTNET_/COMPlus_, or whole after '='). */
+static const char *env_value(json_t *env, const char *name, const char **var)
+{
+	static char buf[128];
+	const char *v;
+
+	if (name[0] == '=') {
+		*var = name + 1;
+		return jstr(env, name + 1);
+	}
+	snprintf(buf, sizeof(buf), "DOTNET_%s", name);
+	if ((v = jstr(env, buf))) {
+		*var = buf;
+		return v;
+	}
+	snprintf(buf, sizeof(buf), "COMPlus_%s", name);
+	*var = buf;
+	return jstr(env, buf);
+}
+
+/* Each setting of startup-settings.def: value and where it came from. */
+static json_t *settings_json(json_t *config)
+{
+	json_t *env = json_object_get(config, "environment");
+	json_t *props = json_object_get(json_object_get(config, "runtimeconfig"), "properties");
+	json_t *out = json_array();
+
+#define SETTING(key, label, variable, property, def) \
+	{ \
+		const char *var = NULL, *v = env_value(env, variable, &var); \
+		json_t *pv = (property)[0] ? json_object_get(props, property) : NULL; \
+		json_t *s = json_pack("{s:s,s:s}", "key", key, "label", label); \
+		if (v) { \
+			json_object_set_new(s, "value", json_string(v)); \
+			json_object_set_new(s, "source", json_string("environment")); \
+			json_object_set_new(s, "from", json_string(var)); \
+		} else if (pv && !json_is_null(pv)) { \
+			json_object_set_new(s, "value", json_is_string(pv) ? json_incref(pv) \
+						: json_string(json_is_true(pv) ? "1" : json_is_false(pv) ? "0" : "?")); \
+			if (json_is_integer(pv)) \
+				json_object_set_new(s, "value", json_sprintf("%" JSON_INTEGER_FORMAT, json_integer_value(pv))); \
+			json_object_set_new(s, "source", json_string("runtimeconfig")); \
+			json_object_set_new(s, "from", json_string(property)); \
+		} else { \
+			json_object_set_new(s, "value", json_string(def)); \
+			json_object_set_new(s, "source", json_string("default")); \
+		} \
+		json_array_append_new(out, s); \
+	}
+#include "cli/startup-settings.def"
+	return out;
+}
+
+static int by_ns_desc(const void *x, const void *y)
+{
+	int64_t a = json_integer_value(json_object_get(*(json_t *const *)x, "time_ns"));
+	int64_t b = json_integer_value(json_object_get(*(json_t *const *)y, "time_ns"));
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* ARR sorted by time_ns, largest first, cut to N (0: all). */
+static json_t *sorted(json_t *arr, size_t n)
+{
+	size_t k = json_array_size(arr);
+	json_t **v = calloc(k ? k : 1, sizeof(*v)), *out = json_array();
+
+	for (size_t i = 0; v && i < k; i++)
+		v[i] = json_array_get(arr, i);
+	if (v)
+		qsort(v, k, sizeof(*v), by_ns_desc);
+	for (size_t i = 0; v && i < k && (!n || i < n); i++)
+		json_array_append(out, v[i]);
+	free(v);
+	json_decref(arr);
+	return out;
+}
+
+/* Is compile J on the critical path: before LIMIT, a first compile, on a
+ * thread that is not the tiering worker (the recompiles are its work). */
+static bool critical(const struct jit *j, int64_t limit)
+{
+	return j->ts <= limit && j->nth <= 1;
+}
+
+static json_t *jit_json(struct audit *a, int64_t limit)
+{
+	int64_t n = 0, ns = 0, cn = 0, cns = 0, dyn = 0, re = 0, failed = 0, main_n = 0, cctor_n = 0, cctor_ns = 0;
+	json_t *top = json_array(), *cctors = json_array(), *mods = json_array(), *il = json_array();
+
+	for (size_t i = 0; i < a->n_jits; i++) {
+		struct jit *j = &a->jits[i];
+		struct mod *m = j->mod ? u64map_get(&a->mods, j->mod) : NULL;
+
+		if (j->failed) {
+			failed++;
+			continue;
+		}
+		n++;
+		ns += j->ns;
+		dyn += j->dynamic;
+		re += j->nth > 1;
+		if (m) {
+			m->methods++;
+			m->ns += j->ns;
+		}
+		if (!critical(j, limit))
+			continue;
+		cn++;
+		cns += j->ns;
+		main_n += j->main_thread;
+		if (m) {
+			m->crit_methods++;
+			m->crit_ns += j->ns;
+		}
+		json_array_append_new(top, json_pack("{s:s,s:I,s:s?}", "function", j->fn, "time_ns", (json_int_t)j->ns,
+						     "module", m ? base_name(m->path) : NULL));
+		if (ends_with(j->fn, "..cctor")) {
+			cctor_n++;
+			cctor_ns += j->ns;
+			json_array_append_new(cctors, json_pack("{s:s,s:I}", "function", j->fn, "time_ns", (json_int_t)j->ns));
+		}
+	}
+	u64map_foreach(&a->mods, i) {
+		struct mod *m = a->mods.vals[i];
+
+		if (!m->methods)
+			continue;
+		json_array_append_new(mods, json_pack("{s:s,s:s?,s:O,s:I,s:I,s:I,s:I}", "module", base_name(m->path), "path",
+						      m->path, "ready_to_run", m->r2r ? m->r2r : json_null(), "methods",
+						      (json_int_t)m->methods, "time_ns", (json_int_t)m->ns,
+						      "critical_methods", (json_int_t)m->crit_methods, "critical_ns",
+						      (json_int_t)m->crit_ns));
+		if (m->crit_methods && json_is_false(m->r2r))
+			json_array_append_new(il, json_pack("{s:s,s:I,s:I}", "module", base_name(m->path), "methods",
+							    (json_int_t)m->crit_methods, "time_ns", (json_int_t)m->crit_ns));
+	}
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:o,s:o,s:o,s:{s:I,s:I,s:o}}",
+			 "methods_compiled", (json_int_t)n, "time_ns", (json_int_t)ns, "dynamic", (json_int_t)dyn,
+			 "recompiles", (json_int_t)re, "failed", (json_int_t)failed, "critical", "methods",
+			 (json_int_t)cn, "time_ns", (json_int_t)cns, "main_thread_methods", (json_int_t)main_n,
+			 "background", "methods", (json_int_t)(n - cn), "time_ns", (json_int_t)(ns - cns), "by_module",
+			 sorted(mods, 0), "top", sorted(top, TOP_METHODS), "il_only_on_startup_path", sorted(il, 0),
+			 "type_initializers", "count", (json_int_t)cctor_n, "time_ns", (json_int_t)cctor_ns, "list",
+			 sorted(cctors, TOP_METHODS));
+}
+
+/* The report of one trace, or NULL after saying why. */
+static json_t *audit_json(struct audit *a, const char *name)
+{
+	int64_t limit, gc_ns = 0;
+	json_t *types = json_object(), *e;
+	size_t i;
+
+	if (a->pid < 0) {
+		cli_error("startup: %s: no runtime.init record: not a trace of a program's start", name);
+		return NULL;
+	}
+	if (!a->config) {
+		cli_error("startup: %s: no startup records: record it with clrtrace run -e +startup", name);
+		return NULL;
+	}
+	limit = a->ready >= 0 ? a->ready : a->exit >= 0 ? a->exit : a->last;
+	json_array_foreach(a->exceptions, i, e)
+		if (json_integer_value(json_array_get(e, 0)) <= limit) {
+			const char *t = json_string_value(json_array_get(e, 1));
+
+			json_object_set_new(types, t, json_integer(jint(types, t) + 1));
+		}
+	int64_t n_gc = count_before(a->gcs, limit, &gc_ns);
+	return json_pack("{s:s?,s:I,s:s?,s:s,s:o,s:o,s:o,s:O,s:O,s:I,s:{s:{s:I,s:o},s:O,s:{s:I,s:I},s:I,s:I}}",
+			 "program", a->program, "pid", (json_int_t)a->pid, "runtime", a->runtime, "until",
+			 a->ready >= 0 ? "ready" : "exit", "phases", phases_json(a), "jit", jit_json(a, limit),
+			 "configuration", settings_json(a->config), "environment",
+			 json_object_get(a->config, "environment"), "runtimeconfig",
+			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules,
+			 "in_the_way", "exceptions", "count", (json_int_t)count_before(a->exceptions, limit, NULL),
+			 "types", types, "failed_loads", a->failed_loads, "gcs", "count", (json_int_t)n_gc, "time_ns",
+			 (json_int_t)gc_ns, "suspensions", (json_int_t)count_before(a->suspends, limit, NULL),
+			 "threads_created", (json_int_t)count_before(a->threads, limit, NULL));
+}
+
+/* Read TRACE into its report. */
+static json_t *read_trace(char *path)
+{
+	struct audit a;
+	struct rd *rd = NULL;
+	struct rec rec;
+	json_t *out = NULL;
+	int r;
+
+	audit_init(&a);
+	r = rd_open(&rd, "startup", &path, 1, false);
+	if (r < 0)
+		goto done;
+	while ((r = rd_record(rd, &rec)) > 0) {
+		audit_add(&a, &rec);
+		rec_done(&rec);
+	}
+	if (r < 0)
+		cli_error("startup: %s: %s", rd_name(rd), rd_strerror(rd, r));
+	else if (a.oom)
+		cli_error("startup: %s: out of memory", path);
+	else
+		out = audit_json(&a, path);
+done:
+	rd_free(rd);
+	audit_done(&a);
+	return out;
+}
+
+static double ms(json_t *v) { return (double)json_integer_value(v) / 1e6; }
+
+static void print_report(json_t *rep)
+{
+	json_t *jit = json_object_get(rep, "jit"), *w = json_object_get(rep, "in_the_way"), *e;
+	const char *key;
+	size_t i;
+
+	printf("Start-up of %s (pid %" PRId64 ", .NET %s), until %s\n\n",
+	       jstr(rep, "program") ?: "?", jint(rep, "pid"), jstr(rep, "runtime") ?: "?",
+	       jstr(rep, "until"));
+	printf("Phases                         from exec       gap\n");
+	json_array_foreach(json_object_get(rep, "phases"), i, e) {
+		if (json_is_null(json_object_get(e, "from_exec_ns")))
+			printf("  %-26s %12s\n", jstr(e, "name"), "not seen");
+		else
+			printf("  %-26s %9.1f ms %7.1f ms\n", jstr(e, "name"), ms(json_object_get(e, "from_exec_ns")),
+			       ms(json_object_get(e, "gap_ns")));
+	}
+	printf("\nJIT: %" PRId64 " methods compiled in %.1f ms (%" PRId64
+	       " dynamic methods and IL stubs, %" PRId64 " recompiles, %" PRId64 " failed)\n",
+	       jint(jit, "methods_compiled"), ms(json_object_get(jit, "time_ns")), jint(jit, "dynamic"),
+	       jint(jit, "recompiles"), jint(jit, "failed"));
+	printf("  critical path (before %s, first compiles): %" PRId64 " methods, %.1f ms"
+	       " (%" PRId64 " on the main thread)\n",
+	       jstr(rep, "until"), jint2(jit, "critical", "methods"),
+	       ms(json_object_get(json_object_get(jit, "critical"), "time_ns")), jint2(jit, "critical", "main_thread_methods"));
+	printf("  background (recompiles, after %s):        %" PRId64 " methods, %.1f ms\n", jstr(rep, "until"),
+	       jint2(jit, "background", "methods"), ms(json_object_get(json_object_get(jit, "background"), "time_ns")));
+	printf("\n  By module                                 ReadyToRun  methods  critical        ms\n");
+	json_array_foreach(json_object_get(jit, "by_module"), i, e) {
+		json_t *r2r = json_object_get(e, "ready_to_run");
+
+		printf("    %-40s %-10s %7" PRId64 " %9" PRId64 " %9.1f\n", jstr(e, "module"),
+		       json_is_true(r2r) ? "yes" : json_is_false(r2r) ? "IL only" : "?", jint(e, "methods"),
+		       jint(e, "critical_methods"), ms(json_object_get(e, "time_ns")));
+	}
+	printf("\n  Top methods on the critical path\n");
+	json_array_foreach(json_object_get(jit, "top"), i, e)
+		printf("    %8.2f ms  %s\n", ms(json_object_get(e, "time_ns")), jstr(e, "function"));
+	if (json_array_size(json_object_get(jit, "il_only_on_startup_path"))) {
+		printf("\n  IL-only assemblies on the start-up path (fix: publish with ReadyToRun,\n"
+		       "  <PublishReadyToRun>true</PublishReadyToRun>)\n");
+		json_array_foreach(json_object_get(jit, "il_only_on_startup_path"), i, e)
+			printf("    %-40s %5" PRId64 " methods %8.1f ms\n", jstr(e, "module"), jint(e, "methods"),
+			       ms(json_object_get(e, "time_ns")));
+	}
+	printf("\nConfiguration in effect\n");
+	json_array_foreach(json_object_get(rep, "configuration"), i, e)
+		printf("  %-26s %-8s %s%s%s\n", jstr(e, "label"), *jstr(e, "value") ? jstr(e, "value") : "(none)",
+		       jstr(e, "source"), jstr(e, "from") ? ": " : "", jstr(e, "from") ?: "");
+	printf("\nWhat else stood in the way (before %s)\n", jstr(rep, "until"));
+	printf("  exceptions thrown: %" PRId64 "\n", jint2(w, "exceptions", "count"));
+	json_t *v;
+	json_object_foreach(json_object_get(json_object_get(w, "exceptions"), "types"), key, v)
+		printf("    %" PRId64 " %s\n", (int64_t)json_integer_value(v), key);
+	printf("  failed loads: %zu\n", json_array_size(json_object_get(w, "failed_loads")));
+	json_array_foreach(json_object_get(w, "failed_loads"), i, e)
+		printf("    %s %s hr %s\n", jstr(e, "what"), jstr(e, "name") ?: "?", jstr(e, "hr") ?: "?");
+	printf("  type initializers compiled: %" PRId64 " (%.1f ms of JIT)\n",
+	       jint2(jit, "type_initializers", "count"),
+	       ms(json_object_get(json_object_get(jit, "type_initializers"), "time_ns")));
+	printf("  GCs: %" PRId64 " (%.1f ms); runtime suspensions: %" PRId64
+	       "; threads created: %" PRId64 "\n",
+	       jint2(w, "gcs", "count"), ms(json_object_get(json_object_get(w, "gcs"), "time_ns")), jint(w, "suspensions"),
+	       jint(w, "threads_created"));
+	printf("  modules loaded (whole run): %" PRId64 "\n", jint(rep, "modules_loaded"));
+}
+
+/* A then B of one figure. */
+static json_t *pair(json_t *a, json_t *b)
+{
+	return json_pack("{s:O,s:O}", "a", a ? a : json_null(), "b", b ? b : json_null());
+}
+
+/* What changed from report A to report B. */
+static json_t *diff_json(json_t *a, json_t *b)
+{
+	json_t *phases = json_array(), *mods = json_object(), *cfg = json_array(), *e;
+	json_t *ja = json_object_get(a, "jit"), *jb = json_object_get(b, "jit");
+	size_t i;
+
+	json_array_foreach(json_object_get(a, "phases"), i, e) {
+		json_t *f = json_array_get(json_object_get(b, "phases"), i);
+
+		json_array_append_new(phases, json_pack("{s:s,s:o}", "name", jstr(e, "name"), "from_exec_ns",
+							pair(json_object_get(e, "from_exec_ns"), json_object_get(f, "from_exec_ns"))));
+	}
+	for (int side = 0; side < 2; side++)
+		json_array_foreach(json_object_get(side ? jb : ja, "by_module"), i, e) {
+			const char *m = jstr(e, "module");
+			json_t *o = json_object_get(mods, m);
+
+			if (!o) {
+				o = json_pack("{s:{},s:{},s:{}}", "methods", "time_ns", "ready_to_run");
+				json_object_set_new(mods, m, o);
+			}
+			json_object_set(json_object_get(o, "methods"), side ? "b" : "a", json_object_get(e, "methods"));
+			json_object_set(json_object_get(o, "time_ns"), side ? "b" : "a", json_object_get(e, "time_ns"));
+			json_object_set(json_object_get(o, "ready_to_run"), side ? "b" : "a", json_object_get(e, "ready_to_run"));
+		}
+	json_array_foreach(json_object_get(a, "configuration"), i, e) {
+		json_t *f = json_array_get(json_object_get(b, "configuration"), i);
+
+		if (!json_equal(json_object_get(e, "value"), json_object_get(f, "value")) ||
+		    !json_equal(json_object_get(e, "source"), json_object_get(f, "source")))
+			json_array_append_new(cfg, json_pack("{s:s,s:o,s:o}", "label", jstr(e, "label"), "value",
+							     pair(json_object_get(e, "value"), json_object_get(f, "value")),
+							     "source", pair(json_object_get(e, "source"), json_object_get(f, "source"))));
+	}
+	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o},s:o,s:o,s:o}", "phases", phases, "jit", "methods_compiled",
+			 pair(json_object_get(ja, "methods_compiled"), json_object_get(jb, "methods_compiled")), "time_ns",
+			 pair(json_object_get(ja, "time_ns"), json_object_get(jb, "time_ns")), "critical_methods",
+			 pair(json_object_get(json_object_get(ja, "critical"), "methods"),
+			      json_object_get(json_object_get(jb, "critical"), "methods")),
+			 "critical_ns",
+			 pair(json_object_get(json_object_get(ja, "critical"), "time_ns"),
+			      json_object_get(json_object_get(jb, "critical"), "time_ns")),
+			 "modules_loaded", pair(json_object_get(a, "modules_loaded"), json_object_get(b, "modules_loaded")),
+			 "by_module", mods, "configuration", cfg);
+}
+
+static void print_pair_ms(const char *label, json_t *p)
+{
+	json_t *a = json_object_get(p, "a"), *b = json_object_get(p, "b");
+
+	if (json_is_integer(a) && json_is_integer(b))
+		printf("  %-28s %9.1f ms %9.1f ms %+9.1f ms\n", label, ms(a), ms(b), ms(b) - ms(a));
+	else
+		printf("  %-28s %12s %12s\n", label, json_is_integer(a) ? "seen" : "not seen", json_is_integer(b) ? "seen" : "not seen");
+}
+
+static void print_pair_n(const char *label, json_t *p)
+{
+	int64_t a = jint(p, "a"), b = jint(p, "b");
+
+	printf("  %-28s %12" PRId64 " %12" PRId64 " %+12" PRId64 "\n", label, a, b, b - a);
+}
+
+static void print_diff(json_t *d, const char *na, const char *nb)
+{
+	json_t *e, *jit = json_object_get(d, "jit");
+	const char *key;
+	size_t i;
+
+	printf("Start-up, A: %s\n          B: %s\n\n  %-28s %12s %12s %12s\n", na, nb, "Phase (from exec)", "A", "B", "B - A");
+	json_array_foreach(json_object_get(d, "phases"), i, e)
+		print_pair_ms(jstr(e, "name"), json_object_get(e, "from_exec_ns"));
+	printf("\n");
+	print_pair_n("JIT methods compiled", json_object_get(jit, "methods_compiled"));
+	print_pair_ms("JIT time", json_object_get(jit, "time_ns"));
+	print_pair_n("JIT critical methods", json_object_get(jit, "critical_methods"));
+	print_pair_ms("JIT critical time", json_object_get(jit, "critical_ns"));
+	print_pair_n("modules loaded", json_object_get(d, "modules_loaded"));
+	printf("\n  By module (methods compiled)     A         B     B - A\n");
+	json_object_foreach(json_object_get(d, "by_module"), key, e) {
+		int64_t a = jint2(e, "methods", "a"), b = jint2(e, "methods", "b");
+
+		printf("    %-28s %6" PRId64 " %9" PRId64 " %+9" PRId64 "\n", key, a < 0 ? 0 : a, b < 0 ? 0 : b,
+		       (b < 0 ? 0 : b) - (a < 0 ? 0 : a));
+	}
+	printf("\n  Configuration changed: %zu\n", json_array_size(json_object_get(d, "configuration")));
+	json_array_foreach(json_object_get(d, "configuration"), i, e)
+		printf("    %-26s %s (%s) -> %s (%s)\n", jstr(e, "label"), jstr2(e, "value", "a") ?: "?",
+		       jstr2(e, "source", "a") ?: "?", jstr2(e, "value", "b") ?: "?", jstr2(e, "source", "b") ?: "?");
+}
+
+int cmd_startup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool as_json = false;
+	json_t *a = NULL, *b = NULL, *out = NULL;
+	int opt, status = 1;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":jh", opts, NULL)) != -1)
+		switch (opt) {
+		case 'j':
+			as_json = true;
+			break;
+		case 'h':
+			fputs(startup_help, stdout);
+			return 0;
+		default:
+			args_getopt_error("startup", opt, argv);
+			return EXIT_USAGE;
+		}
+	if (argc - optind < 1 || argc - optind > 2) {
+		cli_error("startup: give one trace, or two to compare (try 'clrtrace startup --help')");
+		return EXIT_USAGE;
+	}
+	a = read_trace(argv[optind]);
+	if (a && argc - optind == 2)
+		b = read_trace(argv[optind + 1]);
+	if (!a || (argc - optind == 2 && !b))
+		goto done;
+	out = b ? diff_json(a, b) : json_incref(a);
+	if (as_json) {
+		if (b)
+			json_object_set(out, "a", a), json_object_set(out, "b", b);
+		json_dumpf(out, stdout, JSON_COMPACT);
+		putchar('\n');
+	} else if (b)
+		print_diff(out, argv[optind], argv[optind + 1]);
+	else
+		print_report(out);
+	status = 0;
+done:
+	json_decref(a);
+	json_decref(b);
+	json_decref(out);
+	return status;
+}
