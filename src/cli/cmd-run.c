@@ -18,6 +18,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/run-ready.h"
 #include "common/config.h"
 #include "common/pending.h"
 #include "common/record-head.h"
@@ -550,7 +551,7 @@ static void signals_ignore(const struct run_signals *rs)
 
 /* Parse run's options into O and QUIET; *I ends at the program.  Returns 1 to go on,
  * 0 after --help, EXIT_USAGE negated on a bad argument. */
-static int parse_run_args(int argc, char **argv, struct trace_opts *o, int *quiet, int *i)
+static int parse_run_args(int argc, char **argv, struct trace_opts *o, int *quiet, const char **ready, int *i)
 {
 	for (*i = 1; *i < argc; (*i)++) {
 		int r;
@@ -562,12 +563,23 @@ static int parse_run_args(int argc, char **argv, struct trace_opts *o, int *quie
 		if (strcmp(argv[*i], "-h") == 0 || strcmp(argv[*i], "--help") == 0) {
 			printf("Usage: clrtrace run [OPTIONS] -- PROGRAM [ARGS...]\n\n"
 			       "Run PROGRAM under the tracer and exit with its status.\n\nOptions:\n%s"
-			       "  -q, --quiet             no summary line at the end\n",
+			       "  -q, --quiet             no summary line at the end\n"
+			       "      --ready REGEX       the program is ready (clrtrace startup) at its first line on\n"
+			       "                          stdout that matches REGEX (POSIX extended); its stdout\n"
+			       "                          then passes through clrtrace\n",
 			       trace_opts_help);
 			return 0;
 		}
 		if (strcmp(argv[*i], "-q") == 0 || strcmp(argv[*i], "--quiet") == 0) {
 			*quiet = 1;
+			continue;
+		}
+		if (strcmp(argv[*i], "--ready") == 0) {
+			if (*i + 1 >= argc) {
+				cli_error("run: --ready needs a regular expression");
+				return -EXIT_USAGE;
+			}
+			*ready = argv[++*i];
 			continue;
 		}
 		r = trace_opts_parse(o, argc, argv, i);
@@ -622,7 +634,7 @@ static int prepare_run(struct trace_opts *o, char **prog, char **name)
 
 /* The program's environment: ours, with ENV's variables (and STATUS_ENV) in place of any of the
  * same name.  The strings stay ours; the array is malloc'd. */
-static char **spawn_environment(char **env, char *status_env, char *exec_env)
+static char **spawn_environment(char **env, char *status_env, char *exec_env, char *ready_env)
 {
 	size_t n_env = 0, n_add = 0, k = 0;
 	char **v;
@@ -631,13 +643,14 @@ static char **spawn_environment(char **env, char *status_env, char *exec_env)
 		n_env++;
 	while (env[n_add])
 		n_add++;
-	v = calloc(n_env + n_add + 3, sizeof(*v));
+	v = calloc(n_env + n_add + 4, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < n_env; i++) {
 		size_t l = strcspn(environ[i], "=");
 		bool replaced = (status_env && strncmp(environ[i], status_env, l + 1) == 0) ||
-				strncmp(environ[i], exec_env, l + 1) == 0;
+				strncmp(environ[i], exec_env, l + 1) == 0 ||
+				(ready_env && strncmp(environ[i], ready_env, l + 1) == 0);
 
 		for (size_t j = 0; j < n_add && !replaced; j++)
 			replaced = strncmp(environ[i], env[j], l + 1) == 0;
@@ -649,6 +662,8 @@ static char **spawn_environment(char **env, char *status_env, char *exec_env)
 	if (status_env)
 		v[k++] = status_env;
 	v[k++] = exec_env;
+	if (ready_env)
+		v[k++] = ready_env;
 	v[k] = NULL;
 	return v;
 }
@@ -658,6 +673,7 @@ struct spawn_child {
 	char **prog;
 	char **envp;
 	const struct run_signals *rs;
+	const struct run_ready *ready;
 	int error; /* errno of the exec that failed */
 };
 
@@ -672,6 +688,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child_main
 	for (size_t k = 0; k < ELEMENTSOF(forwarded); k++)
 		sigaction(forwarded[k], &c->rs->old[k], NULL);
 	sigprocmask(SIG_SETMASK, &c->rs->old_mask, NULL);
+	run_ready_child(c->ready);
 	execvpe(c->prog[0], c->prog, c->envp);
 	c->error = errno;
 	_exit(c->error == ENOENT ? 127 : 126);
@@ -681,7 +698,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child_main
  * vfork-style clone: a fork would copy clrtrace's page tables and fault its pages in again for
  * a process that execs at once (about 4 ms of CPU time on a small VM; DESIGN.md, Measured decisions).
  * The pid, or -1 after saying why not (*STATUS: the exit status to give). */
-static pid_t spawn_program(char **prog, char **env, char *status_env, const struct run_signals *rs, int *status)
+static pid_t spawn_program(char **prog, char **env, char *status_env, const struct run_signals *rs,
+			   const struct run_ready *ready, int *status)
 {
 	/* when the program started, for the start-up report (category startup):
 	 * the wall clock of the records, read a few microseconds before the exec */
@@ -690,8 +708,9 @@ static pid_t spawn_program(char **prog, char **env, char *status_env, const stru
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(exec_env, sizeof(exec_env), "CLRTRACE_EXEC_NS=%lld",
 		 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
-	_cleanup_free_ char **envp = spawn_environment(env, status_env, exec_env);
-	struct spawn_child c = { .prog = prog, .envp = envp, .rs = rs };
+	_cleanup_free_ char **envp =
+		spawn_environment(env, status_env, exec_env, ready->on ? (char *)ready->env : NULL);
+	struct spawn_child c = { .prog = prog, .envp = envp, .rs = rs, .ready = ready };
 	size_t argc = 0, stack_size;
 	sigset_t all, old;
 	void *stack;
@@ -761,8 +780,10 @@ int cmd_run(int argc, char **argv)
 	pid_t pid;
 	time_t start = time(NULL);
 	struct run_signals rs;
+	struct run_ready ready = { 0 };
+	const char *ready_re = NULL;
 
-	r = parse_run_args(argc, argv, &o, &quiet, &i);
+	r = parse_run_args(argc, argv, &o, &quiet, &ready_re, &i);
 	if (r <= 0)
 		return -r;
 	r = prepare_run(&o, argv + i, &name);
@@ -776,12 +797,14 @@ int cmd_run(int argc, char **argv)
 		cli_error("out of memory");
 		return 1;
 	}
+	if (ready_re && run_ready_prepare(&ready, ready_re) < 0)
+		return EXIT_USAGE;
 	char *status_env = NULL;
 	int status_fd = run_status_listen(&status_env); /* no summary of losses without it */
 
 	fflush(NULL);
 	signals_forward(&rs);
-	pid = spawn_program(argv + i, env, status_env, &rs, &status);
+	pid = spawn_program(argv + i, env, status_env, &rs, &ready, &status);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &rs.old_mask, NULL);
 		if (status_fd >= 0)
@@ -790,9 +813,11 @@ int cmd_run(int argc, char **argv)
 		return status;
 	}
 	child_pid = pid;
+	run_ready_started(&ready);
 	sigprocmask(SIG_SETMASK, &rs.old_mask, NULL);
 	wr = wait_program(pid);
 	signals_ignore(&rs);
+	run_ready_done(&ready);
 	child_pid = 0;
 	/* a zombie until reaped: its start time still tells its mirror */
 	struct run_merge merge = { .run_id = status_env ? strchr(status_env, '@') : NULL, .child = pid,

@@ -53,7 +53,9 @@ struct mod {
 };
 
 struct audit {
-	int64_t pid, exec, init, corelib, first_asm, main, ready, exit, last;
+	int64_t pid, exec, init, corelib, first_asm, main, ready, exit, last, mark;
+	const char *ready_how; /* "stdout" (startup.ready) or "mark" (ClrtraceReady), NULL: none */
+	bool mark_seen;
 	char *program, *runtime, *framework_dir;
 	json_t *config; /* the startup.config record */
 	struct jit *jits;
@@ -157,6 +159,14 @@ static void add_jit(struct audit *a, const struct rec *r)
 			   .main_thread = r->tid == r->pid };
 	if (j->ns < 0)
 		j->ns = 0;
+	/* the program's own mark: a method named ClrtraceReady, compiled
+	 * when first called (a line on stdout, startup.ready, wins) */
+	if (fn && ends_with(fn, ".ClrtraceReady") && (a->ready < 0 || a->ready_how != NULL)) {
+		if (!a->mark_seen) {
+			a->mark_seen = true;
+			a->mark = r->ts;
+		}
+	}
 	if (a->main < 0 && !j->dynamic && fn &&
 	    (ends_with(fn, ".Main") || ends_with(fn, ".<Main>") || ends_with(fn, ".<Main>$")))
 		a->main = r->ts;
@@ -216,9 +226,13 @@ static void audit_add(struct audit *a, const struct rec *r)
 	case EV_RUNTIME_SHUTDOWN:
 		a->exit = r->ts;
 		break;
+	case EV_STARTUP_READY:
+		if (a->ready < 0 && jint(r->j, "ready_ns") > 0) {
+			a->ready = jint(r->j, "ready_ns");
+			a->ready_how = "stdout";
+		}
+		break;
 	default:
-		if (strcmp(r->event, "startup.ready") == 0 && a->ready < 0)
-			a->ready = r->ts;
 		break;
 	}
 }
@@ -468,6 +482,10 @@ static json_t *audit_json(struct audit *a, const char *name)
 		cli_error("startup: %s: no startup records: record it with clrtrace run -e +startup", name);
 		return NULL;
 	}
+	if (a->ready < 0 && a->mark_seen) {
+		a->ready = a->mark;
+		a->ready_how = "mark";
+	}
 	limit = a->ready >= 0 ? a->ready : a->exit >= 0 ? a->exit : a->last;
 	json_array_foreach(a->exceptions, i, e)
 		if (json_integer_value(json_array_get(e, 0)) <= limit) {
@@ -476,9 +494,9 @@ static json_t *audit_json(struct audit *a, const char *name)
 			json_object_set_new(types, t, json_integer(jint(types, t) + 1));
 		}
 	int64_t n_gc = count_before(a->gcs, limit, &gc_ns);
-	return json_pack("{s:s?,s:I,s:s?,s:s,s:o,s:o,s:o,s:O,s:O,s:I,s:{s:{s:I,s:o},s:O,s:{s:I,s:I},s:I,s:I}}",
+	return json_pack("{s:s?,s:I,s:s?,s:s,s:s?,s:o,s:o,s:o,s:O,s:O,s:I,s:{s:{s:I,s:o},s:O,s:{s:I,s:I},s:I,s:I}}",
 			 "program", a->program, "pid", (json_int_t)a->pid, "runtime", a->runtime, "until",
-			 a->ready >= 0 ? "ready" : "exit", "phases", phases_json(a), "jit", jit_json(a, limit),
+			 a->ready >= 0 ? "ready" : "exit", "ready_by", a->ready >= 0 ? a->ready_how : NULL, "phases", phases_json(a), "jit", jit_json(a, limit),
 			 "configuration", settings_json(a->config), "environment",
 			 json_object_get(a->config, "environment"), "runtimeconfig",
 			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules,
@@ -525,9 +543,10 @@ static void print_report(json_t *rep)
 	const char *key;
 	size_t i;
 
-	printf("Start-up of %s (pid %" PRId64 ", .NET %s), until %s\n\n",
-	       jstr(rep, "program") ?: "?", jint(rep, "pid"), jstr(rep, "runtime") ?: "?",
-	       jstr(rep, "until"));
+	printf("Start-up of %s (pid %" PRId64 ", .NET %s), until %s%s%s\n\n", jstr(rep, "program") ?: "?",
+	       jint(rep, "pid"), jstr(rep, "runtime") ?: "?", jstr(rep, "until"),
+	       jstr(rep, "ready_by") ? " by " : " (no ready line or mark seen)",
+	       jstr(rep, "ready_by") ? jstr(rep, "ready_by") : "");
 	printf("Phases                         from exec       gap\n");
 	json_array_foreach(json_object_get(rep, "phases"), i, e) {
 		if (json_is_null(json_object_get(e, "from_exec_ns")))

@@ -67,6 +67,11 @@ static void d_startup_config(struct strbuf *b, const struct rec *r)
 		      p ? p : "no runtimeconfig.json");
 }
 
+static void d_startup_ready(struct strbuf *b, const struct rec *r)
+{
+	strbuf_printf(b, "ready at %" PRId64 " (%s)", jint(r->j, "ready_ns"), jstr(r->j, "how") ?: "?");
+}
+
 static void d_module_attach(struct strbuf *b, const struct rec *r)
 {
 	d_module(b, r);

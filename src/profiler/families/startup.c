@@ -206,6 +206,54 @@ static json_t *runtimeconfig(void)
 	return o;
 }
 
+/* The read end of run's ready pipe (CLRTRACE_READY_FD), or -1. */
+static int ready_fd = -1;
+
+/* The fd in CLRTRACE_READY_FD, kept from the program's own children. */
+static void ready_open(void)
+{
+	const char *v = secure_getenv("CLRTRACE_READY_FD");
+	char *end = NULL;
+	long fd;
+
+	if (!v)
+		return;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || end == v || *end || fd < 3 || fd > 65535 || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+		return;
+	ready_fd = (int)fd;
+}
+
+void ct_startup_ready(struct ct_thread *t)
+{
+	char buf[64];
+	ssize_t n;
+	char *end = NULL;
+	unsigned long long x;
+	int fl;
+
+	if (ready_fd < 0 || !ct_wants(EV_STARTUP_READY))
+		return;
+	fl = fcntl(ready_fd, F_GETFL);
+	if (fl < 0 || fcntl(ready_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return;
+	do
+		n = read(ready_fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(ready_fd);
+	ready_fd = -1;
+	if (n <= 0)
+		return; /* no line matched */
+	buf[n] = '\0';
+	errno = 0;
+	x = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end != '\n' || x == 0 || x > INT64_MAX)
+		return;
+	ct_emit(t, EV_STARTUP_READY, PH_INSTANT, 0,
+		json_pack("{s:I,s:s}", "ready_ns", (json_int_t)x, "how", "stdout"));
+}
+
 void ct_startup_config(struct ct_thread *t)
 {
 	const char *exec = secure_getenv("CLRTRACE_EXEC_NS");
@@ -214,6 +262,7 @@ void ct_startup_config(struct ct_thread *t)
 
 	if (!ct_wants(EV_STARTUP_CONFIG))
 		return;
+	ready_open();
 	if (exec) {
 		errno = 0;
 		x = strtoull(exec, &end, 10);

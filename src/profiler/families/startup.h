@@ -17,3 +17,6 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr);
 /* startup.config, once, after runtime.init. */
 void ct_startup_config(struct ct_thread *t);
+/* At the runtime's end: the time run saw the program's ready line, read
+ * from CLRTRACE_READY_FD, as startup.ready. */
+void ct_startup_ready(struct ct_thread *t);
