@@ -47,6 +47,7 @@ struct jit {
 
 /* One loaded module (startup.module), by id. */
 struct mod {
+	int64_t ts; /* when it was loaded */
 	char *path;
 	json_t *r2r; /* true, false or null (unknown) */
 	int64_t methods, ns, crit_methods, crit_ns;
@@ -127,8 +128,10 @@ static void add_module(struct audit *a, const struct rec *r, const char *path, j
 		a->n_modules++;
 	}
 	m = *slot;
-	if (!m->path)
+	if (!m->path) {
 		m->path = xstrdup(path);
+		m->ts = r->ts;
+	}
 	if (r2r) {
 		json_decref(m->r2r);
 		m->r2r = json_incref(r2r);
@@ -161,11 +164,9 @@ static void add_jit(struct audit *a, const struct rec *r)
 		j->ns = 0;
 	/* the program's own mark: a method named ClrtraceReady, compiled
 	 * when first called (a line on stdout, startup.ready, wins) */
-	if (fn && ends_with(fn, ".ClrtraceReady") && (a->ready < 0 || a->ready_how != NULL)) {
-		if (!a->mark_seen) {
-			a->mark_seen = true;
-			a->mark = r->ts;
-		}
+	if (fn && !a->mark_seen && ends_with(fn, ".ClrtraceReady")) {
+		a->mark_seen = true;
+		a->mark = r->ts;
 	}
 	if (a->main < 0 && !j->dynamic && fn &&
 	    (ends_with(fn, ".Main") || ends_with(fn, ".<Main>") || ends_with(fn, ".<Main>$")))
@@ -408,6 +409,7 @@ static bool critical(const struct jit *j, int64_t limit)
 static json_t *jit_json(struct audit *a, int64_t limit)
 {
 	int64_t n = 0, ns = 0, cn = 0, cns = 0, dyn = 0, re = 0, failed = 0, main_n = 0, cctor_n = 0, cctor_ns = 0;
+	int64_t before = 0;
 	json_t *top = json_array(), *cctors = json_array(), *mods = json_array(), *il = json_array();
 
 	for (size_t i = 0; i < a->n_jits; i++) {
@@ -421,6 +423,7 @@ static json_t *jit_json(struct audit *a, int64_t limit)
 		n++;
 		ns += j->ns;
 		dyn += j->dynamic;
+		before += j->ts < limit;
 		re += j->nth > 1;
 		if (m) {
 			m->methods++;
@@ -457,8 +460,9 @@ static json_t *jit_json(struct audit *a, int64_t limit)
 			json_array_append_new(il, json_pack("{s:s,s:I,s:I}", "module", base_name(m->path), "methods",
 							    (json_int_t)m->crit_methods, "time_ns", (json_int_t)m->crit_ns));
 	}
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:o,s:o,s:o,s:{s:I,s:I,s:o}}",
-			 "methods_compiled", (json_int_t)n, "time_ns", (json_int_t)ns, "dynamic", (json_int_t)dyn,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:o,s:o,s:o,s:{s:I,s:I,s:o}}",
+			 "methods_compiled", (json_int_t)n, "methods_before_ready", (json_int_t)before, "time_ns",
+			 (json_int_t)ns, "dynamic", (json_int_t)dyn,
 			 "recompiles", (json_int_t)re, "failed", (json_int_t)failed, "critical", "methods",
 			 (json_int_t)cn, "time_ns", (json_int_t)cns, "main_thread_methods", (json_int_t)main_n,
 			 "background", "methods", (json_int_t)(n - cn), "time_ns", (json_int_t)(ns - cns), "by_module",
@@ -482,6 +486,18 @@ static json_t *audit_json(struct audit *a, const char *name)
 		cli_error("startup: %s: no startup records: record it with clrtrace run -e +startup", name);
 		return NULL;
 	}
+	/* the program's own assembly, PROGRAM.dll, when it is there (a
+	 * self-contained program has the framework beside it) */
+	u64map_foreach(&a->mods, k) {
+		const struct mod *m = a->mods.vals[k];
+		const char *b = base_name(m->path);
+		size_t l = a->program ? strlen(a->program) : 0;
+
+		if (l && strncmp(b, a->program, l) == 0 && strcmp(b + l, ".dll") == 0) {
+			a->first_asm = m->ts;
+			break;
+		}
+	}
 	if (a->ready < 0 && a->mark_seen) {
 		a->ready = a->mark;
 		a->ready_how = "mark";
@@ -493,13 +509,16 @@ static json_t *audit_json(struct audit *a, const char *name)
 
 			json_object_set_new(types, t, json_integer(jint(types, t) + 1));
 		}
-	int64_t n_gc = count_before(a->gcs, limit, &gc_ns);
-	return json_pack("{s:s?,s:I,s:s?,s:s,s:s?,s:o,s:o,s:o,s:O,s:O,s:I,s:{s:{s:I,s:o},s:O,s:{s:I,s:I},s:I,s:I}}",
+	int64_t n_gc = count_before(a->gcs, limit, &gc_ns), mods_before = 0;
+
+	u64map_foreach(&a->mods, k)
+		mods_before += ((struct mod *)a->mods.vals[k])->ts < limit;
+	return json_pack("{s:s?,s:I,s:s?,s:s,s:s?,s:o,s:o,s:o,s:O,s:O,s:I,s:I,s:{s:{s:I,s:o},s:O,s:{s:I,s:I},s:I,s:I}}",
 			 "program", a->program, "pid", (json_int_t)a->pid, "runtime", a->runtime, "until",
 			 a->ready >= 0 ? "ready" : "exit", "ready_by", a->ready >= 0 ? a->ready_how : NULL, "phases", phases_json(a), "jit", jit_json(a, limit),
 			 "configuration", settings_json(a->config), "environment",
 			 json_object_get(a->config, "environment"), "runtimeconfig",
-			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules,
+			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules, "modules_before_ready", (json_int_t)mods_before,
 			 "in_the_way", "exceptions", "count", (json_int_t)count_before(a->exceptions, limit, NULL),
 			 "types", types, "failed_loads", a->failed_loads, "gcs", "count", (json_int_t)n_gc, "time_ns",
 			 (json_int_t)gc_ns, "suspensions", (json_int_t)count_before(a->suspends, limit, NULL),
@@ -555,9 +574,10 @@ static void print_report(json_t *rep)
 			printf("  %-26s %9.1f ms %7.1f ms\n", jstr(e, "name"), ms(json_object_get(e, "from_exec_ns")),
 			       ms(json_object_get(e, "gap_ns")));
 	}
-	printf("\nJIT: %" PRId64 " methods compiled in %.1f ms (%" PRId64
+	printf("\nJIT: %" PRId64 " methods compiled (%" PRId64 " before %s) in %.1f ms (%" PRId64
 	       " dynamic methods and IL stubs, %" PRId64 " recompiles, %" PRId64 " failed)\n",
-	       jint(jit, "methods_compiled"), ms(json_object_get(jit, "time_ns")), jint(jit, "dynamic"),
+	       jint(jit, "methods_compiled"), jint(jit, "methods_before_ready"), jstr(rep, "until"),
+	       ms(json_object_get(jit, "time_ns")), jint(jit, "dynamic"),
 	       jint(jit, "recompiles"), jint(jit, "failed"));
 	printf("  critical path (before %s, first compiles): %" PRId64 " methods, %.1f ms"
 	       " (%" PRId64 " on the main thread)\n",
@@ -602,7 +622,8 @@ static void print_report(json_t *rep)
 	       "; threads created: %" PRId64 "\n",
 	       jint2(w, "gcs", "count"), ms(json_object_get(json_object_get(w, "gcs"), "time_ns")), jint(w, "suspensions"),
 	       jint(w, "threads_created"));
-	printf("  modules loaded (whole run): %" PRId64 "\n", jint(rep, "modules_loaded"));
+	printf("  modules loaded: %" PRId64 " before %s, %" PRId64 " in the whole run\n", jint(rep, "modules_before_ready"),
+	       jstr(rep, "until"), jint(rep, "modules_loaded"));
 }
 
 /* A then B of one figure. */

@@ -13,6 +13,9 @@ static class Config
 
 static class Program
 {
+	[System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+	static void ClrtraceReady() { }
+
 	static int Main(string[] args)
 	{
 		var doc = JsonSerializer.Serialize(new[] { 1, 2, 3 }.Select(x => x * 2).ToArray());
@@ -25,10 +28,13 @@ static class Program
 		var f = (Func<int, int>)dm.CreateDelegate(typeof(Func<int, int>));
 		GC.Collect();
 		Console.WriteLine($"work {doc} {f(21)} {Config.Name.Length > 0}");
-		Console.WriteLine($"assemblies {AppDomain.CurrentDomain.GetAssemblies().Length}");
-		Console.WriteLine($"gc0 {GC.CollectionCount(0)}");
-		// last: what the runtime counted, all threads, up to here
-		Console.WriteLine($"jit {System.Runtime.JitInfo.GetCompiledMethodCount(false)}");
+		// what the runtime counted, all threads, up to here; then the
+		// program's ready mark (clrtrace startup: ClrtraceReady compiled)
+		int assemblies = AppDomain.CurrentDomain.GetAssemblies().Length;
+		int gc0 = GC.CollectionCount(0);
+		long jit = System.Runtime.JitInfo.GetCompiledMethodCount(false);
+		ClrtraceReady();
+		Console.WriteLine($"counts assemblies {assemblies} jit {jit} gc0 {gc0}");
 		return 0;
 	}
 }

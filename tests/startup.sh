@@ -1,0 +1,112 @@
+#!/bin/sh
+# clrtrace startup on real programs, on .NET 10, 8 and 11, with ReadyToRun
+# on and off (DOTNET_ReadyToRun=0), checked against the runtime's own
+# counts.  tests/programs/Startup takes, at the end of its work,
+# AppDomain.GetAssemblies().Length, GC.CollectionCount(0) and
+# JitInfo.GetCompiledMethodCount(false), then calls ClrtraceReady (the
+# documented mark) and prints them.  The report's figures "before ready"
+# must match:
+#   - modules loaded: equal (one module per assembly; no assembly loads
+#     between the call and the mark);
+#   - GCs: equal (every collection collects generation 0);
+#   - methods compiled: within 2 of the runtime's count.  The runtime
+#     counts a compile as it ends, the profiler's JITCompilationFinished
+#     comes just after: a background tier-1 compile that ends between the
+#     count and the mark can fall on either side.  Dynamic methods and IL
+#     stubs are in both (DynamicMethodJITCompilation callbacks).
+# tests/programs/StartupWeb prints the wall clock when
+# IHostApplicationLifetime.ApplicationStarted fires; run --ready matches
+# that line: the report's ready must come 0 to 500 ms after the program's
+# own time (the line's way through Console, the pipe and clrtrace run; a
+# bound for a shared, loaded machine, not a timing figure).
+# The diff of ReadyToRun on and off shows more methods compiled when off.
+. "${top_srcdir:-.}/tests/lib.sh"
+command -v curl >/dev/null 2>&1 || skip "curl is needed (run setup.sh)"
+
+# report TRACE: the report as JSON (fails the test when there is none)
+report() {
+	"$CLRTRACE" startup --json "$1" 2>"$1.report.err" || fail "startup $1: $(cat "$1.report.err")"
+}
+
+for v in $(test_runtimes "10 8 11"); do
+	n=".NET $v"
+	cmd=$(program_cmd Startup "$v") || continue
+	for r2r in 1 0; do
+		t="$OUT/net$v-r2r$r2r.jsonl"
+		if [ $r2r = 1 ]; then
+			trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
+		else
+			DOTNET_ReadyToRun=0 trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
+		fi
+		line=$(grep '^counts ' "$t.stdout")
+		[ -n "$line" ] || { fail "$n r2r=$r2r: the program printed no counts: $(head -c 300 "$t.stderr")"; continue; }
+		asm=$(echo "$line" | awk '{print $3}')
+		jit=$(echo "$line" | awk '{print $5}')
+		gc0=$(echo "$line" | awk '{print $7}')
+		j=$(report "$t")
+		got=$(echo "$j" | jq -r '[.until, .ready_by, .modules_before_ready, .in_the_way.gcs.count, .jit.methods_before_ready] | @tsv')
+		set -- $got
+		expect "$n r2r=$r2r: ready at the program's mark" "$1 $2" "ready mark"
+		expect "$n r2r=$r2r: modules before ready = AppDomain.GetAssemblies" "$3" "$asm"
+		expect "$n r2r=$r2r: GCs before ready = GC.CollectionCount(0)" "$4" "$gc0"
+		d=$(($5 - jit))
+		[ "${d#-}" -le 2 ] && ok "$n r2r=$r2r: $5 methods compiled before ready, JitInfo says $jit" ||
+			fail "$n r2r=$r2r: $5 methods compiled before ready, JitInfo says $jit"
+		expect "$n r2r=$r2r: the dynamic method is counted" \
+			"$(echo "$j" | jq '.jit.dynamic >= 1')" true
+		# the list is the ten that took longest: the program's own is among
+		# them when the framework's are precompiled
+		[ $r2r = 1 ] && expect "$n r2r=$r2r: the type initializer is listed" \
+			"$(echo "$j" | jq '[.jit.type_initializers.list[].function] | index("Config..cctor") != null')" true
+		expect "$n r2r=$r2r: type initializers counted" \
+			"$(echo "$j" | jq '.jit.type_initializers.count >= 1')" true
+		expect "$n r2r=$r2r: the program is IL-only on the start-up path" \
+			"$(echo "$j" | jq -r '[.jit.il_only_on_startup_path[].module] | index("Startup.dll") != null')" true
+		expect "$n r2r=$r2r: CoreLib's ReadyToRun code is seen in its image" \
+			"$(echo "$j" | jq -r '.jit.by_module[] | select(.module == "System.Private.CoreLib.dll") | .ready_to_run')" true
+		expect "$n r2r=$r2r: TieredPGO comes from runtimeconfig.json" \
+			"$(echo "$j" | jq -r '.configuration[] | select(.key == "tiered_pgo") | "\(.value) \(.source)"')" "0 runtimeconfig"
+		want="1 default"
+		[ $r2r = 0 ] && want="0 environment"
+		expect "$n r2r=$r2r: ReadyToRun's setting and its source" \
+			"$(echo "$j" | jq -r '.configuration[] | select(.key == "ready_to_run") | "\(.value) \(.source)"')" "$want"
+		expect "$n r2r=$r2r: the phases are in order" \
+			"$(echo "$j" | jq '[.phases[] | .from_exec_ns | select(. != null)] | . == sort and length == 7')" true
+		"$CLRTRACE" startup "$t" >"$t.report" || fail "$n r2r=$r2r: the text report failed"
+		grep -q 'IL-only assemblies on the start-up path' "$t.report" && grep -q 'publish with ReadyToRun' "$t.report" &&
+			ok "$n r2r=$r2r: the text report names the fix" || fail "$n r2r=$r2r: no fix in $(head -5 "$t.report")"
+	done
+	diff=$("$CLRTRACE" startup --json "$OUT/net$v-r2r1.jsonl" "$OUT/net$v-r2r0.jsonl")
+	expect "$n: the diff of ReadyToRun on and off shows more methods compiled when off" \
+		"$(echo "$diff" | jq '.jit.methods_compiled.b > .jit.methods_compiled.a and (.configuration | map(.label) | index("ReadyToRun") != null)')" true
+
+	# the service: ready at ApplicationStarted's line
+	cmd=$(program_cmd StartupWeb "$v") || continue
+	url="http://127.0.0.1:$(free_port)"
+	t="$OUT/net$v-web.jsonl"
+	rm -f "$t"
+	timeout -k 10 300 "$CLRTRACE" run -e +startup --ready '^started [0-9]+' -o "file:$t" -- $cmd "$url" >"$t.stdout" 2>"$t.stderr" &
+	rpid=$!
+	for _ in $(seq 300); do grep -q '^started' "$t.stdout" && break; sleep 0.1; done
+	expect "$n web: answers with its stdout relayed" "$(curl -s -m 10 "$url/")" hello
+	svc=$(pgrep -P "$(pgrep -P $rpid)")
+	[ -n "$svc" ] && kill -TERM $svc
+	wait $rpid
+	started=$(sed -n 's/^started \([0-9]*\).*/\1/p' "$t.stdout")
+	j=$(report "$t")
+	exec_ns=$(jq -r 'select(.event == "startup.config") | .exec_ns' "$t")
+	ready=$(echo "$j" | jq -r '.phases[] | select(.name == "ready") | .from_exec_ns')
+	expect "$n web: ready by the stdout line" "$(echo "$j" | jq -r '"\(.until) \(.ready_by)"')" "ready stdout"
+	if [ -n "$started" ] && [ "$ready" != null ] && [ -n "$exec_ns" ]; then
+		d=$(( (exec_ns + ready - started) / 1000000 ))
+		[ "$d" -ge 0 ] && [ "$d" -le 500 ] && ok "$n web: ready $d ms after ApplicationStarted's own time" ||
+			fail "$n web: ready $d ms after ApplicationStarted's own time"
+	else
+		fail "$n web: no ready time (started '$started', ready '$ready', exec '$exec_ns')"
+	fi
+	expect "$n web: server GC from runtimeconfig.json" \
+		"$(echo "$j" | jq -r '.configuration[] | select(.key == "gc_server") | "\(.value) \(.source)"')" "1 runtimeconfig"
+	expect "$n web: JIT compiles before ready on the critical path" \
+		"$(echo "$j" | jq '.jit.critical.methods > 0 and .jit.critical.methods <= .jit.methods_compiled')" true
+done
+finish
