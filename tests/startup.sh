@@ -38,6 +38,8 @@ for v in $(test_runtimes "10 8 11"); do
 		else
 			DOTNET_ReadyToRun=0 trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
 		fi
+		"$CLRTRACE" check "$t" >"$t.check" 2>&1 && ok "$n r2r=$r2r: clrtrace check passes" ||
+			fail "$n r2r=$r2r: clrtrace check: $(head -3 "$t.check")"
 		line=$(grep '^counts ' "$t.stdout")
 		[ -n "$line" ] || { fail "$n r2r=$r2r: the program printed no counts: $(head -c 300 "$t.stderr")"; continue; }
 		asm=$(echo "$line" | awk '{print $3}')
