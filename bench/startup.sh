@@ -14,6 +14,8 @@
 #   clrtrace       clrtrace run -q -o file:T.jsonl -- dotnet Throw.dll 0 0
 #                  (default categories)
 #   clrtrace-none  the same with -e none (the library loaded, nothing traced)
+#   clrtrace-startup  the same with -e +startup: what `clrtrace startup`
+#                  reads (issue 30's target: at most 1.15x untraced wall time)
 #   profiler-env   no `clrtrace run`: the variables `clrtrace env` prints,
 #                  default categories (what run itself costs is the rest)
 #   null-profiler  bench/null-profiler asking for no events (NULLPROF_MASK=0):
@@ -63,7 +65,7 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-startup.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 RESULTS=$TMP/results.tsv # config wall_ns cpu_ns
-CONFIGS=(untraced clrtrace clrtrace-none profiler-env null-profiler)
+CONFIGS=(untraced clrtrace clrtrace-none clrtrace-startup profiler-env null-profiler)
 # the variables of profiler-env, as `clrtrace env` prints them (export NAME='VALUE' lines)
 PENV=$(CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "$CLRTRACE" env -o "file:$TMP/t.jsonl") || die "clrtrace env failed"
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
@@ -77,6 +79,7 @@ run_one() {
 	untraced) "${T[@]}" dotnet "$DLL" 0 0 ;;
 	clrtrace) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	clrtrace-none) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e none -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	clrtrace-startup) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e +startup -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	profiler-env) (eval "$PENV" && exec "${T[@]}" dotnet "$DLL" 0 0) ;;
 	null-profiler) CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
 		CORECLR_PROFILER_PATH=$NULLPROF NULLPROF_MASK=0 "${T[@]}" dotnet "$DLL" 0 0 ;;
@@ -106,11 +109,11 @@ awk -F'\t' -v runs="$RUNS" -v list="${CONFIGS[*]}" '
 END {
 	n = split(list, cf, " ")
 	printf "\nstart-up of a hello world (Throw.dll 0 0), medians of %d interleaved runs\n\n", runs
-	printf "%-15s %10s %8s %8s %10s %8s %8s\n", "configuration", "wall ms", "+ms", "ratio", "cpu ms", "+ms", "ratio"
+	printf "%-16s %10s %8s %8s %10s %8s %8s\n", "configuration", "wall ms", "+ms", "ratio", "cpu ms", "+ms", "ratio"
 	for (i = 1; i <= n; i++) {
 		W = median(cf[i], 2); C = median(cf[i], 3)
 		if (i == 1) { w0 = W; c0 = C }
-		printf "%-15s %10.1f %+8.1f %8s %10.1f %+8.1f %8s\n", cf[i], W / 1e6, (W - w0) / 1e6,
+		printf "%-16s %10.1f %+8.1f %8s %10.1f %+8.1f %8s\n", cf[i], W / 1e6, (W - w0) / 1e6,
 			(w0 > 0 ? sprintf("%.3f", W / w0) : "-"), C / 1e6, (C - c0) / 1e6, (c0 > 0 ? sprintf("%.3f", C / c0) : "-")
 	}
 }' "$RESULTS"
