@@ -419,6 +419,16 @@ static int cmd_dump(const char *path, bool as_mapped)
 		printf("V ");
 		guid_print(mvid);
 	}
+	/* N: whether the image carries ReadyToRun (native) code, and its header's major version */
+	unsigned major = 0;
+
+	k = as_mapped ? md_ready_to_run(mapped.bytes, mapped.size, MD_LAYOUT_MAPPED, &major)
+		      : md_ready_to_run(file.bytes, file.size, MD_LAYOUT_FILE, &major);
+	if (k < 0) {
+		fprintf(stderr, "%s: md_ready_to_run: %s\n", path, why(k));
+		bad++;
+	} else
+		printf("N %d %u\n", k, major);
 	if (bad)
 		fprintf(stderr, "md-dump: %s: %u lookups failed\n", path, bad);
 	return bad ? 1 : 0;
