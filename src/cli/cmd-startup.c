@@ -19,6 +19,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/reader.h"
+#include "cli/strpool.h"
 #include "common/util.h"
 #include "common/u64map.h"
 
@@ -36,11 +37,11 @@ static const char startup_help[] =
 	"  -j, --json   the report as one JSON object\n"
 	"  -h, --help   this help\n";
 
-/* One JIT compile (startup.jit). */
+/* One JIT compile (startup.jit); the name is interned. */
 struct jit {
 	int64_t ts, ns;
 	uint64_t mod;
-	char *fn;
+	const char *fn;
 	int64_t nth;
 	bool dynamic, failed, main_thread;
 };
@@ -53,6 +54,17 @@ struct mod {
 	int64_t methods, ns, crit_methods, crit_ns;
 };
 
+/* Things that happened at a time, counted before ready once it is known
+ * (startup.ready comes at the end): VAL a duration, TYPE an interned name. */
+struct stamp {
+	int64_t ts, val;
+	const char *type;
+};
+struct stamps {
+	struct stamp *v;
+	size_t n, cap;
+};
+
 struct audit {
 	int64_t pid, exec, init, corelib, first_asm, main, ready, exit, last, mark;
 	const char *ready_how; /* "stdout" (startup.ready) or "mark" (ClrtraceReady), NULL: none */
@@ -63,11 +75,41 @@ struct audit {
 	size_t n_jits, cap_jits;
 	struct u64map mods;
 	size_t n_modules;
-	json_t *exceptions, *failed_loads, *gcs, *suspends, *threads; /* [ts, ...] */
+	struct stamps exceptions, gcs, suspends, threads;
+	json_t *failed_loads;
+	struct strpool *pool;
 	bool oom;
 };
 
 static char *xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+
+/* The pool's copy of S ("?" for NULL); NULL (and A->oom) on ENOMEM. */
+static const char *intern(struct audit *a, const char *s)
+{
+	const char *p;
+
+	s = s ? s : "?";
+	p = strpool_intern(a->pool, s, strlen(s));
+	if (!p)
+		a->oom = true;
+	return p;
+}
+
+static void stamp(struct audit *a, struct stamps *v, int64_t ts, int64_t val, const char *type)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		struct stamp *w = realloc(v->v, cap * sizeof(*w));
+
+		if (!w) {
+			a->oom = true;
+			return;
+		}
+		v->v = w;
+		v->cap = cap;
+	}
+	v->v[v->n++] = (struct stamp){ ts, val, type };
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -156,12 +198,14 @@ static void add_jit(struct audit *a, const struct rec *r)
 	}
 	j = &a->jits[a->n_jits++];
 	*j = (struct jit){ .ts = r->ts, .ns = jint(r->j, "dur_ns"), .mod = parse_id(jstr(r->j, "module")),
-			   .fn = xstrdup(fn ? fn : "?"), .nth = jint(r->j, "nth"),
+			   .fn = intern(a, fn), .nth = jint(r->j, "nth"),
 			   .dynamic = json_is_true(json_object_get(r->j, "dynamic")),
 			   .failed = json_object_get(r->j, "hr") != NULL && !json_is_null(json_object_get(r->j, "hr")),
 			   .main_thread = r->tid == r->pid };
 	if (j->ns < 0)
 		j->ns = 0;
+	if (!j->fn)
+		a->n_jits--;
 	/* the program's own mark: a method named ClrtraceReady, compiled
 	 * when first called (a line on stdout, startup.ready, wins) */
 	if (fn && !a->mark_seen && ends_with(fn, ".ClrtraceReady")) {
@@ -210,19 +254,18 @@ static void audit_add(struct audit *a, const struct rec *r)
 		add_jit(a, r);
 		break;
 	case EV_EXCEPTION_THROW:
-		json_array_append_new(a->exceptions,
-				      json_pack("[I,s]", (json_int_t)r->ts, jstr2(r->j, "exception", "type") ?: "?"));
+		stamp(a, &a->exceptions, r->ts, 0, intern(a, jstr2(r->j, "exception", "type")));
 		break;
 	case EV_GC:
 		if (r->ph == PH_END)
-			json_array_append_new(a->gcs, json_pack("[I,I]", (json_int_t)r->ts, (json_int_t)(r->dur_ns > 0 ? r->dur_ns : 0)));
+			stamp(a, &a->gcs, r->ts, r->dur_ns > 0 ? r->dur_ns : 0, NULL);
 		break;
 	case EV_RUNTIME_SUSPEND:
 		if (r->ph != PH_END)
-			json_array_append_new(a->suspends, json_pack("[I]", (json_int_t)r->ts));
+			stamp(a, &a->suspends, r->ts, 0, NULL);
 		break;
 	case EV_THREAD_CREATE:
-		json_array_append_new(a->threads, json_pack("[I]", (json_int_t)r->ts));
+		stamp(a, &a->threads, r->ts, 0, NULL);
 		break;
 	case EV_RUNTIME_SHUTDOWN:
 		a->exit = r->ts;
@@ -242,11 +285,10 @@ static void audit_init(struct audit *a)
 {
 	*a = (struct audit){ .pid = -1, .exec = -1, .init = -1, .corelib = -1, .first_asm = -1, .main = -1,
 			     .ready = -1, .exit = -1, .last = -1 };
-	a->exceptions = json_array();
 	a->failed_loads = json_array();
-	a->gcs = json_array();
-	a->suspends = json_array();
-	a->threads = json_array();
+	a->pool = strpool_new();
+	if (!a->failed_loads || !a->pool)
+		a->oom = true;
 }
 
 static void mod_free(void *p)
@@ -260,35 +302,32 @@ static void mod_free(void *p)
 
 static void audit_done(struct audit *a)
 {
-	for (size_t i = 0; i < a->n_jits; i++)
-		free(a->jits[i].fn);
 	free(a->jits);
 	u64map_done(&a->mods, mod_free);
 	free(a->program);
 	free(a->runtime);
 	free(a->framework_dir);
 	json_decref(a->config);
-	json_decref(a->exceptions);
 	json_decref(a->failed_loads);
-	json_decref(a->gcs);
-	json_decref(a->suspends);
-	json_decref(a->threads);
+	free(a->exceptions.v);
+	free(a->gcs.v);
+	free(a->suspends.v);
+	free(a->threads.v);
+	strpool_done(a->pool);
 }
 
-/* How many of the [ts, ...] entries of LIST are before LIMIT; *SUM: their second members added. */
-static int64_t count_before(json_t *list, int64_t limit, int64_t *sum)
+/* How many of V are before LIMIT; *SUM: their values added. */
+static int64_t count_before(const struct stamps *v, int64_t limit, int64_t *sum)
 {
-	size_t i;
-	json_t *e;
 	int64_t n = 0;
 
 	if (sum)
 		*sum = 0;
-	json_array_foreach(list, i, e)
-		if (json_integer_value(json_array_get(e, 0)) <= limit) {
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].ts <= limit) {
 			n++;
 			if (sum)
-				*sum += json_integer_value(json_array_get(e, 1));
+				*sum += v->v[i].val;
 		}
 	return n;
 }
@@ -475,8 +514,7 @@ static json_t *jit_json(struct audit *a, int64_t limit)
 static json_t *audit_json(struct audit *a, const char *name)
 {
 	int64_t limit, gc_ns = 0;
-	json_t *types = json_object(), *e;
-	size_t i;
+	json_t *types = json_object();
 
 	if (a->pid < 0) {
 		cli_error("startup: %s: no runtime.init record: not a trace of a program's start", name);
@@ -503,13 +541,13 @@ static json_t *audit_json(struct audit *a, const char *name)
 		a->ready_how = "mark";
 	}
 	limit = a->ready >= 0 ? a->ready : a->exit >= 0 ? a->exit : a->last;
-	json_array_foreach(a->exceptions, i, e)
-		if (json_integer_value(json_array_get(e, 0)) <= limit) {
-			const char *t = json_string_value(json_array_get(e, 1));
+	for (size_t i = 0; i < a->exceptions.n; i++)
+		if (a->exceptions.v[i].ts <= limit) {
+			const char *t = a->exceptions.v[i].type;
 
-			json_object_set_new(types, t, json_integer(jint(types, t) + 1));
+			json_object_set_new(types, t, json_integer(json_integer_value(json_object_get(types, t)) + 1));
 		}
-	int64_t n_gc = count_before(a->gcs, limit, &gc_ns), mods_before = 0;
+	int64_t n_gc = count_before(&a->gcs, limit, &gc_ns), mods_before = 0;
 
 	u64map_foreach(&a->mods, k)
 		mods_before += ((struct mod *)a->mods.vals[k])->ts < limit;
@@ -519,10 +557,10 @@ static json_t *audit_json(struct audit *a, const char *name)
 			 "configuration", settings_json(a->config), "environment",
 			 json_object_get(a->config, "environment"), "runtimeconfig",
 			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules, "modules_before_ready", (json_int_t)mods_before,
-			 "in_the_way", "exceptions", "count", (json_int_t)count_before(a->exceptions, limit, NULL),
+			 "in_the_way", "exceptions", "count", (json_int_t)count_before(&a->exceptions, limit, NULL),
 			 "types", types, "failed_loads", a->failed_loads, "gcs", "count", (json_int_t)n_gc, "time_ns",
-			 (json_int_t)gc_ns, "suspensions", (json_int_t)count_before(a->suspends, limit, NULL),
-			 "threads_created", (json_int_t)count_before(a->threads, limit, NULL));
+			 (json_int_t)gc_ns, "suspensions", (json_int_t)count_before(&a->suspends, limit, NULL),
+			 "threads_created", (json_int_t)count_before(&a->threads, limit, NULL));
 }
 
 /* Read TRACE into its report. */
@@ -760,8 +798,10 @@ int cmd_startup(int argc, char **argv)
 		goto done;
 	out = b ? diff_json(a, b) : json_incref(a);
 	if (as_json) {
-		if (b)
-			json_object_set(out, "a", a), json_object_set(out, "b", b);
+		if (b) {
+			json_object_set(out, "a", a);
+			json_object_set(out, "b", b);
+		}
 		json_dumpf(out, stdout, JSON_COMPACT);
 		putchar('\n');
 	} else if (b)

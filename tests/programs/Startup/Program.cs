@@ -1,6 +1,7 @@
 // A console program whose start-up clrtrace startup audits: it loads a
-// few assemblies, runs a type initializer, makes a dynamic method, forces
-// a collection, and prints at the end what the runtime itself counted.
+// few assemblies, runs a type initializer, makes a dynamic method, probes
+// for a missing assembly, forces a collection, and prints at the end what
+// the runtime itself counted.
 using System;
 using System.Linq;
 using System.Reflection.Emit;
@@ -26,6 +27,9 @@ static class Program
 		il.Emit(OpCodes.Mul);
 		il.Emit(OpCodes.Ret);
 		var f = (Func<int, int>)dm.CreateDelegate(typeof(Func<int, int>));
+		// a probe for an assembly that is not there, as plug-in loaders do
+		try { System.Reflection.Assembly.Load("No.Such.Assembly"); }
+		catch (System.IO.FileNotFoundException) { }
 		GC.Collect();
 		Console.WriteLine($"work {doc} {f(21)} {Config.Name.Length > 0}");
 		// what the runtime counted, all threads, up to here; then the
