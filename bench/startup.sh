@@ -4,9 +4,13 @@
 # bench/startup.sh: what tracing costs a program's start-up.  A benchmark,
 # not a test: it prints figures and never fails on them.
 #
-# Usage: [BUILD=DIR] [BASE=DIR] bench/startup.sh [-r RUNS] [-M]
+# Usage: [BUILD=DIR] [BASE=DIR] bench/startup.sh [-r RUNS] [-M] [-w]
 #   -r RUNS   runs of each configuration, interleaved (default 20, env RUNS)
 #   -M        do not run make in the build directory first
+#   -w        the ASP.NET Core service too (tests/programs/StartupWeb, which
+#             stops once IHostApplicationLifetime.ApplicationStarted fired):
+#             web-untraced, web-startup (-e +startup --ready: what
+#             `clrtrace startup` needs of a service)
 #
 # The program is bench/exceptions/Throw with no exception (`Throw.dll 0 0`):
 # a hello world that prints one line.  Configurations, interleaved run by run:
@@ -34,11 +38,13 @@ srcdir=$(cd "$(dirname "$0")/.." && pwd)
 . "$srcdir/bench/lib.sh"
 RUNS=${RUNS:-20}
 MAKE=1
+WEB=0
 BASE=${BASE:-}
-while getopts "r:Mh" opt; do
+while getopts "r:Mwh" opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
 	M) MAKE=0 ;;
+	w) WEB=1 ;;
 	h) sed -n 's/^# Usage: /Usage: /p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
@@ -69,6 +75,13 @@ CONFIGS=(untraced clrtrace clrtrace-none clrtrace-startup profiler-env null-prof
 # the variables of profiler-env, as `clrtrace env` prints them (export NAME='VALUE' lines)
 PENV=$(CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "$CLRTRACE" env -o "file:$TMP/t.jsonl") || die "clrtrace env failed"
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
+if [ "$WEB" = 1 ]; then
+	THROW_DLL=$DLL
+	build_bench StartupWeb "$srcdir/tests/programs/StartupWeb"
+	WEB_DLL=$DLL
+	DLL=$THROW_DLL
+	CONFIGS+=(web-untraced web-startup)
+fi
 
 # run_one CONFIG: one run, a line in $RESULTS (KEEP=0: the warm-up run).
 run_one() {
@@ -84,9 +97,12 @@ run_one() {
 	null-profiler) CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
 		CORECLR_PROFILER_PATH=$NULLPROF NULLPROF_MASK=0 "${T[@]}" dotnet "$DLL" 0 0 ;;
 	clrtrace-base) CLRTRACE_LIBRARY=$BASE/libclrtrace.so "${T[@]}" "$BASE/clrtrace" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	web-untraced) "${T[@]}" dotnet "$WEB_DLL" http://127.0.0.1:0 exit ;;
+	web-startup) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e +startup --ready '^started ' \
+		-o "file:$TMP/t.jsonl" -- dotnet "$WEB_DLL" http://127.0.0.1:0 exit ;;
 	esac >"$TMP/out" 2>"$TMP/err"
 	rc=$?
-	[ "$rc" = 0 ] && grep -q '^THROW ' "$TMP/out" && [ -s "$TMP/times" ] ||
+	[ "$rc" = 0 ] && grep -q '^THROW \|^started ' "$TMP/out" && [ -s "$TMP/times" ] ||
 		{ cat "$TMP/out" "$TMP/err" >&2; die "$cfg run failed (status $rc)"; }
 	[ "$keep" = 1 ] && printf '%s\t%s\t%s\n' "$cfg" $(cat "$TMP/times") >>"$RESULTS"
 	return 0
@@ -108,11 +124,12 @@ awk -F'\t' -v runs="$RUNS" -v list="${CONFIGS[*]}" '
 { nr++; c[nr] = $1; v[nr, 2] = $2; v[nr, 3] = $3 }
 END {
 	n = split(list, cf, " ")
-	printf "\nstart-up of a hello world (Throw.dll 0 0), medians of %d interleaved runs\n\n", runs
+	printf "\nstart-up of a hello world (Throw.dll 0 0), medians of %d interleaved runs\n", runs
+	printf "(web-*: the ASP.NET Core service from exec to exit, compared with web-untraced)\n\n"
 	printf "%-16s %10s %8s %8s %10s %8s %8s\n", "configuration", "wall ms", "+ms", "ratio", "cpu ms", "+ms", "ratio"
 	for (i = 1; i <= n; i++) {
 		W = median(cf[i], 2); C = median(cf[i], 3)
-		if (i == 1) { w0 = W; c0 = C }
+		if (i == 1 || cf[i] == "web-untraced") { w0 = W; c0 = C }
 		printf "%-16s %10.1f %+8.1f %8s %10.1f %+8.1f %8s\n", cf[i], W / 1e6, (W - w0) / 1e6,
 			(w0 > 0 ? sprintf("%.3f", W / w0) : "-"), C / 1e6, (C - c0) / 1e6, (c0 > 0 ? sprintf("%.3f", C / c0) : "-")
 	}
