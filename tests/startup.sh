@@ -36,7 +36,11 @@ for v in $(test_runtimes "10 8 11"); do
 		if [ $r2r = 1 ]; then
 			trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
 		else
-			DOTNET_ReadyToRun=0 trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
+			# and two settings that runtimeconfig.json sets too: the
+			# runtime's own (TieredPGO) takes the variable, the managed
+			# switch (invariant globalization) the property
+			DOTNET_ReadyToRun=0 DOTNET_TieredPGO=1 DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=0 \
+				trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
 		fi
 		"$CLRTRACE" check "$t" >"$t.check" 2>&1 && ok "$n r2r=$r2r: clrtrace check passes" ||
 			fail "$n r2r=$r2r: clrtrace check: $(head -3 "$t.check")"
@@ -68,8 +72,12 @@ for v in $(test_runtimes "10 8 11"); do
 			"$(echo "$j" | jq -r '[.jit.il_only_on_startup_path[].module] | index("Startup.dll") != null')" true
 		expect "$n r2r=$r2r: CoreLib's ReadyToRun code is seen in its image" \
 			"$(echo "$j" | jq -r '.jit.by_module[] | select(.module == "System.Private.CoreLib.dll") | .ready_to_run')" true
-		expect "$n r2r=$r2r: TieredPGO comes from runtimeconfig.json" \
-			"$(echo "$j" | jq -r '.configuration[] | select(.key == "tiered_pgo") | "\(.value) \(.source)"')" "0 runtimeconfig"
+		want="0 runtimeconfig"
+		[ $r2r = 0 ] && want="1 environment"
+		expect "$n r2r=$r2r: TieredPGO's setting and its source" \
+			"$(echo "$j" | jq -r '.configuration[] | select(.key == "tiered_pgo") | "\(.value) \(.source)"')" "$want"
+		expect "$n r2r=$r2r: invariant globalization comes from runtimeconfig.json" \
+			"$(echo "$j" | jq -r '.configuration[] | select(.key == "invariant_globalization") | "\(.value) \(.source)"')" "1 runtimeconfig"
 		want="1 default"
 		[ $r2r = 0 ] && want="0 environment"
 		expect "$n r2r=$r2r: ReadyToRun's setting and its source" \

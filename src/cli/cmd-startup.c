@@ -380,36 +380,67 @@ static const char *env_value(json_t *env, const char *name, const char **var)
 	return jstr(env, buf);
 }
 
-/* Each setting of startup-settings.def: value and where it came from. */
+/* The settings of startup-settings.def. */
+static const struct setting {
+	const char *key, *label, *variable, *property, *def;
+	char wins;
+} settings[] = {
+#define SETTING(key, label, variable, property, def, wins) { key, label, variable, property, def, wins },
+#include "cli/startup-settings.def"
+};
+
+/* A runtimeconfig property's value as the runtime reads it: "1"/"0" for a
+ * boolean, digits for a number, the string itself; NULL: not there. */
+static json_t *property_value(json_t *pv)
+{
+	if (!pv || json_is_null(pv))
+		return NULL;
+	if (json_is_string(pv))
+		return json_incref(pv);
+	if (json_is_boolean(pv))
+		return json_string(json_is_true(pv) ? "1" : "0");
+	if (json_is_integer(pv))
+		return json_sprintf("%" JSON_INTEGER_FORMAT, json_integer_value(pv));
+	return json_string("?");
+}
+
+/* One setting: its value in effect, where it came from (environment,
+ * runtimeconfig, both, default) and the variable or property that set it. */
+static json_t *setting_json(const struct setting *st, json_t *env, json_t *props)
+{
+	const char *var = NULL, *v = st->variable[0] ? env_value(env, st->variable, &var) : NULL;
+	json_t *p = st->property[0] ? property_value(json_object_get(props, st->property)) : NULL;
+	json_t *o = json_pack("{s:s,s:s}", "key", st->key, "label", st->label);
+
+	if (v && p && st->wins == 'B') {
+		json_object_set_new(o, "value", json_sprintf("%s:%s", v, json_string_value(p)));
+		json_object_set_new(o, "source", json_string("environment+runtimeconfig"));
+		json_object_set_new(o, "from", json_sprintf("%s, %s", var, st->property));
+	} else if (v && !(p && st->wins == 'P')) {
+		json_object_set_new(o, "value", json_string(v));
+		json_object_set_new(o, "source", json_string("environment"));
+		json_object_set_new(o, "from", json_string(var));
+	} else if (p) {
+		json_object_set_new(o, "value", json_incref(p));
+		json_object_set_new(o, "source", json_string("runtimeconfig"));
+		json_object_set_new(o, "from", json_string(st->property));
+	} else {
+		json_object_set_new(o, "value", json_string(st->def));
+		json_object_set_new(o, "source", json_string("default"));
+	}
+	json_decref(p);
+	return o;
+}
+
+/* Each setting: value and where it came from. */
 static json_t *settings_json(json_t *config)
 {
 	json_t *env = json_object_get(config, "environment");
 	json_t *props = json_object_get(json_object_get(config, "runtimeconfig"), "properties");
 	json_t *out = json_array();
 
-#define SETTING(key, label, variable, property, def) \
-	{ \
-		const char *var = NULL, *v = env_value(env, variable, &var); \
-		json_t *pv = (property)[0] ? json_object_get(props, property) : NULL; \
-		json_t *s = json_pack("{s:s,s:s}", "key", key, "label", label); \
-		if (v) { \
-			json_object_set_new(s, "value", json_string(v)); \
-			json_object_set_new(s, "source", json_string("environment")); \
-			json_object_set_new(s, "from", json_string(var)); \
-		} else if (pv && !json_is_null(pv)) { \
-			json_object_set_new(s, "value", json_is_string(pv) ? json_incref(pv) \
-						: json_string(json_is_true(pv) ? "1" : json_is_false(pv) ? "0" : "?")); \
-			if (json_is_integer(pv)) \
-				json_object_set_new(s, "value", json_sprintf("%" JSON_INTEGER_FORMAT, json_integer_value(pv))); \
-			json_object_set_new(s, "source", json_string("runtimeconfig")); \
-			json_object_set_new(s, "from", json_string(property)); \
-		} else { \
-			json_object_set_new(s, "value", json_string(def)); \
-			json_object_set_new(s, "source", json_string("default")); \
-		} \
-		json_array_append_new(out, s); \
-	}
-#include "cli/startup-settings.def"
+	for (size_t i = 0; i < ELEMENTSOF(settings); i++)
+		json_array_append_new(out, setting_json(&settings[i], env, props));
 	return out;
 }
 
