@@ -28,6 +28,14 @@ report() {
 	"$CLRTRACE" startup --json "$1" 2>"$1.report.err" || fail "startup $1: $(cat "$1.report.err")"
 }
 
+# bad input: one line and a status, nothing else
+"$CLRTRACE" run --ready '(' -- true >"$OUT/badre.out" 2>"$OUT/badre.err"
+expect "run --ready with a bad regex: status 2, one line" "$? $(wc -l <"$OUT/badre.err") $(wc -c <"$OUT/badre.out")" "2 1 0"
+echo '{"v":1,"seq":1,"ts":1,"pid":1,"tid":1,"thread":null,"event":"thread.create","phase":"instant","span":null,"parent":null,"depth":0,"target":{"id":"0x1"}}' >"$OUT/notrace.jsonl"
+"$CLRTRACE" startup "$OUT/notrace.jsonl" >"$OUT/notrace.out" 2>"$OUT/notrace.err"
+expect "startup of a trace with no runtime.init: status 1, one line" \
+	"$? $(wc -l <"$OUT/notrace.err") $(wc -c <"$OUT/notrace.out")" "1 1 0"
+
 for v in $(test_runtimes "10 8 11"); do
 	n=".NET $v"
 	cmd=$(program_cmd Startup "$v") || continue
@@ -44,6 +52,13 @@ for v in $(test_runtimes "10 8 11"); do
 		fi
 		"$CLRTRACE" check "$t" >"$t.check" 2>&1 && ok "$n r2r=$r2r: clrtrace check passes" ||
 			fail "$n r2r=$r2r: clrtrace check: $(head -3 "$t.check")"
+		if [ $r2r = 1 ]; then
+			# the same program traced without the category: refused in one line
+			trace "$t.plain" -- $cmd
+			"$CLRTRACE" startup "$t.plain" >/dev/null 2>"$t.plain.err"
+			expect "$n: a trace without the startup category is refused in one line" \
+				"$? $(wc -l <"$t.plain.err")" "1 1"
+		fi
 		line=$(grep '^counts ' "$t.stdout")
 		[ -n "$line" ] || { fail "$n r2r=$r2r: the program printed no counts: $(head -c 300 "$t.stderr")"; continue; }
 		asm=$(echo "$line" | awk '{print $3}')

@@ -611,6 +611,7 @@ static json_t *read_trace(char *path)
 		audit_add(&a, &rec);
 		rec_done(&rec);
 	}
+	rd_warn_summary(rd); /* lines that were not records: said, and left out */
 	if (r < 0)
 		cli_error("startup: %s: %s", rd_name(rd), rd_strerror(rd, r));
 	else if (a.oom)
