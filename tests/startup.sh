@@ -106,6 +106,8 @@ for v in $(test_runtimes "10 8 11"); do
 	diff=$("$CLRTRACE" startup --json "$OUT/net$v-r2r1.jsonl" "$OUT/net$v-r2r0.jsonl")
 	expect "$n: the diff of ReadyToRun on and off shows more methods compiled when off" \
 		"$(echo "$diff" | jq '.jit.methods_compiled.b > .jit.methods_compiled.a and (.configuration | map(.label) | index("ReadyToRun") != null)')" true
+	expect "$n: ReadyToRun on and off load the same modules, their images unchanged" \
+		"$(echo "$diff" | jq -c '[.modules.a, .modules.b, .modules.ready_to_run_changed]')" '[[],[],[]]'
 
 	# the service: ready at ApplicationStarted's line
 	cmd=$(program_cmd StartupWeb "$v") || continue

@@ -541,11 +541,43 @@ static json_t *jit_json(struct audit *a, int64_t limit)
 			 sorted(cctors, TOP_METHODS));
 }
 
+static int by_ts(const void *x, const void *y)
+{
+	int64_t a = json_integer_value(json_object_get(*(json_t *const *)x, "from_exec_ns"));
+	int64_t b = json_integer_value(json_object_get(*(json_t *const *)y, "from_exec_ns"));
+
+	return a < b ? -1 : a > b;
+}
+
+/* Every module loaded, in load order: name, path, ReadyToRun status, time from BASE. */
+static json_t *modules_json(const struct audit *a, int64_t base)
+{
+	size_t n = 0, k = 0;
+	json_t **v, *out = json_array();
+
+	u64map_foreach(&a->mods, i)
+		n++;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return out;
+	u64map_foreach(&a->mods, i) {
+		const struct mod *m = a->mods.vals[i];
+
+		v[k++] = json_pack("{s:s,s:s?,s:O,s:I}", "module", base_name(m->path), "path", m->path, "ready_to_run",
+				   m->r2r ? m->r2r : json_null(), "from_exec_ns", (json_int_t)(m->ts - base));
+	}
+	qsort(v, k, sizeof(*v), by_ts);
+	for (size_t i = 0; i < k; i++)
+		json_array_append_new(out, v[i]);
+	free(v);
+	return out;
+}
+
 /* The report of one trace, or NULL after saying why. */
 static json_t *audit_json(struct audit *a, const char *name)
 {
 	int64_t limit, gc_ns = 0;
-	json_t *types = json_object();
+	json_t *types;
 
 	if (a->pid < 0) {
 		cli_error("startup: %s: no runtime.init record: not a trace of a program's start", name);
@@ -572,6 +604,7 @@ static json_t *audit_json(struct audit *a, const char *name)
 		a->ready_how = "mark";
 	}
 	limit = a->ready >= 0 ? a->ready : a->exit >= 0 ? a->exit : a->last;
+	types = json_object();
 	for (size_t i = 0; i < a->exceptions.n; i++)
 		if (a->exceptions.v[i].ts <= limit) {
 			const char *t = a->exceptions.v[i].type;
@@ -579,17 +612,36 @@ static json_t *audit_json(struct audit *a, const char *name)
 			json_object_set_new(types, t, json_integer(json_integer_value(json_object_get(types, t)) + 1));
 		}
 	int64_t n_gc = count_before(&a->gcs, limit, &gc_ns), mods_before = 0;
+	json_t *failed = json_array(), *e;
+	size_t i;
 
-	u64map_foreach(&a->mods, k)
-		mods_before += ((struct mod *)a->mods.vals[k])->ts < limit;
-	return json_pack("{s:s?,s:I,s:s?,s:s,s:s?,s:o,s:o,s:o,s:O,s:O,s:I,s:I,s:{s:{s:I,s:o},s:O,s:{s:I,s:I},s:I,s:I}}",
+	json_array_foreach(a->failed_loads, i, e)
+		if (jint(e, "ts") <= limit)
+			json_array_append(failed, e);
+
+	int64_t r2r_yes = 0, r2r_no = 0;
+
+	u64map_foreach(&a->mods, k) {
+		const struct mod *m = a->mods.vals[k];
+
+		if (m->ts >= limit)
+			continue;
+		mods_before++;
+		r2r_yes += json_is_true(m->r2r);
+		r2r_no += json_is_false(m->r2r);
+	}
+	return json_pack("{s:s?,s:I,s:s?,s:s,s:s?,s:o,s:o,s:o,s:O,s:O,s:I,s:I,s:{s:I,s:I},s:o,"
+			 "s:{s:{s:I,s:o},s:o,s:{s:I,s:I},s:I,s:I}}",
 			 "program", a->program, "pid", (json_int_t)a->pid, "runtime", a->runtime, "until",
-			 a->ready >= 0 ? "ready" : "exit", "ready_by", a->ready >= 0 ? a->ready_how : NULL, "phases", phases_json(a), "jit", jit_json(a, limit),
-			 "configuration", settings_json(a->config), "environment",
-			 json_object_get(a->config, "environment"), "runtimeconfig",
-			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules, "modules_before_ready", (json_int_t)mods_before,
-			 "in_the_way", "exceptions", "count", (json_int_t)count_before(&a->exceptions, limit, NULL),
-			 "types", types, "failed_loads", a->failed_loads, "gcs", "count", (json_int_t)n_gc, "time_ns",
+			 a->ready >= 0 ? "ready" : "exit", "ready_by", a->ready >= 0 ? a->ready_how : NULL, "phases",
+			 phases_json(a), "jit", jit_json(a, limit), "configuration", settings_json(a->config),
+			 "environment", json_object_get(a->config, "environment"), "runtimeconfig",
+			 json_object_get(a->config, "runtimeconfig"), "modules_loaded", (json_int_t)a->n_modules,
+			 "modules_before_ready", (json_int_t)mods_before, "modules_before_ready_r2r", "yes",
+			 (json_int_t)r2r_yes, "il_only", (json_int_t)r2r_no, "modules",
+			 modules_json(a, a->exec >= 0 ? a->exec : a->init), "in_the_way", "exceptions", "count",
+			 (json_int_t)count_before(&a->exceptions, limit, NULL),
+			 "types", types, "failed_loads", failed, "gcs", "count", (json_int_t)n_gc, "time_ns",
 			 (json_int_t)gc_ns, "suspensions", (json_int_t)count_before(&a->suspends, limit, NULL),
 			 "threads_created", (json_int_t)count_before(&a->threads, limit, NULL));
 }
@@ -652,7 +704,8 @@ static void print_report(json_t *rep)
 	printf("  critical path (before %s, first compiles): %" PRId64 " methods, %.1f ms"
 	       " (%" PRId64 " on the main thread)\n",
 	       jstr(rep, "until"), jint2(jit, "critical", "methods"),
-	       ms(json_object_get(json_object_get(jit, "critical"), "time_ns")), jint2(jit, "critical", "main_thread_methods"));
+	       ms(json_object_get(json_object_get(jit, "critical"), "time_ns")),
+	       jint2(jit, "critical", "main_thread_methods"));
 	printf("  background (recompiles, after %s):        %" PRId64 " methods, %.1f ms\n", jstr(rep, "until"),
 	       jint2(jit, "background", "methods"), ms(json_object_get(json_object_get(jit, "background"), "time_ns")));
 	printf("\n  By module                                 ReadyToRun  methods  critical        ms\n");
@@ -692,8 +745,10 @@ static void print_report(json_t *rep)
 	       "; threads created: %" PRId64 "\n",
 	       jint2(w, "gcs", "count"), ms(json_object_get(json_object_get(w, "gcs"), "time_ns")), jint(w, "suspensions"),
 	       jint(w, "threads_created"));
-	printf("  modules loaded: %" PRId64 " before %s, %" PRId64 " in the whole run\n", jint(rep, "modules_before_ready"),
-	       jstr(rep, "until"), jint(rep, "modules_loaded"));
+	printf("  modules loaded: %" PRId64 " before %s (%" PRId64 " with ReadyToRun code, %" PRId64
+	       " IL only), %" PRId64 " in the whole run\n",
+	       jint(rep, "modules_before_ready"), jstr(rep, "until"), jint2(rep, "modules_before_ready_r2r", "yes"),
+	       jint2(rep, "modules_before_ready_r2r", "il_only"), jint(rep, "modules_loaded"));
 }
 
 /* A then B of one figure. */
@@ -728,6 +783,31 @@ static json_t *diff_json(json_t *a, json_t *b)
 			json_object_set(json_object_get(o, "time_ns"), side ? "b" : "a", json_object_get(e, "time_ns"));
 			json_object_set(json_object_get(o, "ready_to_run"), side ? "b" : "a", json_object_get(e, "ready_to_run"));
 		}
+	json_t *loads = json_object();
+
+	for (int side = 0; side < 2; side++)
+		json_array_foreach(json_object_get(side ? b : a, "modules"), i, e) {
+			const char *m = jstr(e, "module");
+			json_t *o = json_object_get(loads, m);
+
+			if (!o) {
+				o = json_pack("{s:n,s:n,s:n,s:n}", "a", "b", "ready_to_run_a", "ready_to_run_b");
+				json_object_set_new(loads, m, o);
+			}
+			json_object_set(o, side ? "b" : "a", json_object_get(e, "from_exec_ns"));
+			json_object_set(o, side ? "ready_to_run_b" : "ready_to_run_a", json_object_get(e, "ready_to_run"));
+		}
+	json_t *only = json_pack("{s:[],s:[],s:[]}", "a", "b", "ready_to_run_changed");
+	const char *key;
+	json_object_foreach(loads, key, e) {
+		if (json_is_null(json_object_get(e, "b")))
+			json_array_append_new(json_object_get(only, "a"), json_string(key));
+		else if (json_is_null(json_object_get(e, "a")))
+			json_array_append_new(json_object_get(only, "b"), json_string(key));
+		else if (!json_equal(json_object_get(e, "ready_to_run_a"), json_object_get(e, "ready_to_run_b")))
+			json_array_append_new(json_object_get(only, "ready_to_run_changed"), json_string(key));
+	}
+	json_decref(loads);
 	json_array_foreach(json_object_get(a, "configuration"), i, e) {
 		json_t *f = json_array_get(json_object_get(b, "configuration"), i);
 
@@ -737,7 +817,7 @@ static json_t *diff_json(json_t *a, json_t *b)
 							     pair(json_object_get(e, "value"), json_object_get(f, "value")),
 							     "source", pair(json_object_get(e, "source"), json_object_get(f, "source"))));
 	}
-	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o},s:o,s:o,s:o}", "phases", phases, "jit", "methods_compiled",
+	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o}", "phases", phases, "jit", "methods_compiled",
 			 pair(json_object_get(ja, "methods_compiled"), json_object_get(jb, "methods_compiled")), "time_ns",
 			 pair(json_object_get(ja, "time_ns"), json_object_get(jb, "time_ns")), "critical_methods",
 			 pair(json_object_get(json_object_get(ja, "critical"), "methods"),
@@ -746,7 +826,7 @@ static json_t *diff_json(json_t *a, json_t *b)
 			 pair(json_object_get(json_object_get(ja, "critical"), "time_ns"),
 			      json_object_get(json_object_get(jb, "critical"), "time_ns")),
 			 "modules_loaded", pair(json_object_get(a, "modules_loaded"), json_object_get(b, "modules_loaded")),
-			 "by_module", mods, "configuration", cfg);
+			 "by_module", mods, "configuration", cfg, "modules", only);
 }
 
 static void print_pair_ms(const char *label, json_t *p)
@@ -756,7 +836,8 @@ static void print_pair_ms(const char *label, json_t *p)
 	if (json_is_integer(a) && json_is_integer(b))
 		printf("  %-28s %9.1f ms %9.1f ms %+9.1f ms\n", label, ms(a), ms(b), ms(b) - ms(a));
 	else
-		printf("  %-28s %12s %12s\n", label, json_is_integer(a) ? "seen" : "not seen", json_is_integer(b) ? "seen" : "not seen");
+		printf("  %-28s %12s %12s\n", label, json_is_integer(a) ? "seen" : "not seen",
+		       json_is_integer(b) ? "seen" : "not seen");
 }
 
 static void print_pair_n(const char *label, json_t *p)
@@ -781,12 +862,25 @@ static void print_diff(json_t *d, const char *na, const char *nb)
 	print_pair_n("JIT critical methods", json_object_get(jit, "critical_methods"));
 	print_pair_ms("JIT critical time", json_object_get(jit, "critical_ns"));
 	print_pair_n("modules loaded", json_object_get(d, "modules_loaded"));
-	printf("\n  By module (methods compiled)     A         B     B - A\n");
+	printf("\n  %-46s %8s %8s %8s %10s %10s\n", "By module (JIT)", "A", "B", "B - A", "A ms", "B ms");
 	json_object_foreach(json_object_get(d, "by_module"), key, e) {
 		int64_t a = jint2(e, "methods", "a"), b = jint2(e, "methods", "b");
 
-		printf("    %-28s %6" PRId64 " %9" PRId64 " %+9" PRId64 "\n", key, a < 0 ? 0 : a, b < 0 ? 0 : b,
-		       (b < 0 ? 0 : b) - (a < 0 ? 0 : a));
+		a = a < 0 ? 0 : a;
+		b = b < 0 ? 0 : b;
+		printf("    %-44s %8" PRId64 " %8" PRId64 " %+8" PRId64 " %10.1f %10.1f\n", key, a, b, b - a,
+		       ms(json_object_get(json_object_get(e, "time_ns"), "a")),
+		       ms(json_object_get(json_object_get(e, "time_ns"), "b")));
+	}
+	const char *const which[] = { "a", "b", "ready_to_run_changed" };
+	const char *const what[] = { "Loaded in A only", "Loaded in B only", "ReadyToRun status changed" };
+
+	for (size_t k = 0; k < ELEMENTSOF(which); k++) {
+		json_t *l = json_object_get(json_object_get(d, "modules"), which[k]);
+
+		printf("\n  %s: %zu\n", what[k], json_array_size(l));
+		json_array_foreach(l, i, e)
+			printf("    %s\n", json_string_value(e));
 	}
 	printf("\n  Configuration changed: %zu\n", json_array_size(json_object_get(d, "configuration")));
 	json_array_foreach(json_object_get(d, "configuration"), i, e)
