@@ -75,6 +75,9 @@ for v in $(test_runtimes "10 8 11"); do
 			fail "$n r2r=$r2r: $5 methods compiled before ready, JitInfo says $jit"
 		expect "$n r2r=$r2r: the probe's exception is counted before ready" \
 			"$(echo "$j" | jq '.in_the_way.exceptions.types["System.IO.FileNotFoundException"]')" 1
+		expect "$n r2r=$r2r: the cost of looking counts every startup.jit and startup.module record" \
+			"$(echo "$j" | jq -c '[.cost.jit_records, .cost.module_records, .cost.own_ns > 0]')" \
+			"[$(grep -c '"event":"startup.jit"' "$t"),$(grep -c '"event":"startup.module"' "$t"),true]"
 		expect "$n r2r=$r2r: the dynamic method is counted" \
 			"$(echo "$j" | jq '.jit.dynamic >= 1')" true
 		# the list is the ten that took longest: the program's own is among

@@ -72,6 +72,12 @@ static void d_startup_ready(struct strbuf *b, const struct rec *r)
 	strbuf_printf(b, "ready at %" PRId64 " (%s)", jint(r->j, "ready_ns"), jstr(r->j, "how") ?: "?");
 }
 
+static void d_startup_cost(struct strbuf *b, const struct rec *r)
+{
+	strbuf_printf(b, "%" PRId64 " ns in its handlers, %" PRId64 " compiles, %" PRId64 " modules", jint(r->j, "own_ns"),
+		      jint(r->j, "jit_records"), jint(r->j, "module_records"));
+}
+
 static void d_module_attach(struct strbuf *b, const struct rec *r)
 {
 	d_module(b, r);

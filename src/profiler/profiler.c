@@ -270,7 +270,7 @@ void ct_stop(struct ct_thread *t, enum ct_event ev)
 		return;
 	/* Environment.Exit inside a catch or finally: those stories end now */
 	ct_families_exit(t);
-	ct_startup_ready(t);
+	ct_startup_end(t);
 	ct_trace_totals(&tot);
 	jwf_int(&totals, "records", (int64_t)tot.records + 1);
 	jwf_int(&totals, "dropped", (int64_t)tot.dropped);

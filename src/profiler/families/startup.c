@@ -15,6 +15,7 @@
  * the CLI tells the tiering worker's compiles by its thread.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -31,6 +32,11 @@
 #include "profiler/families/startup.h"
 
 extern char **environ;
+
+/* The category's own cost: the time spent in its JIT and module handlers
+ * (two monotonic clock reads each) and the records they wrote, said at
+ * the end in startup.cost. */
+static atomic_uint_fast64_t own_ns, own_jit, own_modules;
 
 /* FunctionIDs compiled so far, with their count of compiles. */
 static struct u64map compiled;
@@ -63,11 +69,12 @@ void ct_startup_jit_begin(struct ct_thread *t, FunctionID fn)
 
 void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dynamic)
 {
-	uint64_t begin = 0, now;
+	uint64_t begin = 0, now, t0;
 	unsigned n;
 
 	if (!ct_wants(EV_STARTUP_JIT) || t->n_jit_open == 0)
 		return;
+	t0 = mono_ns();
 	n = --t->n_jit_open;
 	if (n < CT_JIT_OPEN_MAX && t->jit_open[n].fn == fn)
 		begin = t->jit_open[n].mono;
@@ -94,15 +101,19 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 	f[5].j = h;
 	ct_emit_fields(t, EV_STARTUP_JIT, PH_INSTANT, 0, f, FAILED(hr) ? 6 : 5);
 	json_decref(h);
+	atomic_fetch_add(&own_jit, 1);
+	atomic_fetch_add(&own_ns, mono_ns() - t0);
 }
 
 void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr)
 {
 	unsigned major = 0;
+	uint64_t t0;
 	int k;
 
 	if (!ct_wants(EV_STARTUP_MODULE))
 		return;
+	t0 = mono_ns();
 	k = SUCCEEDED(hr) ? ct_module_ready_to_run(m, &major) : -EIO;
 	json_t *mod = json_pack("{s:o}", "id", ct_json_id(m));
 
@@ -111,6 +122,8 @@ void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr)
 	ct_emit(t, EV_STARTUP_MODULE, PH_INSTANT, 0,
 		json_pack("{s:o,s:o,s:o,s:o}", "module", mod, "ready_to_run", k >= 0 ? json_boolean(k > 0) : json_null(),
 			  "r2r_major", k > 0 ? json_integer(major) : json_null(), "hr", ct_json_hr(hr)));
+	atomic_fetch_add(&own_modules, 1);
+	atomic_fetch_add(&own_ns, mono_ns() - t0);
 }
 
 /* The runtime's own variables in the environment: DOTNET_*, COMPlus_*,
@@ -225,7 +238,8 @@ static void ready_open(void)
 	ready_fd = (int)fd;
 }
 
-void ct_startup_ready(struct ct_thread *t)
+/* startup.ready, when run saw the ready line. */
+static void startup_ready(struct ct_thread *t)
 {
 	char buf[64];
 	ssize_t n;
@@ -272,4 +286,13 @@ void ct_startup_config(struct ct_thread *t)
 	ct_emit(t, EV_STARTUP_CONFIG, PH_INSTANT, 0,
 		json_pack("{s:o,s:o,s:o}", "exec_ns", x ? json_integer((json_int_t)x) : json_null(), "environment",
 			  runtime_environment(), "runtimeconfig", runtimeconfig()));
+}
+
+void ct_startup_end(struct ct_thread *t)
+{
+	startup_ready(t);
+	if (ct_wants(EV_STARTUP_COST))
+		ct_emit(t, EV_STARTUP_COST, PH_INSTANT, 0,
+			json_pack("{s:I,s:I,s:I}", "own_ns", (json_int_t)atomic_load(&own_ns), "jit_records",
+				  (json_int_t)atomic_load(&own_jit), "module_records", (json_int_t)atomic_load(&own_modules)));
 }

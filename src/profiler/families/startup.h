@@ -18,5 +18,6 @@ void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr);
 /* startup.config, once, after runtime.init. */
 void ct_startup_config(struct ct_thread *t);
 /* At the runtime's end: the time run saw the program's ready line, read
- * from CLRTRACE_READY_FD, as startup.ready. */
-void ct_startup_ready(struct ct_thread *t);
+ * from CLRTRACE_READY_FD, as startup.ready; the category's own cost as
+ * startup.cost. */
+void ct_startup_end(struct ct_thread *t);
