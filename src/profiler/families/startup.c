@@ -15,6 +15,7 @@
  * the CLI tells the tiering worker's compiles by its thread.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -88,19 +89,22 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 	if (dynamic || FAILED(info_GetFunctionInfo(ct.info, fn, &cls, &mod, &tok)))
 		mod = 0;
 	snprintf(modid, sizeof(modid), "0x%" PRIx64, (uint64_t)mod);
-	struct jw_field f[] = {
-		{ .key = "function", .kind = JW_STR, .s = ct_function_name(fn) },
-		{ .key = "module", .kind = mod ? JW_STR : JW_NULL, .s = modid },
-		{ .key = "dur_ns", .kind = begin ? JW_INT : JW_NULL, .i = begin && now > begin ? (int64_t)(now - begin) : 0 },
-		{ .key = "nth", .kind = JW_INT, .i = nth_compile(fn) },
-		{ .key = "dynamic", .kind = JW_BOOL, .b = dynamic },
-		{ .key = "hr", .kind = FAILED(hr) ? JW_JSON : JW_NULL },
-	};
-	json_t *h = FAILED(hr) ? ct_json_hr(hr) : NULL;
+	JW_FIELDS(f, 6);
 
-	f[5].j = h;
-	ct_emit_fields(t, EV_STARTUP_JIT, PH_INSTANT, 0, f, FAILED(hr) ? 6 : 5);
-	json_decref(h);
+	jwf_str(&f, "function", ct_function_name(fn));
+	if (mod)
+		jwf_str(&f, "module", modid);
+	else
+		jwf_null(&f, "module");
+	if (begin)
+		jwf_int(&f, "dur_ns", now > begin ? (int64_t)(now - begin) : 0);
+	else
+		jwf_null(&f, "dur_ns");
+	jwf_int(&f, "nth", nth_compile(fn));
+	jwf_bool(&f, "dynamic", dynamic);
+	if (FAILED(hr))
+		jwf_hr(&f, "hr", (uint32_t)hr);
+	ct_emit(t, EV_STARTUP_JIT, PH_INSTANT, 0, &f);
 	atomic_fetch_add(&own_jit, 1);
 	atomic_fetch_add(&own_ns, mono_ns() - t0);
 }
@@ -115,23 +119,32 @@ void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr)
 		return;
 	t0 = mono_ns();
 	k = SUCCEEDED(hr) ? ct_module_ready_to_run(m, &major) : -EIO;
-	json_t *mod = json_pack("{s:o}", "id", ct_json_id(m));
+	JW_FIELDS(mod, 2);
+	JW_FIELDS(f, 4);
 
+	jwf_hex(&mod, "id", m);
 	if (SUCCEEDED(hr))
-		json_object_set_new(mod, "path", json_string(ct_module_path(m)));
-	ct_emit(t, EV_STARTUP_MODULE, PH_INSTANT, 0,
-		json_pack("{s:o,s:o,s:o,s:o}", "module", mod, "ready_to_run", k >= 0 ? json_boolean(k > 0) : json_null(),
-			  "r2r_major", k > 0 ? json_integer(major) : json_null(), "hr", ct_json_hr(hr)));
+		jwf_str(&mod, "path", ct_module_path(m));
+	jwf_obj(&f, "module", &mod);
+	if (k >= 0)
+		jwf_bool(&f, "ready_to_run", k > 0);
+	else
+		jwf_null(&f, "ready_to_run");
+	if (k > 0)
+		jwf_int(&f, "r2r_major", major);
+	else
+		jwf_null(&f, "r2r_major");
+	jwf_hr(&f, "hr", (uint32_t)hr);
+	ct_emit(t, EV_STARTUP_MODULE, PH_INSTANT, 0, &f);
 	atomic_fetch_add(&own_modules, 1);
 	atomic_fetch_add(&own_ns, mono_ns() - t0);
 }
 
 /* The runtime's own variables in the environment: DOTNET_*, COMPlus_*,
- * CORECLR_* (profilers), by name. */
-static json_t *runtime_environment(void)
+ * CORECLR_* (profilers), by name, as an object's members into W. */
+static void runtime_environment(struct jw *w)
 {
 	static const char *const prefixes[] = { "DOTNET_", "COMPlus_", "CORECLR_" };
-	json_t *o = json_object();
 
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -142,12 +155,15 @@ static json_t *runtime_environment(void)
 			if (strncmp(*e, prefixes[i], strlen(prefixes[i])) == 0) {
 				_cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
 
-				if (name)
-					json_object_set_new(o, name, json_string(eq + 1));
+				if (name) {
+					jw_item(w, "{}");
+					jw_str(w, name);
+					jw_raw(w, ":", 1);
+					jw_str(w, eq + 1);
+				}
 				break;
 			}
 	}
-	return o;
 }
 
 /* The runtimeconfig.json next to the program: NAME.runtimeconfig.json
@@ -184,16 +200,21 @@ static char *runtimeconfig_path(void)
 }
 
 /* {path, properties} of the program's runtimeconfig.json (its
- * runtimeOptions.configProperties), or null. */
-static json_t *runtimeconfig(void)
+ * runtimeOptions.configProperties) into W, or null.  Read once at start
+ * with jansson, which the profiler links for the journal sink; the
+ * properties are copied as the file has them. */
+static void runtimeconfig(struct jw *w)
 {
 	_cleanup_free_ char *path = runtimeconfig_path();
 	json_t *doc, *props;
 	struct stat st;
+	char *text;
 	int fd;
 
-	if (!path)
-		return json_null();
+	if (!path) {
+		jw_raw(w, "null", 4);
+		return;
+	}
 	if (path[0] != '/') { /* relative to the working directory: say where */
 		char *abs = realpath(path, NULL);
 
@@ -203,20 +224,29 @@ static json_t *runtimeconfig(void)
 		}
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return json_null();
+	if (fd < 0) {
+		jw_raw(w, "null", 4);
+		return;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
 		close(fd);
-		return json_null();
+		jw_raw(w, "null", 4);
+		return;
 	}
 	doc = json_loadfd(fd, 0, NULL);
 	close(fd);
-	if (!doc)
-		return json_pack("{s:s,s:n}", "path", path, "properties");
-	props = json_object_get(json_object_get(doc, "runtimeOptions"), "configProperties");
-	json_t *o = json_pack("{s:s,s:O}", "path", path, "properties", json_is_object(props) ? props : json_null());
+	props = doc ? json_object_get(json_object_get(doc, "runtimeOptions"), "configProperties") : NULL;
+	text = json_is_object(props) ? json_dumps(props, JSON_COMPACT) : NULL;
+	jw_raw(w, "{\"path\":", 8);
+	jw_str(w, path);
+	jw_raw(w, ",\"properties\":", 14);
+	if (text)
+		jw_raw(w, text, strlen(text));
+	else
+		jw_raw(w, "null", 4);
+	jw_raw(w, "}", 1);
+	free(text);
 	json_decref(doc);
-	return o;
 }
 
 /* The read end of run's ready pipe (CLRTRACE_READY_FD), or -1. */
@@ -264,8 +294,11 @@ static void startup_ready(struct ct_thread *t)
 	x = strtoull(buf, &end, 10);
 	if (errno || end == buf || *end != '\n' || x == 0 || x > INT64_MAX)
 		return;
-	ct_emit(t, EV_STARTUP_READY, PH_INSTANT, 0,
-		json_pack("{s:I,s:s}", "ready_ns", (json_int_t)x, "how", "stdout"));
+	JW_FIELDS(f, 2);
+
+	jwf_int(&f, "ready_ns", (int64_t)x);
+	jwf_str(&f, "how", "stdout");
+	ct_emit(t, EV_STARTUP_READY, PH_INSTANT, 0, &f);
 }
 
 void ct_startup_config(struct ct_thread *t)
@@ -283,16 +316,31 @@ void ct_startup_config(struct ct_thread *t)
 		if (errno || end == exec || *end || x > INT64_MAX)
 			x = 0;
 	}
-	ct_emit(t, EV_STARTUP_CONFIG, PH_INSTANT, 0,
-		json_pack("{s:o,s:o,s:o}", "exec_ns", x ? json_integer((json_int_t)x) : json_null(), "environment",
-			  runtime_environment(), "runtimeconfig", runtimeconfig()));
+	struct jw env = { 0 }, rc = { 0 };
+	JW_FIELDS(f, 3);
+
+	runtime_environment(&env);
+	runtimeconfig(&rc);
+	if (x)
+		jwf_int(&f, "exec_ns", (int64_t)x);
+	else
+		jwf_null(&f, "exec_ns");
+	jwf_collection(&f, "environment", &env, "{}");
+	jwf_raw(&f, "runtimeconfig", rc.b.s, rc.b.len);
+	ct_emit(t, EV_STARTUP_CONFIG, PH_INSTANT, 0, &f);
+	jw_free(&env);
+	jw_free(&rc);
 }
 
 void ct_startup_end(struct ct_thread *t)
 {
 	startup_ready(t);
-	if (ct_wants(EV_STARTUP_COST))
-		ct_emit(t, EV_STARTUP_COST, PH_INSTANT, 0,
-			json_pack("{s:I,s:I,s:I}", "own_ns", (json_int_t)atomic_load(&own_ns), "jit_records",
-				  (json_int_t)atomic_load(&own_jit), "module_records", (json_int_t)atomic_load(&own_modules)));
+	if (ct_wants(EV_STARTUP_COST)) {
+		JW_FIELDS(f, 3);
+
+		jwf_int(&f, "own_ns", (int64_t)atomic_load(&own_ns));
+		jwf_int(&f, "jit_records", (int64_t)atomic_load(&own_jit));
+		jwf_int(&f, "module_records", (int64_t)atomic_load(&own_modules));
+		ct_emit(t, EV_STARTUP_COST, PH_INSTANT, 0, &f);
+	}
 }
