@@ -45,3 +45,8 @@ void ct_trace_close(bool exiting)
 	ct_report_drops(true);
 	ct_sinks_close();
 }
+
+void ct_trace_note_left_out(uint64_t errors)
+{
+	ct_sinks_note_left_out(errors);
+}

@@ -42,3 +42,6 @@ void ct_error(struct ct_thread *t, const char *fmt, ...) __attribute__((format(p
 void ct_report_drops(bool all);
 void ct_trace_totals(struct ct_totals *out);
 void ct_trace_close(bool exiting);
+/* The errors a family left out so far (not loss: its trace.left_out
+ * records count them), for the exit report `clrtrace run` reads. */
+void ct_trace_note_left_out(uint64_t errors);

@@ -27,7 +27,6 @@
 #include "profiler/core/say.h"
 #include "profiler/core/tracer.h"
 #include "profiler/families/exceptions/sample.h"
-#include "profiler/sinks/sinks.h"
 
 #define PERIOD_NS (10ull * 1000000000u) /* trace.left_out at most this often */
 #define SEEN_MAX 4096u                  /* (type, site) pairs remembered */
@@ -291,7 +290,7 @@ void ct_sample_report(struct ct_thread *t, bool all)
 	}
 	if (recs)
 		unsaid = 0;
-	ct_sinks_note_left_out(left_total);
+	ct_trace_note_left_out(left_total);
 	pthread_mutex_unlock(&lock);
 	/* written outside the lock: a record may wait on a sink */
 	for (size_t i = 0; i < n; i++) {
