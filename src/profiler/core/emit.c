@@ -180,6 +180,9 @@ out:
 	if (f && f->lost && ev != EV_TRACE_ERROR)
 		ct_error(t, "%s: %" PRIu32 " field%s past the record's capacity of %" PRIu32 ", left out",
 			 ct_events[ev].name, f->lost, f->lost == 1 ? "" : "s", f->cap);
+	if (f && f->oom && ev != EV_TRACE_ERROR)
+		ct_error(t, "%s: %" PRIu32 " field%s or item%s left out: out of memory", ct_events[ev].name, f->oom,
+			 f->oom == 1 ? "" : "s", f->oom == 1 ? "" : "s");
 	return (int64_t)pl.span;
 }
 

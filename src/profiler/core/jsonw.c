@@ -132,6 +132,8 @@ void jwf_collection(struct jw_fields *f, const char *key, struct jw *w, const ch
 		jw_raw(w, pair + 1, 1);
 	else
 		jw_raw(w, pair, 2);
+	if (w->b.oom) /* written as null, and said */
+		jwf_oom(f);
 	jwf_raw(f, key, w->b.oom ? NULL : w->b.s, w->b.len);
 }
 

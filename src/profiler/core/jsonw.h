@@ -115,11 +115,13 @@ void jw_fields(struct jw *w, const struct jw_field *fields, size_t n);
  * The builder: F[0..n) of an array of CAP the caller declares with
  * JW_FIELDS(name, cap).  Adding past CAP writes nothing past the array: the
  * field is left out and counted in LOST (the writer says so in a
- * trace.error record), or the program stops (jw_fields_strict).
+ * trace.error record), or the program stops (jw_fields_strict).  OOM
+ * counts the fields and list items left out or written as null for want
+ * of memory (jwf_oom); the writer says those too.
  */
 struct jw_fields {
 	struct jw_field *f;
-	uint32_t n, cap, lost;
+	uint32_t n, cap, lost, oom;
 	struct jw_field spare; /* what a field past CAP is written to */
 };
 #define JW_FIELDS(name, capacity)                      \
@@ -147,6 +149,13 @@ static inline struct jw_field *jwf_add(struct jw_fields *b, const char *key, enu
 	return f;
 }
 /* A field made elsewhere, F (its key and value as they are). */
+/* Something of B's record was left out for want of memory (see above). */
+static inline void jwf_oom(struct jw_fields *b)
+{
+	if (b->oom < UINT32_MAX)
+		b->oom++;
+}
+
 static inline void jwf_put(struct jw_fields *b, struct jw_field f)
 {
 	*jwf_add(b, f.key, f.kind) = f;

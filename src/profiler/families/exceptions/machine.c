@@ -150,6 +150,7 @@ struct exr_filter {
 
 struct exr {
 	uint64_t id, object, t0;
+	unsigned lost_items;      /* filters and nested ids its lists could not keep */
 	enum phase phase;         /* where the story is (PHASES above) */
 	enum frame_span frame;    /* the frame span of the current pass */
 	bool muted, reported;
@@ -363,6 +364,11 @@ static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_p
 		jwf_idref(f, "exception", (int64_t)r->id);
 	if (!has_err && r->error)
 		jwf_int(f, "error", (int64_t)r->error);
+	if (r->t.exc.b.oom) /* the exception's text was lost */
+		jwf_oom(f);
+	if (ev == EV_EXCEPTION_SUMMARY)
+		for (unsigned i = 0; i < r->lost_items; i++)
+			jwf_oom(f);
 	c->e->record(c->e->userdata, ev, ph, r->id, f);
 }
 
@@ -426,16 +432,24 @@ static void names_add(struct namelist *l, const char *s)
 
 /* L as the summary's field KEY.  Closes the array in place: names_reopen
  * takes the "]" back once the record is written. */
-static struct jw_field names_field(struct namelist *l, const char *key)
+static void names_put(struct jw_fields *f, struct namelist *l, const char *key)
 {
-	if (!l->on || l->w.b.oom)
-		return (struct jw_field){ .key = key, .kind = JW_NULL };
-	if (!l->n)
-		return (struct jw_field){ .key = key, .kind = JW_JSON, .s = "[]", .len = 2 };
-	jw_raw(&l->w, "]", 1);
-	if (l->w.b.oom) /* no "]": the text is not JSON */
-		return (struct jw_field){ .key = key, .kind = JW_NULL };
-	return (struct jw_field){ .key = key, .kind = JW_JSON, .s = l->w.b.s, .len = l->w.b.len };
+	if (!l->on) {
+		jwf_null(f, key);
+		return;
+	}
+	if (!l->n) {
+		jwf_raw(f, key, "[]", 2);
+		return;
+	}
+	if (!l->w.b.oom)
+		jw_raw(&l->w, "]", 1);
+	if (l->w.b.oom) { /* no "]": the text is not JSON; said */
+		jwf_oom(f);
+		jwf_null(f, key);
+		return;
+	}
+	jwf_raw(f, key, l->w.b.s, l->w.b.len);
 }
 
 /* Room in the array *V (N elements of SIZE) for one more, in steps of
@@ -584,6 +598,8 @@ static void close_filter(struct ctx *c, struct exr *r, const char *result, const
 		out_fields(c, r, EV_EXCEPTION_FILTER, PH_END, &p);
 		if (r->t.searched.on && grow(&r->filters, r->n_filters, sizeof(*r->filters)))
 			r->filters[r->n_filters++] = (struct exr_filter){ r->handler_name, result, r->handler_runtime };
+		else if (r->t.searched.on)
+			r->lost_items++; /* said with the summary */
 	}
 	set_phase(c, r, SEARCH);
 }
@@ -1141,10 +1157,10 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	jwf_str(&f, "outcome", ct_outcome_to_string(o));
 	jwf_str(&f, "thrown_in", r->thrown_in);
 	jwf_str(&f, "caught_in", r->caught_in);
-	jwf_put(&f, names_field(&r->t.searched, "searched"));
+	names_put(&f, &r->t.searched, "searched");
 	list_field(&f, r, "filters", &filters, r->n_filters, filter_item);
-	jwf_put(&f, names_field(&r->t.finally, "finally"));
-	jwf_put(&f, names_field(&r->t.unwound, "unwound"));
+	names_put(&f, &r->t.finally, "finally");
+	names_put(&f, &r->t.unwound, "unwound");
 	rethrow_fields(r, &f, &nested_in);
 	list_field(&f, r, "nested", &nested_ids, r->n_nested, nested_item);
 	if (r->superseded_by)
@@ -1479,6 +1495,8 @@ static void nest_in(struct exr *r, struct exr *parent)
 	r->parent_handler_fn = parent->handler_fn;
 	if (told(parent) && told(r) && parent->t.searched.on && grow(&parent->nested, parent->n_nested, sizeof(uint64_t)))
 		parent->nested[parent->n_nested++] = r->id;
+	else if (told(parent) && told(r) && parent->t.searched.on)
+		parent->lost_items++; /* said with its summary */
 }
 
 /* Is IN, thrown inside the catch block of PARENT (the story R nests in),
