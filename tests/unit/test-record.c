@@ -111,6 +111,35 @@ static const char *gets_(json_t *r, const char *k)
 	return s ? s : "";
 }
 
+/* A record whose builder ran out of room: written with the fields that
+ * fit, and a trace.error after it says how many were left out. */
+static void test_fields_lost(void)
+{
+	const char *path = "test-record-lost.jsonl";
+	json_t *all, *r, *e;
+	JW_FIELDS(f, 1);
+
+	start(path);
+	jw_fields_strict = false;
+	jwf_str(&f, "function", "Program.Main");
+	jwf_int(&f, "token", 1);
+	jwf_int(&f, "il_offset", 2);
+	jw_fields_strict = true;
+	ct_emit(ct_thread_get(), EV_JIT_COMPILE, PH_INSTANT, 0, &f);
+	ct_trace_close(false);
+	all = load(path);
+	r = json_array_get(all, 0);
+	e = json_array_get(all, 1);
+	CHECK(json_array_size(all) == 2 && strcmp(gets_(r, "function"), "Program.Main") == 0 &&
+		      !json_object_get(r, "token") && !json_object_get(r, "il_offset"),
+	      "the record has the field that fit, not the two past it (%zu records)", json_array_size(all));
+	CHECK(strcmp(gets_(e, "event"), "trace.error") == 0 &&
+		      strcmp(gets_(e, "message"), "jit.compile: 2 fields past the record's capacity of 1, left out") == 0,
+	      "a trace.error says so (%s)", gets_(e, "message"));
+	json_decref(all);
+	unlink(path);
+}
+
 static void test_nesting(void)
 {
 	const char *path = "test-record-nesting.jsonl";
@@ -986,6 +1015,7 @@ int main(void)
 	test_jsonw_u64();
 	test_fields();
 	test_fields_builder();
+	test_fields_lost();
 	test_nesting();
 	test_ts();
 	test_threads(false);
