@@ -48,6 +48,16 @@ static inline bool in_dispatch(int slot)
 	return slot >= SLOT_ExceptionThrown && slot <= SLOT_ExceptionCLRCatcherExecute;
 }
 
+/* EventPipeEventDelivered comes synchronously from inside the runtime's
+ * event write, and clrtrace writes one itself, inside its exception
+ * callbacks, to learn the thread's activity id (families/requests.c): it
+ * runs nested, without the thread's lock, and its handler calls nothing
+ * back into the runtime on that path. */
+static inline bool nests(int slot)
+{
+	return slot == SLOT_EventPipeEventDelivered;
+}
+
 /* Initialize, Shutdown, InitializeForAttach, LoadAsNotificationOnly and
  * ProfilerDetachSucceeded run even when tracing is off; the rest only while
  * active. */
@@ -68,6 +78,8 @@ static inline bool always_called(int slot)
 		if (!always_called(slot) && !atomic_load_explicit(&ct.active, memory_order_relaxed)) \
 			return S_OK; \
 		t_ = ct_thread_get(); \
+		if (t_ && nests(slot)) \
+			return on_##name ON_ARGS args; \
 		if (!t_ || t_->in_callback) \
 			return S_OK; \
 		t_->in_callback++; \

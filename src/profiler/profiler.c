@@ -20,6 +20,7 @@
 #include "profiler/event-mask.h"
 #include "profiler/families/startup.h"
 #include "profiler/families/handlers.h"
+#include "profiler/families/requests.h"
 #include "profiler/process.h"
 #include "profiler/runtime-init.h"
 #include "profiler/start.h"
@@ -230,6 +231,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	atomic_store(&ct.active, true);
 	ct_emit_runtime_init(t, &runtime, cmd, cmd_len);
 	ct_startup_config(t);
+	(void)ct_requests_start();
 	/* no SIGABRT handler: the runtime resets every handler before its own
 	 * aborts, and what an abort leaves unwritten is in FILE.<pid>.pending */
 	atexit(on_exit_flush);
@@ -271,6 +273,7 @@ void ct_stop(struct ct_thread *t, enum ct_event ev)
 	/* Environment.Exit inside a catch or finally: those stories end now */
 	ct_families_exit(t);
 	ct_startup_end(t);
+	ct_requests_stop();
 	ct_trace_totals(&tot);
 	jwf_int(&totals, "records", (int64_t)tot.records + 1);
 	jwf_int(&totals, "dropped", (int64_t)tot.dropped);

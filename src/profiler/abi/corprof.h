@@ -101,6 +101,32 @@ typedef struct com_object {
 #define COR_PRF_ENABLE_STACK_SNAPSHOT 0x10000000u
 /* COR_PRF_HIGH_MONITOR (high word) */
 #define COR_PRF_HIGH_BASIC_GC 0x00000010u
+#define COR_PRF_HIGH_MONITOR_EVENT_PIPE 0x00000080u
+
+/* EventPipe, as ICorProfilerInfo12 and ICorProfilerCallback10 see it */
+typedef UINT_PTR EVENTPIPE_PROVIDER;
+typedef UINT_PTR EVENTPIPE_EVENT;
+typedef uint64_t EVENTPIPE_SESSION;
+#define COR_PRF_EVENTPIPE_INFORMATIONAL 4u
+
+typedef struct {
+	const WCHAR *providerName;
+	uint64_t keywords;
+	uint32_t loggingLevel;
+	const WCHAR *filterData;
+} COR_PRF_EVENTPIPE_PROVIDER_CONFIG;
+
+typedef struct {
+	uint32_t type;
+	uint32_t elementType;
+	const WCHAR *name;
+} COR_PRF_EVENTPIPE_PARAM_DESC;
+
+typedef struct {
+	uint64_t ptr;
+	uint32_t size;
+	uint32_t reserved;
+} COR_PRF_EVENT_DATA;
 
 /* COR_PRF_SUSPEND_REASON */
 enum {

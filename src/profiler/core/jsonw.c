@@ -182,3 +182,21 @@ void jw_text_unref(struct jw_text *t)
 	if (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
 		free(t);
 }
+
+/* Two texts as one (see jsonw.h). */
+struct jw_text *jw_text_cat(const struct jw_text *a, const struct jw_text *b)
+{
+	size_t la = a ? a->len : 0, lb = b ? b->len : 0;
+	struct jw_text *t;
+
+	if ((!a && !b) || la > SIZE_MAX - lb - sizeof(*t) - 1 || !(t = malloc(sizeof(*t) + la + lb + 1)))
+		return NULL;
+	atomic_init(&t->refs, 1);
+	t->len = la + lb;
+	if (la)
+		memcpy(t->s, a->s, la);
+	if (lb)
+		memcpy(t->s + la, b->s, lb);
+	t->s[t->len] = '\0';
+	return t;
+}

@@ -222,6 +222,9 @@ struct jw_text {
 struct jw_text *jw_text_new(const struct jw *w);
 struct jw_text *jw_text_ref(struct jw_text *t);
 void jw_text_unref(struct jw_text *t);
+/* A new text, A's then B's (either may be NULL), or NULL when both are
+ * or out of memory. */
+struct jw_text *jw_text_cat(const struct jw_text *a, const struct jw_text *b);
 /* T's members written here, in B's object (borrowed; NULL: none). */
 static inline void jwf_text_members(struct jw_fields *b, const struct jw_text *t)
 {

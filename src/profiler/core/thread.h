@@ -96,6 +96,10 @@ struct ct_thread {
 		uint64_t fn, mono;
 	} jit_open[CT_JIT_OPEN_MAX];
 	unsigned n_jit_open;
+	/* the EventPipe activity id current on the thread, as the request
+	 * probe read it last (families/requests.c) */
+	GUID activity;
+	bool activity_read;
 };
 
 /* Take T's lock (struct ct_thread.lock).  A flag, not a mutex

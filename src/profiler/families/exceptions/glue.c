@@ -24,6 +24,7 @@
 #include "profiler/core/thread-ident.h"
 #include "profiler/families/exceptions/deferred.h"
 #include "profiler/families/exceptions/exceptions.h"
+#include "profiler/families/requests.h"
 #include "profiler/families/exceptions/handlers.h"
 #include "profiler/families/exceptions/ident.h"
 #include "profiler/families/exceptions/inspect.h"
@@ -186,7 +187,8 @@ void ct_exceptions_totals(struct jw *w)
 {
 	uint64_t tot[_OUTCOME_MAX], evicted, untracked;
 	struct jw sup = { 0 };
-	JW_FIELDS(f, _OUTCOME_MAX + 6);
+	JW_FIELDS(f, _OUTCOME_MAX + 7);
+	JW_FIELDS(req, 4);
 
 	exm_totals(tot);
 	for (int i = 0; i < _OUTCOME_MAX; i++)
@@ -198,6 +200,10 @@ void ct_exceptions_totals(struct jw *w)
 	jwf_int(&f, "errors_evicted", (int64_t)evicted);
 	jwf_int(&f, "errors_untracked", (int64_t)untracked);
 	ct_sample_totals(&f, &sup);
+	if (ct_on(CAT_REQUESTS)) {
+		ct_requests_totals(&req);
+		jwf_obj(&f, "requests", &req);
+	}
 	jw_object(w, &f);
 	jw_free(&sup);
 }
@@ -517,6 +523,16 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 		throw_fields(obj, &info, &in);
 	/* which open error it is, by a handle that a GC does not move */
 	ct_ident_thrown(obj, &in);
+	/* which request it belongs to (category requests): on the throw's
+	 * records and, when it begins an error, on exception.error */
+	if (!in.muted && ct_on(CAT_REQUESTS) && (in.error_fields = ct_request_fields(t))) {
+		struct jw_text *both = jw_text_cat(in.story_fields, in.error_fields);
+
+		if (both) {
+			jw_text_unref(in.story_fields);
+			in.story_fields = both;
+		}
+	}
 	/* pins of stories the exit path ended from another thread */
 	if (exc_machine(t))
 		ct_pin_release(t, exm_depth(exc_machine(t)));
@@ -526,6 +542,7 @@ HRESULT on_ExceptionThrown(struct ct_thread *t, ObjectID obj)
 	feed(t, &in);
 	jw_text_unref(in.throw_fields);
 	jw_text_unref(in.story_fields);
+	jw_text_unref(in.error_fields);
 	exc_info_done(&info);
 	return S_OK;
 }

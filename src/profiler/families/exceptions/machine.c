@@ -733,6 +733,7 @@ struct err {
 	uint64_t last_story;      /* its newest throw: only that story's end decides */
 	uint64_t t0;
 	char *exc;                /* its "exception" member as at its origin (NUL-terminated) */
+	struct jw_text *fields;   /* the glue's error_fields of its origin, NULL: none */
 	const char *origin_fn;    /* thrown_in of its first throw (a name the glue keeps) */
 	int64_t origin_tid;
 	unsigned throws, hops[_HOP_MAX];
@@ -812,7 +813,7 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	JW_FIELDS(handler, 4);
 	JW_FIELDS(origin, 2);
 	JW_FIELDS(hops, 3);
-	JW_FIELDS(f, 13);
+	JW_FIELDS(f, 14);
 
 	if (x->handle && e->handle_free)
 		e->handle_free(e->userdata, x->handle);
@@ -820,6 +821,7 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	if (!e->record || (e->wants && !e->wants(e->userdata, EV_EXCEPTION_ERROR)) ||
 	    (x->sampled && fa->fate != FATE_UNHANDLED && fa->fate != FATE_HANDLED_BY_FRAMEWORK)) {
 		free(x->exc);
+		jw_text_unref(x->fields);
 		return;
 	}
 	if (has_handler) {
@@ -849,7 +851,9 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	if (x->sampled)
 		jwf_bool(&f, "sampled", true);
 	jwf_int(&f, "dur_ns", t > x->t0 ? (int64_t)(t - x->t0) : 0);
+	jwf_text_members(&f, x->fields);
 	e->record(e->userdata, EV_EXCEPTION_ERROR, PH_INSTANT, x->id, &f);
+	jw_text_unref(x->fields);
 	free(x->exc);
 }
 
@@ -920,6 +924,7 @@ static bool err_on_throw(struct ctx *c, struct exr *r, const struct exm_input *i
 			.id = r->id, .object = in->object, .last_story = r->id, .t0 = r->t0, .throws = 1, .used = true,
 			.pending = FATE_OPEN, .exc = r->t.exc.b.len ? strndup(r->t.exc.b.s, r->t.exc.b.len) : NULL,
 			.origin_tid = c->e->tid ? c->e->tid(c->e->userdata) : 0, .sampled = r->sampled,
+			.fields = in->error_fields ? jw_text_ref(in->error_fields) : NULL,
 		};
 		if (in->handle_new && in->handle) {
 			freeslot->handle = in->handle;
@@ -1030,8 +1035,10 @@ void exm_errors_flush(const struct exm_emitter *e)
 
 		if (e)
 			err_write(e, &all[i], &fa);
-		else
+		else {
 			free(all[i].exc);
+			jw_text_unref(all[i].fields);
+		}
 	}
 	free(all);
 }

@@ -87,6 +87,10 @@ struct exm_input {
 	 * exception.summary (the stack); borrowed, NULL: none */
 	struct jw_text *throw_fields; /* borrowed */
 	struct jw_text *story_fields; /* borrowed; the machine keeps a reference */
+	/* fields the glue adds at the end of exception.error when this throw
+	 * begins an error (the request), as members text; borrowed, NULL:
+	 * none */
+	struct jw_text *error_fields;
 	/* THROWN, legacy exception handling only (.NET 8): managed frames on
 	 * the stack at the throw.  There the search pass of an unhandled
 	 * exception is the last thing the runtime reports (no second pass):
