@@ -44,7 +44,56 @@ app.MapGet("/typeinit", () =>
 });
 // thrown, and answered by the exception handler above
 app.MapGet("/handled", (HttpContext c) => { throw new WebException("handled"); });
+// /req/N: an async request that goes through the thread pool, where an
+// async method throws an error naming N; caught here, at the await: "req N"
+app.MapGet("/req/{n:int}", async (int n) =>
+{
+    await Task.Delay(20);
+    try { await Requests.Fail(n); return "not thrown"; }
+    catch (WebException e) { return e.Message; }
+});
+// /unowned/N: queues, without its execution context, work that throws and
+// catches BackgroundException("unowned N") on this thread pool thread,
+// while the request waits: that work belongs to no request
+app.MapGet("/unowned/{n:int}", async (int n) =>
+{
+    await Task.Yield();
+    ThreadPool.UnsafeQueueUserWorkItem(Requests.Unowned, n, preferLocal: true);
+    await Task.Delay(50);
+    return "unowned " + n;
+});
+// WEB_BACKGROUND=1: a loop outside any request, on the thread pool, that
+// throws and catches BackgroundException every 2 ms while requests run
+if (Environment.GetEnvironmentVariable("WEB_BACKGROUND") == "1")
+    _ = Task.Run(Requests.Background);
 app.Run(args.Length > 0 ? args[0] : "http://127.0.0.1:5077");
+
+public class BackgroundException : Exception { public BackgroundException(string m) : base(m) { } }
+
+public static class Requests
+{
+    public static async Task Fail(int n)
+    {
+        await Task.Yield();
+        throw new WebException($"req {n}");
+    }
+
+    public static void Unowned(int n)
+    {
+        try { throw new BackgroundException($"unowned {n}"); }
+        catch (BackgroundException) { }
+    }
+
+    public static async Task Background()
+    {
+        for (long i = 0; ; i++)
+        {
+            await Task.Delay(2);
+            try { throw new BackgroundException($"background {i}"); }
+            catch (BackgroundException) { }
+        }
+    }
+}
 
 public class WebException : Exception { public WebException(string m) : base(m) { } }
 
