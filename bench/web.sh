@@ -30,6 +30,9 @@
 # DEVNULL=1 adds clrtrace-devnull: clrtrace writing to /dev/null, all its
 # work but the kernel's copy of the records into the page cache and the
 # .pending mirror (a device gets none: its halves are private memory).
+# REQUESTS=1 adds clrtrace-requests: the default categories and requests
+# (-e +requests: an in-process EventPipe session on ASP.NET Core's request
+# events, and a probe event at each throw; DESIGN.md, "Which request").
 # NO_EVENTPIPE=1 leaves EventPipe out (fewer configurations, more rounds).
 # NULLPROF=1 adds null-profiler: bench/null-profiler asking for the
 # exception callbacks and returning from each at once, what the runtime's
@@ -187,6 +190,7 @@ start() {
 	untraced) cmd+=("${SVC_PIN[@]}" dotnet "$DLL" "$url") ;;
 	clrtrace) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-muted) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -x '!*' -o "file:$trace" -- dotnet "$DLL" "$url") ;;
+	clrtrace-requests) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -e +requests -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-devnull) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o file:/dev/null -- dotnet "$DLL" "$url") ;;
 	clrtrace-base) cmd+=(CLRTRACE_LIBRARY="$BASE/libclrtrace.so" "${SVC_PIN[@]}" "$BASE/clrtrace" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	null-profiler) cmd+=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}'
@@ -308,6 +312,7 @@ CONFIGS=(untraced clrtrace)
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
 [ -n "${MUTED:-}" ] && CONFIGS+=(clrtrace-muted)
 [ -n "${DEVNULL:-}" ] && CONFIGS+=(clrtrace-devnull)
+[ -n "${REQUESTS:-}" ] && CONFIGS+=(clrtrace-requests)
 [ -n "$WITH_NULLPROF" ] && CONFIGS+=(null-profiler)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
