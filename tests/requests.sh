@@ -77,6 +77,12 @@ for v in $(test_runtimes "10 8 11"); do
 		expect "$n: no BackgroundException names a request" \
 			"$(jq -r 'select((.event == "exception.error" or .event == "exception.throw") and .exception.type == "BackgroundException" and has("request"))
 				| "\(.exception.message) \(.request.path)"' "$t" | head -5)" ""
+		# view's block of an error, and stats' errors by request
+		expect "$n: view's block of the error 'req 101' names its request" \
+			"$("$CLRTRACE" view "$t" | grep -A2 'exception.error .*WebException: req 101 ' | grep -c '^ *in request GET /req/101 ([0-9A-Z]*:[0-9A-F]*)$')" 1
+		"$CLRTRACE" stats -n 0 "$t" >"$OUT/net$v-stats.txt"
+		expect "$n: stats counts the errors by request" \
+			"$(sed -n '/^Errors by request:/,/^$/p' "$OUT/net$v-stats.txt" | grep -c '^ *1  GET /req/[0-9]*: WebException -> handled$')" 120
 		expect "$n: runtime.shutdown counts the requests, none lost" \
 			"$(jq -r 'select(.event == "runtime.shutdown") | .totals.exceptions.requests | "\(.started >= 140) \(.lost)"' "$t")" "true 0"
 	done

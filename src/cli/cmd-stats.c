@@ -108,6 +108,7 @@ struct stats {
 	json_t *err_types;   /* type -> {count, throws, fates{}, handlers{}, origins{}, durs[]} */
 	json_t *err_fates;   /* fate -> count */
 	json_t *err_matrix;  /* "origin type handler" -> {origin, type, fate, handler, count} */
+	json_t *err_requests; /* "method path type fate" -> {method, path, type, fate, count} (category requests) */
 	json_t *err_durs;    /* every error's dur_ns */
 	struct u64map err_lines; /* pid<<32|error -> its origin's source line "File.cs:N" (malloc'd) */
 };
@@ -216,6 +217,28 @@ static void set_handler(json_t *o, const char *label, const char *function)
 		json_object_set_new(o, "handler", json_string(function));
 }
 
+/* The request error R belongs to (category requests), by method and path
+ * (not the request id: one line per endpoint), type and FATE. */
+static void on_error_request(struct stats *s, const struct rec *r, const char *fate)
+{
+	const char *method = jstr2(r->j, "request", "method"), *path = jstr2(r->j, "request", "path");
+	const char *type = jstr2(r->j, "exception", "type") ?: "?";
+	struct strbuf k = { 0 };
+	json_t *o;
+
+	if (!path)
+		return;
+	strbuf_printf(&k, "%s\037%s\037%s\037%s", method ?: "", path, type, fate);
+	o = entry(s->err_requests, k.s);
+	if (method)
+		json_object_set_new(o, "method", json_string(method));
+	json_object_set_new(o, "path", json_string(path));
+	json_object_set_new(o, "type", json_string(type));
+	json_object_set_new(o, "fate", json_string(fate));
+	bump(o, "count", 1);
+	strbuf_free(&k);
+}
+
 /* An error (exception.error): by type, fate, handler, origin; the
  * throw site x handler matrix; the time from origin to fate. */
 static void on_error(struct stats *s, const struct rec *r)
@@ -257,6 +280,7 @@ static void on_error(struct stats *s, const struct rec *r)
 	json_object_set_new(o, "fate", json_string(fate));
 	set_handler(o, hl, hf);
 	bump(o, "count", 1);
+	on_error_request(s, r, fate);
 	if (r->dur_ns >= 0) {
 		json_t *d = json_object_get(t, "durs");
 
@@ -688,6 +712,8 @@ static json_t *errors_json(struct stats *s, size_t top)
 			"by_fate", fates, "by_type", types, "matrix", ranked_values(s->err_matrix, top));
 	if (out && json_array_size(s->err_durs))
 		json_object_set_new(out, "dur_ns", dur_stats(s->err_durs));
+	if (out && json_object_size(s->err_requests))
+		json_object_set_new(out, "by_request", ranked_values(s->err_requests, top));
 	return out;
 }
 
@@ -886,6 +912,11 @@ static void print_errors(json_t *e, json_t *left)
 		print_handler(o, " by ", true, &name);
 		printf("\n");
 	}
+	if (json_array_size(json_object_get(e, "by_request")))
+		printf("Errors by request:\n");
+	json_array_foreach(json_object_get(e, "by_request"), i, o)
+		printf("  %6" JSON_INTEGER_FORMAT "  %s%s%s: %s -> %s\n", json_integer_value(json_object_get(o, "count")),
+		       jstr(o, "method") ?: "", jstr(o, "method") ? " " : "", jstr(o, "path"), jstr(o, "type"), jstr(o, "fate"));
 	strbuf_free(&name);
 }
 
@@ -1135,6 +1166,7 @@ static void stats_init(struct stats *s)
 	s->err_types = json_object();
 	s->err_fates = json_object();
 	s->err_matrix = json_object();
+	s->err_requests = json_object();
 	s->err_durs = json_array();
 }
 
@@ -1163,6 +1195,7 @@ static void stats_done(struct stats *s)
 	json_decref(s->err_types);
 	json_decref(s->err_fates);
 	json_decref(s->err_matrix);
+	json_decref(s->err_requests);
 	json_decref(s->err_durs);
 	u64map_done(&s->err_lines, free);
 }

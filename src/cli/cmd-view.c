@@ -502,6 +502,17 @@ static void print_error_block(struct viewer *v, FILE *out, const struct rec *r)
 		strbuf_puts(b, e->site);
 		block_line(v, out, indent + 2, b);
 	}
+	/* category requests: the ASP.NET Core request of its origin */
+	if (jstr2(r->j, "request", "path") || jstr2(r->j, "request", "id")) {
+		strbuf_puts(b, "in request");
+		if (jstr2(r->j, "request", "method"))
+			strbuf_printf(b, " %s", jstr2(r->j, "request", "method"));
+		if (jstr2(r->j, "request", "path"))
+			strbuf_printf(b, " %s", jstr2(r->j, "request", "path"));
+		if (jstr2(r->j, "request", "id"))
+			strbuf_printf(b, " (%s)", jstr2(r->j, "request", "id"));
+		block_line(v, out, indent, b);
+	}
 	error_hops(b, r->j);
 	strbuf_printf(b, "%s%" PRId64 " throw%s", b->len ? ", " : "", jint(r->j, "throws"), jint(r->j, "throws") == 1 ? "" : "s");
 	block_line(v, out, indent, b);
