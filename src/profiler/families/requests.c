@@ -302,6 +302,17 @@ void ct_requests_stop(void)
 	session = 0;
 	if (s)
 		(void)info_EventPipeStopSession(ct.info, s);
+	/* a later attach starts afresh */
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < REQ_BUCKETS; i++)
+		while (reqs[i]) {
+			struct req *r = reqs[i];
+
+			reqs[i] = r->next;
+			req_free(r);
+		}
+	n_reqs = 0;
+	pthread_mutex_unlock(&lock);
 }
 
 void ct_requests_totals(struct jw_fields *f)
