@@ -19,6 +19,10 @@
 # DIR/clrtrace and DIR/libclrtrace.so (another tree's build), for a before and
 # after in one run.
 #
+# REQUESTS=1 adds clrtrace-requests: the default categories and requests
+# (-e +requests): the in-process EventPipe session and, at each throw, the
+# probe that reads the thread's activity (no request here: its cost alone).
+#
 # BUILD is a configured build directory holding clrtrace and libclrtrace.so;
 # by default the first of ./clrtrace, ../build*/clrtrace, <srcdir>/build*/clrtrace.
 #
@@ -134,6 +138,11 @@ run_one() {
 		t0=$(date +%s%N)
 		"${T[@]}" "$CLRTRACE" run -q -e +stacks -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" "$threads" >"$out" 2>"$err"; rc=$?
 		t1=$(date +%s%N) ;;
+	clrtrace-requests)
+		trace=$TMP/clrtrace-requests.jsonl; rm -f "$trace"
+		t0=$(date +%s%N)
+		"${T[@]}" "$CLRTRACE" run -q -e +requests -o "file:$trace" -- dotnet "$DLL" "$N" "$WARMUP" "$threads" >"$out" 2>"$err"; rc=$?
+		t1=$(date +%s%N) ;;
 	clrtrace-muted)
 		trace=$TMP/clrtrace-muted.jsonl; rm -f "$trace"
 		t0=$(date +%s%N)
@@ -178,6 +187,7 @@ run_one() {
 
 CONFIGS=(untraced clrtrace eventpipe clrtrace-none clrtrace-muted clrtrace-stacks)
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
+[ -n "${REQUESTS:-}" ] && CONFIGS+=(clrtrace-requests)
 if [ -n "$THREADS_MODE" ]; then
 	CONFIGS=()
 	for t in $THREADS_MODE; do
@@ -226,13 +236,13 @@ END {
 }' "$RESULTS"
 	exit 0
 fi
-awk -F'\t' -v base_on="${BASE:+1}" -v n="$N" -v total="$TOTAL" -v rounds="$ROUNDS" -v warmup="$WARMUP" '
+awk -F'\t' -v base_on="${BASE:+1}" -v req_on="${REQUESTS:+1}" -v n="$N" -v total="$TOTAL" -v rounds="$ROUNDS" -v warmup="$WARMUP" '
 '"$AWK_MEDIAN"'
 function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
 { nr++; c[nr] = $1; rd[nr] = $2; for (i = 3; i <= 10; i++) v[nr, i] = $i
   if ($2 > 0) { last_bytes[$1] = $5; last_rec[$1] = $6; last_sum[$1] = $7; last_exc[$1] = $8 } }
 END {
-	ncf = split("untraced clrtrace eventpipe clrtrace-none clrtrace-muted clrtrace-stacks" (base_on ? " clrtrace-base" : ""), cf, " ")
+	ncf = split("untraced clrtrace eventpipe clrtrace-none clrtrace-muted clrtrace-stacks" (base_on ? " clrtrace-base" : "") (req_on ? " clrtrace-requests" : ""), cf, " ")
 	for (i = 1; i <= ncf; i++) { L[cf[i]] = median(cf[i], 3); W[cf[i]] = median(cf[i], 4); C[cf[i]] = median(cf[i], 9); R[cf[i]] = median(cf[i], 10) }
 	base = L["untraced"]; wbase = W["untraced"]; cbase = C["untraced"]
 	printf "\nclrtrace exception benchmark: %d exceptions measured (+%d warm-up) per run, medians of %d interleaved rounds\n\n", n, warmup, rounds
@@ -254,6 +264,9 @@ END {
 	if (C["eventpipe"] > cbase)
 		printf "  added cpu per exception, clrtrace / eventpipe: %s (added loop time: %s)\n",
 			ratio(C["clrtrace"] - cbase, C["eventpipe"] - cbase), ratio(L["clrtrace"] - base, L["eventpipe"] - base)
+	if (req_on && C["eventpipe"] > cbase)
+		printf "  with the requests category: added cpu per exception, clrtrace-requests / eventpipe: %s; requests alone %+.2f us cpu per exception\n",
+			ratio(C["clrtrace-requests"] - cbase, C["eventpipe"] - cbase), (C["clrtrace-requests"] - C["clrtrace"]) / total / 1e3
 	if (base_on)
 		printf "  this tree against BASE, added loop time: %s, added cpu: %s\n",
 			ratio(L["clrtrace"] - base, L["clrtrace-base"] - base), ratio(C["clrtrace"] - cbase, C["clrtrace-base"] - cbase)
