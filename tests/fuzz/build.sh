@@ -15,15 +15,19 @@ out="$build/tests/fuzz"
 mkdir -p "$out"
 # UBSan's findings abort (-fno-sanitize-recover), so libFuzzer sees them
 cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -include $build/autoconf.h -I$src/src"
+# the shared layer's sources, as Makefile.am lists them (libctcommon.a):
+# a file added there is built here too, no second list to keep
+common=$(sed -n '/^libctcommon_a_SOURCES *=/,/^[^\t]/p' "$src/Makefile.am" | grep -o 'src/common/[A-Za-z0-9_-]*\.c' |
+	sed "s|^|$src/|")
+[ -n "$common" ] || { echo "fuzz: no libctcommon_a_SOURCES in $src/Makefile.am" >&2; exit 1; }
+defs="-DPKGLIBDIR=\"/nonexistent\" -DPKGDATADIR=\"/nonexistent\" $(pkg-config --cflags jansson)"
+libs="$(pkg-config --libs jansson) -ldl -lpthread"
 # shellcheck disable=SC2046,SC2086
-"$cc" $cflags -DPKGLIBDIR="\"/nonexistent\"" -DPKGDATADIR="\"/nonexistent\"" $(pkg-config --cflags jansson) \
-	-o "$out/fuzz-reader" "$src/tests/fuzz/fuzz-reader.c" \
+"$cc" $cflags $defs -o "$out/fuzz-reader" "$src/tests/fuzz/fuzz-reader.c" \
 	"$src/src/cli/reader.c" "$src/src/cli/jschema.c" "$src/src/cli/describe.c" "$src/src/cli/escape.c" "$src/src/cli/sites.c" "$src/src/cli/trace-set.c" \
-	"$src/src/common/escape.c" "$src/src/common/u64map.c" "$src/src/common/vocabulary.c" "$src/src/common/strbuf.c" \
-	"$src/src/common/pdb.c" "$src/src/common/metadata.c" "$src/src/common/sha256.c" "$src/src/common/dotnet-names.c" "$src/src/common/record-names.c" "$src/src/common/zlib-lazy.c" "$src/src/common/lazy-lib.c" "$src/src/common/zstd-lazy.c" \
-	"$build/src/cli/schema-data.c" $(pkg-config --libs jansson)
+	$common "$build/src/cli/schema-data.c" $libs
 # shellcheck disable=SC2086
-"$cc" $cflags -o "$out/fuzz-pending" "$src/tests/fuzz/fuzz-pending.c" "$src/src/common/pending.c" "$src/src/common/strbuf.c"
+"$cc" $cflags $defs -o "$out/fuzz-pending" "$src/tests/fuzz/fuzz-pending.c" $common $libs
 [ "$secs" -gt 0 ] || exit 0
 # new inputs go to new-*/ and the kept corpora are merged (minimised) from
 # them; with KEEPDIR (the test), they, the logs and any crash's input go
