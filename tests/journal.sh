@@ -78,7 +78,8 @@ for line in recs:
     prio, mid = table[r['event']]
     if r['event'] == 'exception.error':
         # its PRIORITY follows its fate (jf_priority)
-        final = (r.get('handler') or {}).get('final') is True
+        final = (r.get('handler') or {}).get('final') is True and (r.get('exception') or {}).get('type') not in (
+            'System.OperationCanceledException', 'System.Threading.Tasks.TaskCanceledException')
         prio = {'unhandled': '2', 'open': '4'}.get(r['fate'],
                 '3' if r['fate'] == 'handled_by_framework' and final else '6')
     if e.get('PRIORITY') != prio or e.get('MESSAGE_ID') != mid:

@@ -384,6 +384,17 @@ static const int fate_priority[_FATE_MAX][2] = {
 	[FATE_OPEN] = { 4, 4 },
 };
 
+/* Is EXC (a record's "exception") a cancellation: OperationCanceledException
+ * or TaskCanceledException, the two the runtime throws when a token is
+ * cancelled? */
+static bool is_cancellation(json_t *exc)
+{
+	const char *type = json_string_value(json_object_get(exc, "type"));
+
+	return type && (strcmp(type, "System.OperationCanceledException") == 0 ||
+			strcmp(type, "System.Threading.Tasks.TaskCanceledException") == 0);
+}
+
 /* The PRIORITY of REC, a record of event EV (see journal-fields.h). */
 int jf_priority(json_t *rec, enum ct_event ev)
 {
@@ -396,6 +407,10 @@ int jf_priority(json_t *rec, enum ct_event ev)
 	f = ct_fate_from_string(json_string_value(json_object_get(rec, "fate")));
 	if (f < 0 || f >= _FATE_MAX)
 		return ct_events[ev].priority;
+	/* a cancellation a framework ended is how a host stops its work or a
+	 * server drops an aborted request, not a failure (neither logs one) */
+	if (f == FATE_HANDLED_BY_FRAMEWORK && is_cancellation(json_object_get(rec, "exception")))
+		return fate_priority[f][false];
 	return fate_priority[f][json_is_true(json_object_get(json_object_get(rec, "handler"), "final"))];
 }
 
