@@ -25,6 +25,7 @@
 #include "profiler/core/thread.h"
 #include "profiler/sinks/journal-fields.h"
 #include "profiler/sinks/sinks.h"
+#include "profiler/sinks/stage.h"
 #include "unit.h"
 
 static char said[4096];
@@ -1006,9 +1007,20 @@ static void test_generation(void)
 	unlink(p2);
 }
 
+/* min-free's floor: the percentage of a small file system, at most 4 GiB
+ * of a large one (journald's cap). */
+static void test_min_free_floor(void)
+{
+	CHECK(ct_min_free_floor(25600, 4096, 10) == 10485760, "10%% of 100 MiB is 10 MiB");
+	CHECK(ct_min_free_floor(65536000, 4096, 10) == ((uint64_t)4 << 30),
+	      "10%% of 250 GiB is capped at 4 GiB");
+	CHECK(ct_min_free_floor(65536000, 4096, 0) == 0, "0%% is no floor");
+}
+
 int main(void)
 {
 	jw_fields_strict = true;
+	test_min_free_floor();
 	test_journal_priority();
 	test_journal_deep();
 	test_jsonw();

@@ -218,7 +218,7 @@ static int file_open(struct ct_sink *s, const struct ct_output *o, const struct 
 	f->next_index = 1;
 	if (f->regular && o->min_free)
 		stage_set_min_free(o->min_free);
-	snprintf(f->low, sizeof(f->low), "less than %u%% of the file system free", o->min_free);
+	snprintf(f->low, sizeof(f->low), "less than %u%% of the file system (at most 4G) free", o->min_free);
 	f->fd = fd;
 	f->path = path;
 	s->data = f;
@@ -376,8 +376,8 @@ static void helper_compress(struct helper *h, const char *plain, const char *zst
 	}
 	/* min-free: no room for the compressed copy (about a tenth) */
 	if (h->min_free && fstatvfs(in, &v) == 0 && v.f_blocks &&
-	    (unsigned __int128)v.f_bavail * 100 < (unsigned __int128)v.f_blocks * h->min_free +
-							   (unsigned __int128)((uint64_t)st.st_size / 4 / (v.f_frsize ? v.f_frsize : 1)) * 100) {
+	    (unsigned __int128)v.f_bavail * v.f_frsize <
+		    ct_min_free_floor(v.f_blocks, v.f_frsize, h->min_free) + (uint64_t)st.st_size / 4) {
 		why = "too little free space for the compressed copy";
 		goto out;
 	}
@@ -703,8 +703,7 @@ static bool file_room(struct file_sink *f, size_t len)
 		f->next_room_ns = now + ROOM_EVERY_NS;
 		if (fstatvfs(f->fd, &v) == 0 && v.f_blocks) {
 			unsigned __int128 avail = (unsigned __int128)v.f_bavail * v.f_frsize,
-					  floor = (unsigned __int128)v.f_blocks * v.f_frsize * f->opt.min_free / 100 +
-						  ROOM_MARGIN;
+					  floor = ct_min_free_floor(v.f_blocks, v.f_frsize, f->opt.min_free) + ROOM_MARGIN;
 
 			f->room = avail <= floor ? 0 : avail - floor > UINT64_MAX ? UINT64_MAX : (uint64_t)(avail - floor);
 		} else

@@ -229,8 +229,7 @@ static bool mirror_has_room(size_t len)
 
 	if (!pct || fstatvfs(mirror_fd, &v) < 0 || !v.f_blocks)
 		return true;
-	return (unsigned __int128)v.f_bavail * v.f_frsize >=
-	       (unsigned __int128)v.f_blocks * v.f_frsize * pct / 100 + len;
+	return (unsigned __int128)v.f_bavail * v.f_frsize >= ct_min_free_floor(v.f_blocks, v.f_frsize, pct) + len;
 }
 
 /* The mirror has no room for S (a full disk): its halves go on in private

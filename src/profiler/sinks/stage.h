@@ -42,3 +42,15 @@ void stage_files_rotated(uint64_t seq);
 void stage_set_min_free(unsigned percent);
 /* A thread ends: its slot may serve another. */
 void stage_thread_exit(struct ct_stage_ref *ref);
+
+/* min-free's floor, in bytes, on a file system of BLOCKS blocks of FRSIZE
+ * bytes: PCT percent of it, but at most CT_MIN_FREE_CAP, as journald caps
+ * SystemKeepFree= at 4G: a large disk that is 91 % full has room enough
+ * for a trace, and 10 % of it would refuse every record. */
+#define CT_MIN_FREE_CAP ((uint64_t)4 << 30)
+static inline unsigned __int128 ct_min_free_floor(uint64_t blocks, uint64_t frsize, unsigned pct)
+{
+	unsigned __int128 f = (unsigned __int128)blocks * frsize * pct / 100;
+
+	return f > CT_MIN_FREE_CAP ? CT_MIN_FREE_CAP : f;
+}
