@@ -329,6 +329,14 @@ static bool calls_builder_set_exception(const struct md *md, const uint8_t *code
 	return false;
 }
 
+/* Is C a typed catch whose handler lies inside the body (CODE bytes of
+ * header, SIZE in all)? */
+static bool catch_clause(const struct eh_clause *c, size_t code, size_t size)
+{
+	return !(c->flags & (EH_CLAUSE_FILTER | EH_CLAUSE_FINALLY | EH_CLAUSE_FAULT)) && code + c->handler_off <= size &&
+	       c->handler_len <= size - code - c->handler_off;
+}
+
 /* Is the catch handler of F at PC the one an async state machine's
  * MoveNext stores the exception in its builder with (see clauses.h)? */
 enum exm_know ct_catch_stores_task(FunctionID f, uint64_t pc)
@@ -346,19 +354,34 @@ enum exm_know ct_catch_stores_task(FunctionID f, uint64_t pc)
 	ssize_t i;
 	enum exm_know k = EXM_KNOW_UNKNOWN;
 
-	if (il_at_pc(pc, &g, &il) < 0 || g != f)
-		return EXM_KNOW_UNKNOWN;
+	bool at_pc = il_at_pc(pc, &g, &il) == 0 && g == f;
+
 	if (FAILED(info_GetFunctionInfo(ct.info, f, &cls, &mod, &tok)) || !mod || !tok ||
 	    FAILED(info_GetILFunctionBody(ct.info, mod, tok, &body, &size)) || !body || !size)
 		return EXM_KNOW_UNKNOWN;
 	if (ct_module_md(mod, &md) < 0 || eh_parse(body, size, &c, &n) < 0)
 		return EXM_KNOW_UNKNOWN;
 	code = (body[0] & 3) == 2 ? 1 : size >= 2 ? (size_t)(body[1] >> 4) * 4 : size; /* tiny, fat header */
-	i = eh_handler_at(c, n, il);
-	if (i >= 0 && !(c[i].flags & (EH_CLAUSE_FILTER | EH_CLAUSE_FINALLY | EH_CLAUSE_FAULT)) &&
-	    code + c[i].handler_off <= size && c[i].handler_len <= size - code - c[i].handler_off)
-		k = calls_builder_set_exception(&md, body + code + c[i].handler_off, c[i].handler_len) ? EXM_KNOW_YES
-													: EXM_KNOW_NO;
+	if (at_pc) {
+		i = eh_handler_at(c, n, il);
+		if (i >= 0 && catch_clause(&c[i], code, size))
+			k = calls_builder_set_exception(&md, body + code + c[i].handler_off, c[i].handler_len)
+				    ? EXM_KNOW_YES
+				    : EXM_KNOW_NO;
+	} else {
+		/* PC not mapped (it happens on .NET 8 during a dispatch): when
+		 * every catch of F says the same, that is the answer for any */
+		size_t yes = 0, no = 0;
+
+		for (size_t j = 0; j < n; j++)
+			if (catch_clause(&c[j], code, size)) {
+				if (calls_builder_set_exception(&md, body + code + c[j].handler_off, c[j].handler_len))
+					yes++;
+				else
+					no++;
+			}
+		k = yes && !no ? EXM_KNOW_YES : no && !yes ? EXM_KNOW_NO : EXM_KNOW_UNKNOWN;
+	}
 	free(c);
 	return k;
 }

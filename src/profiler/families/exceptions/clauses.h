@@ -25,6 +25,8 @@ unsigned ct_finallys_covering(FunctionID f, UINT_PTR ip);
 /* Is the catch handler at PC in F (a CatcherEnter's clause) the one that
  * a compiler-generated async state machine stores the exception in its
  * Task with: its IL calls SetException on an async method builder?  A
- * catch the program wrote inside an async method does not.  Not from the
- * CatcherEnter callback (deferred.c). */
+ * catch the program wrote inside an async method does not.  When PC is 0
+ * or maps to no IL, every catch of F answers if they all agree (a
+ * MoveNext whose only catch is the builder's).  Not from the CatcherEnter
+ * callback (deferred.c). */
 enum exm_know ct_catch_stores_task(FunctionID f, uint64_t pc);

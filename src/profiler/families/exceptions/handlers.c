@@ -91,7 +91,7 @@ struct ct_handler ct_handler_of(FunctionID f, uint64_t pc, const char *name)
 		return h;
 	}
 	pthread_mutex_unlock(&cache.lock);
-	switch (pc ? ct_catch_stores_task(f, pc) : EXM_KNOW_UNKNOWN) {
+	switch (ct_catch_stores_task(f, pc)) { /* PC 0: by every catch of F */
 	case EXM_KNOW_YES:
 		h.kind = HANDLER_ASYNC;
 		break;
