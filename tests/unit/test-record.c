@@ -24,6 +24,7 @@
 #include "profiler/core/state.h"
 #include "profiler/core/thread.h"
 #include "profiler/sinks/journal-fields.h"
+#include "common/record-head.h"
 #include "profiler/sinks/sinks.h"
 #include "profiler/sinks/stage.h"
 #include "unit.h"
@@ -589,43 +590,11 @@ static void test_partial(bool cannot_cut)
 }
 
 /* The escaping rules, one byte at a time: what jw_str (which looks at
- * eight bytes at a time) must write. */
+ * eight bytes at a time) must write is what ct_json_str, the writer of
+ * the records the CLI and pending write, does (common/record-head.c). */
 static void escape_ref(struct strbuf *b, const unsigned char *p)
 {
-	strbuf_add(b, "\"", 1);
-	while (*p) {
-		size_t n = (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
-		bool good = n > 0 && !(*p == 0xC0 || *p == 0xC1 || *p > 0xF4);
-
-		if (*p == '"' || *p == '\\') {
-			strbuf_printf(b, "\\%c", *p++);
-			continue;
-		}
-		if (*p < 0x20) {
-			const char *e = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
-
-			if (e)
-				strbuf_puts(b, e);
-			else
-				strbuf_printf(b, "\\u%04x", *p);
-			p++;
-			continue;
-		}
-		if (*p < 0x80) {
-			strbuf_add(b, (const char *)p++, 1);
-			continue;
-		}
-		for (size_t i = 1; good && i < n; i++)
-			good = (p[i] & 0xC0) == 0x80;
-		if (good) {
-			strbuf_add(b, (const char *)p, n);
-			p += n;
-		} else {
-			strbuf_add(b, "\xEF\xBF\xBD", 3);
-			p++;
-		}
-	}
-	strbuf_add(b, "\"", 1);
+	ct_json_str(b, (const char *)p);
 }
 
 /* jw_str against the byte-at-a-time rules: every special byte at every
