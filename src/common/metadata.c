@@ -353,20 +353,34 @@ int md_pe_rva(const struct md_pe *pe, uint32_t rva, uint32_t len, size_t *off)
 	return -EBADMSG;
 }
 
+/* Open IMAGE's PE headers into PE and find its CLI header (data
+ * directory 14), at least LEN bytes of it, at *COFF. */
+static int cli_header(const void *image, size_t size, enum md_layout layout, size_t len, struct md_pe *pe,
+		      size_t *coff)
+{
+	uint32_t crva, csize;
+	int k;
+
+	k = md_pe_open(image, size, layout, pe);
+	if (k < 0)
+		return k;
+	md_pe_dir(pe, 14, &crva, &csize);
+	if (csize < len || md_pe_rva(pe, crva, len, coff) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
 /* The metadata of the CLI image IMAGE. */
 int md_open_image(const void *image, size_t size, enum md_layout layout, struct md *md)
 {
-	uint32_t crva, csize, mrva, msize;
+	uint32_t mrva, msize;
 	size_t coff, moff;
 	struct md_pe pe;
 	int k;
 
-	k = md_pe_open(image, size, layout, &pe);
+	k = cli_header(image, size, layout, 16, &pe, &coff);
 	if (k < 0)
 		return k;
-	md_pe_dir(&pe, 14, &crva, &csize);
-	if (csize < 16 || md_pe_rva(&pe, crva, 16, &coff) < 0)
-		return -EBADMSG;
 	mrva = le32(pe.img + coff + 8);
 	msize = le32(pe.img + coff + 12);
 	if (md_pe_rva(&pe, mrva, msize, &moff) < 0)
@@ -378,18 +392,15 @@ int md_open_image(const void *image, size_t size, enum md_layout layout, struct 
  * native header is a READYTORUN_HEADER ("RTR\0", then its major version). */
 int md_ready_to_run(const void *image, size_t size, enum md_layout layout, unsigned *major)
 {
-	uint32_t crva, csize, nrva, nsize;
+	uint32_t nrva, nsize;
 	size_t coff, noff;
 	struct md_pe pe;
 	int k;
 
 	*major = 0;
-	k = md_pe_open(image, size, layout, &pe);
+	k = cli_header(image, size, layout, 72, &pe, &coff);
 	if (k < 0)
 		return k;
-	md_pe_dir(&pe, 14, &crva, &csize);
-	if (csize < 72 || md_pe_rva(&pe, crva, 72, &coff) < 0)
-		return -EBADMSG;
 	nrva = le32(pe.img + coff + 64);
 	nsize = le32(pe.img + coff + 68);
 	if (nrva == 0 || nsize < 8)
