@@ -20,6 +20,7 @@
 #include "profiler/event-mask.h"
 #include "profiler/families/startup.h"
 #include "profiler/families/handlers.h"
+#include "profiler/families/aspnet.h"
 #include "profiler/families/requests.h"
 #include "profiler/process.h"
 #include "profiler/runtime-init.h"
@@ -273,6 +274,7 @@ void ct_stop(struct ct_thread *t, enum ct_event ev)
 	/* Environment.Exit inside a catch or finally: those stories end now */
 	ct_families_exit(t);
 	ct_startup_end(t);
+	ct_aspnet_stop();
 	ct_requests_stop();
 	ct_trace_totals(&tot);
 	jwf_int(&totals, "records", (int64_t)tot.records + 1);

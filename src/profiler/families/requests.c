@@ -10,7 +10,8 @@
  * fill a table of live requests by activity id.  At a throw, clrtrace
  * writes one event of its own, without data or stack, and reads back the
  * thread's current activity id from its delivery: the table names the
- * request.  See DESIGN.md, "Which request".
+ * request.  The session is the one aspnet.c keeps (shared with the startup
+ * category).  See DESIGN.md, "Which request".
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,35 +20,21 @@
 
 #include "common/utf16.h"
 #include "profiler/abi/info.h"
-#include "profiler/families/handlers.h"
+#include "profiler/families/aspnet.h"
 #include "profiler/families/requests.h"
 
-static const WCHAR hosting_name[] = u"Microsoft.AspNetCore.Hosting";
-static const WCHAR kestrel_name[] = u"Microsoft-AspNetCore-Server-Kestrel";
 static const WCHAR tpl_name[] = u"System.Threading.Tasks.TplEventSource";
 static const WCHAR probe_name[] = u"clrtrace-request-probe";
 #define TPL_FLOW_ACTIVITY_IDS 0x80ull /* TplEventSource.Keywords.TasksFlowActivityIds */
-#define EV_START 3u                   /* RequestStart in both sources */
-#define EV_STOP 4u                    /* RequestStop */
 
 static EVENTPIPE_PROVIDER probe_provider;
 static EVENTPIPE_EVENT probe_event;
-static EVENTPIPE_SESSION session;
-
-enum source { SRC_OTHER, SRC_HOSTING, SRC_KESTREL };
-
-/* The providers whose events came, by handle (few: a session of three). */
-#define SOURCES_MAX 16
-static struct {
-	EVENTPIPE_PROVIDER handle;
-	enum source source;
-} sources[SOURCES_MAX];
-static size_t n_sources;
+static atomic_bool on; /* the session runs for this category */
 
 /* One live request, or Kestrel's view of it, by activity id. */
 struct req {
 	GUID activity, parent;
-	enum source source;
+	enum ct_aspnet_source source;
 	char *a, *b; /* Hosting: method, path; Kestrel: connection id, request id */
 	struct req *next;
 };
@@ -55,7 +42,7 @@ struct req {
 #define REQ_MAX 65536 /* live entries kept; more are counted as lost */
 static struct req *reqs[REQ_BUCKETS];
 static size_t n_reqs;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* sources, reqs, n_reqs */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* reqs, n_reqs */
 static atomic_ulong started, lost, probes, matched;
 
 static unsigned guid_hash(const GUID *g)
@@ -112,36 +99,7 @@ static char *payload_string(const uint8_t *data, size_t len, size_t *off)
 	return out;
 }
 
-/* Which source PROVIDER is (its name asked once). */
-static enum source source_of(EVENTPIPE_PROVIDER provider)
-{
-	WCHAR name[64];
-	ULONG len = 0;
-	enum source s = SRC_OTHER;
-
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < n_sources; i++)
-		if (sources[i].handle == provider) {
-			s = sources[i].source;
-			pthread_mutex_unlock(&lock);
-			return s;
-		}
-	pthread_mutex_unlock(&lock);
-	if (SUCCEEDED(info_EventPipeGetProviderInfo(ct.info, provider, ELEMENTSOF(name), &len, name)) &&
-	    len <= ELEMENTSOF(name)) {
-		if (len == ELEMENTSOF(hosting_name) && !memcmp(name, hosting_name, sizeof(hosting_name)))
-			s = SRC_HOSTING;
-		else if (len == ELEMENTSOF(kestrel_name) && !memcmp(name, kestrel_name, sizeof(kestrel_name)))
-			s = SRC_KESTREL;
-	}
-	pthread_mutex_lock(&lock);
-	if (n_sources < SOURCES_MAX)
-		sources[n_sources++] = (typeof(sources[0])){ provider, s };
-	pthread_mutex_unlock(&lock);
-	return s;
-}
-
-static void on_start(enum source src, const uint8_t *data, size_t len, const GUID *activity, const GUID *related)
+static void on_start(enum ct_aspnet_source src, const uint8_t *data, size_t len, const GUID *activity, const GUID *related)
 {
 	struct req *r, **p;
 	size_t off = 0;
@@ -159,7 +117,7 @@ static void on_start(enum source src, const uint8_t *data, size_t len, const GUI
 	r->source = src;
 	r->a = payload_string(data, len, &off);
 	r->b = r->a ? payload_string(data, len, &off) : NULL;
-	if (src == SRC_HOSTING)
+	if (src == ASPNET_HOSTING)
 		atomic_fetch_add(&started, 1);
 	pthread_mutex_lock(&lock);
 	p = req_slot(activity);
@@ -192,30 +150,26 @@ static void on_stop(const GUID *activity)
 		req_free(r);
 }
 
-HRESULT on_EventPipeEventDelivered(struct ct_thread *t, UINT_PTR provider, DWORD id, DWORD version, ULONG cb_meta,
-				   const uint8_t *meta, ULONG cb_data, const uint8_t *data, const GUID *activity,
-				   const GUID *related, ThreadID thread, ULONG nframes, UINT_PTR *frames)
+bool ct_requests_probe_delivered(struct ct_thread *t, EVENTPIPE_PROVIDER provider, const GUID *activity)
 {
-	enum source src;
+	if (!probe_provider || provider != probe_provider)
+		return false;
+	/* nested inside ct_request_fields: copy, nothing more */
+	if (activity)
+		t->activity = *activity;
+	t->activity_read = activity != NULL;
+	return true;
+}
 
-	(void)version, (void)cb_meta, (void)meta, (void)thread, (void)nframes, (void)frames;
-	if (provider == probe_provider) {
-		/* nested inside ct_request_now: copy, nothing more */
-		if (activity)
-			t->activity = *activity;
-		t->activity_read = activity != NULL;
-		return S_OK;
-	}
-	if (id != EV_START && id != EV_STOP)
-		return S_OK;
-	src = source_of(provider);
-	if (src == SRC_OTHER)
-		return S_OK;
-	if (id == EV_START)
-		on_start(src, data, cb_data, activity, related);
-	else
+void ct_requests_event(enum ct_aspnet_source src, DWORD id, const uint8_t *data, size_t len, const GUID *activity,
+		       const GUID *related)
+{
+	if (!atomic_load_explicit(&on, memory_order_relaxed))
+		return;
+	if (id == ASPNET_REQUEST_START)
+		on_start(src, data, len, activity, related);
+	else if (id == ASPNET_REQUEST_STOP)
 		on_stop(activity);
-	return S_OK;
 }
 
 struct jw_text *ct_request_fields(struct ct_thread *t)
@@ -239,9 +193,9 @@ struct jw_text *ct_request_fields(struct ct_thread *t)
 
 		if (!r)
 			break;
-		if (r->source == SRC_HOSTING && !method)
+		if (r->source == ASPNET_HOSTING && !method)
 			method = r->a, path = r->b;
-		else if (r->source == SRC_KESTREL && !id)
+		else if (r->source == ASPNET_KESTREL && !id)
 			id = r->b;
 		g = r->parent;
 	}
@@ -266,42 +220,42 @@ struct jw_text *ct_request_fields(struct ct_thread *t)
 
 int ct_requests_start(void)
 {
-	COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg[] = {
-		{ hosting_name, 0, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL },
-		{ kestrel_name, 0, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL },
+	/* with Hosting, which the session always has */
+	const COR_PRF_EVENTPIPE_PROVIDER_CONFIG more[] = {
+		{ ct_aspnet_kestrel, 0, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL },
 		{ tpl_name, TPL_FLOW_ACTIVITY_IDS, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL },
 		{ probe_name, 1, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL },
 	};
 	HRESULT hr;
+	int r;
 
 	if (!ct_on(CAT_REQUESTS))
 		return 0;
-	if (ct.info_version < 12) {
-		ct_say_once("requests", "this runtime has no in-process EventPipe (ICorProfilerInfo12); no requests");
-		return -ENOTSUP;
-	}
+	if (ct.info_version < 12)
+		return ct_aspnet_start(ASPNET_FOR_REQUESTS, NULL, 0); /* says why not */
 	hr = info_EventPipeCreateProvider(ct.info, probe_name, &probe_provider);
 	if (SUCCEEDED(hr))
 		hr = info_EventPipeDefineEvent(ct.info, probe_provider, u"Probe", 1, 1, 0,
 					       COR_PRF_EVENTPIPE_INFORMATIONAL, 0, false, 0, NULL, &probe_event);
-	if (SUCCEEDED(hr))
-		hr = info_EventPipeStartSession(ct.info, ELEMENTSOF(cfg), cfg, false, &session);
 	if (FAILED(hr)) {
 		probe_event = 0;
-		ct_say_once("requests", "the runtime refused the EventPipe session (0x%x); no requests", (unsigned)hr);
+		ct_say_once("requests", "the runtime refused the request probe's provider (0x%x); no requests",
+			    (unsigned)hr);
 		return -EIO;
 	}
+	r = ct_aspnet_start(ASPNET_FOR_REQUESTS, more, ELEMENTSOF(more));
+	if (r < 0) {
+		probe_event = 0;
+		return r;
+	}
+	atomic_store(&on, true);
 	return 0;
 }
 
 void ct_requests_stop(void)
 {
-	EVENTPIPE_SESSION s = session;
-
 	probe_event = 0;
-	session = 0;
-	if (s)
-		(void)info_EventPipeStopSession(ct.info, s);
+	atomic_store(&on, false);
 	/* a later attach starts afresh */
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < REQ_BUCKETS; i++)
