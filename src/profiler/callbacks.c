@@ -50,9 +50,11 @@ static inline bool in_dispatch(int slot)
 
 /* EventPipeEventDelivered comes synchronously from inside the runtime's
  * event write, and clrtrace writes one itself, inside its exception
- * callbacks, to learn the thread's activity id (families/requests.c): it
- * runs nested, without the thread's lock, and its handler calls nothing
- * back into the runtime on that path. */
+ * callbacks, to learn the thread's activity id (families/requests.c): that
+ * one runs nested, without the thread's lock, and its handler calls nothing
+ * back into the runtime on that path.  The program's own events (outside
+ * any callback of clrtrace's) are callbacks like the others, and may write
+ * records (families/startup.c: startup.ready). */
 static inline bool nests(int slot)
 {
 	return slot == SLOT_EventPipeEventDelivered;
@@ -78,7 +80,7 @@ static inline bool always_called(int slot)
 		if (!always_called(slot) && !atomic_load_explicit(&ct.active, memory_order_relaxed)) \
 			return S_OK; \
 		t_ = ct_thread_get(); \
-		if (t_ && nests(slot)) \
+		if (t_ && t_->in_callback && nests(slot)) \
 			return on_##name ON_ARGS args; \
 		if (!t_ || t_->in_callback) \
 			return S_OK; \

@@ -25,6 +25,7 @@
 #include "profiler/families/aspnet.h"
 #include "profiler/families/handlers.h"
 #include "profiler/families/requests.h"
+#include "profiler/families/startup.h"
 
 const WCHAR ct_aspnet_hosting[] = u"Microsoft.AspNetCore.Hosting";
 const WCHAR ct_aspnet_kestrel[] = u"Microsoft-AspNetCore-Server-Kestrel";
@@ -84,6 +85,8 @@ HRESULT on_EventPipeEventDelivered(struct ct_thread *t, UINT_PTR provider, DWORD
 	if (id != ASPNET_REQUEST_START && id != ASPNET_REQUEST_STOP && id != ASPNET_SERVER_READY)
 		return S_OK;
 	src = source_of(provider);
+	if (src == ASPNET_HOSTING)
+		ct_startup_hosting(t, id);
 	if (src != ASPNET_OTHER && id != ASPNET_SERVER_READY)
 		ct_requests_event(src, id, data, cb_data, activity, related);
 	return S_OK;

@@ -8,7 +8,12 @@
  *   startup.module  each module's ReadyToRun status, read from its image
  *                   where the runtime mapped it;
  *   startup.config  the runtime settings in the environment and in the
- *                   program's runtimeconfig.json, and when `run` exec'd it.
+ *                   program's runtimeconfig.json, and when `run` exec'd it;
+ *   startup.ready   when the program was ready: its line on stdout (run
+ *                   --ready), or the first of an ASP.NET Core server
+ *                   listening and a first request served, from Hosting's
+ *                   EventSource (aspnet.c's session, from the load of
+ *                   Microsoft.AspNetCore.Hosting until that first).
  *
  * The profiling API says nothing of a compile's tier; a function compiled
  * again (the same FunctionID) is counted as a recompile (tier-up), and
@@ -30,6 +35,7 @@
 #include "profiler/abi/info.h"
 #include "profiler/core/module-md.h"
 #include "profiler/core/tracer.h"
+#include "profiler/families/aspnet.h"
 #include "profiler/families/startup.h"
 
 extern char **environ;
@@ -109,12 +115,55 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 	atomic_fetch_add(&own_ns, mono_ns() - t0);
 }
 
+/* Listening for ASP.NET Core's ready (Hosting's session joined); the
+ * first ready seen (only it counts). */
+static atomic_bool hosting_listens, hosting_ready;
+
+/* Microsoft.AspNetCore.Hosting (the module at PATH) is loaded: listen to
+ * its EventSource, which can exist from now on, until the first ready.
+ * Until then no session: a program that is no ASP.NET Core one pays
+ * nothing. */
+static void hosting_loaded(const char *path)
+{
+	static const char name[] = "/Microsoft.AspNetCore.Hosting.dll";
+	size_t l = path ? strlen(path) : 0;
+	uint64_t t0;
+
+	if (l < sizeof(name) - 1 || strcmp(path + l - (sizeof(name) - 1), name) != 0 ||
+	    !ct_wants(EV_STARTUP_READY) || atomic_exchange(&hosting_listens, true))
+		return;
+	t0 = mono_ns();
+	if (ct_aspnet_start(ASPNET_FOR_STARTUP, NULL, 0) < 0)
+		atomic_store(&hosting_listens, false);
+	atomic_fetch_add(&own_ns, mono_ns() - t0);
+}
+
+void ct_startup_hosting(struct ct_thread *t, unsigned id)
+{
+	const char *how = id == ASPNET_SERVER_READY ? "server" : id == ASPNET_REQUEST_STOP ? "request" : NULL;
+	uint64_t t0;
+
+	if (!how || !atomic_load_explicit(&hosting_listens, memory_order_relaxed) ||
+	    atomic_load_explicit(&hosting_ready, memory_order_relaxed) || atomic_exchange(&hosting_ready, true))
+		return;
+	t0 = mono_ns();
+	JW_FIELDS(f, 2);
+
+	jwf_int(&f, "ready_ns", (int64_t)ct_now(t)); /* the record's own ts */
+	jwf_str(&f, "how", how);
+	ct_emit(t, EV_STARTUP_READY, PH_INSTANT, 0, &f);
+	ct_aspnet_release(ASPNET_FOR_STARTUP);
+	atomic_fetch_add(&own_ns, mono_ns() - t0);
+}
+
 void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr)
 {
 	unsigned major = 0;
 	uint64_t t0;
 	int k;
 
+	if (SUCCEEDED(hr) && ct_on(CAT_STARTUP))
+		hosting_loaded(ct_module_path(m));
 	if (!ct_wants(EV_STARTUP_MODULE))
 		return;
 	t0 = mono_ns();
@@ -268,7 +317,8 @@ static void ready_open(void)
 	ready_fd = (int)fd;
 }
 
-/* startup.ready, when run saw the ready line. */
+/* startup.ready, when run saw the ready line (read at the end: only run
+ * knew it, and told the pipe). */
 static void startup_ready(struct ct_thread *t)
 {
 	char buf[64];

@@ -13,8 +13,12 @@ struct ct_thread;
  * IL stub, from the DynamicMethodJITCompilation callbacks). */
 void ct_startup_jit_begin(struct ct_thread *t, FunctionID fn);
 void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dynamic);
-/* Module M's load ended with HR: startup.module. */
+/* Module M's load ended with HR: startup.module; Hosting's load starts
+ * the listening for ct_startup_hosting. */
 void ct_startup_module(struct ct_thread *t, ModuleID m, HRESULT hr);
+/* Hosting's event ID (aspnet.h) delivered to T: the first ServerReady or
+ * RequestStop after Microsoft.AspNetCore.Hosting's load is startup.ready. */
+void ct_startup_hosting(struct ct_thread *t, unsigned id);
 /* startup.config, once, after runtime.init. */
 void ct_startup_config(struct ct_thread *t);
 /* At the runtime's end: the time run saw the program's ready line, read
