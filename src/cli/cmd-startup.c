@@ -55,7 +55,8 @@ struct mod {
 };
 
 /* Things that happened at a time, counted before ready once it is known
- * (startup.ready comes at the end): VAL a duration, TYPE an interned name. */
+ * (the stdout line's startup.ready comes at the end): VAL a duration,
+ * TYPE an interned name. */
 struct stamp {
 	int64_t ts, val;
 	const char *type;
@@ -67,7 +68,7 @@ struct stamps {
 
 struct audit {
 	int64_t pid, exec, init, corelib, first_asm, main, ready, exit, last, mark;
-	const char *ready_how; /* "stdout" (startup.ready) or "mark" (ClrtraceReady), NULL: none */
+	const char *ready_how; /* startup.ready's how, or "mark" (ClrtraceReady); NULL: none */
 	bool mark_seen;
 	char *program, *runtime, *framework_dir;
 	json_t *config; /* the startup.config record */
@@ -208,7 +209,7 @@ static void add_jit(struct audit *a, const struct rec *r)
 	if (!j->fn)
 		a->n_jits--;
 	/* the program's own mark: a method named ClrtraceReady, compiled
-	 * when first called (a line on stdout, startup.ready, wins) */
+	 * when first called (ready is the first of it and startup.ready's) */
 	if (fn && !a->mark_seen && ends_with(fn, ".ClrtraceReady")) {
 		a->mark_seen = true;
 		a->mark = r->ts;
@@ -278,9 +279,11 @@ static void audit_add(struct audit *a, const struct rec *r)
 					    (json_int_t)jint(r->j, "module_records"));
 		break;
 	case EV_STARTUP_READY:
-		if (a->ready < 0 && jint(r->j, "ready_ns") > 0) {
+		/* one record a source (the stdout line's comes at the end):
+		 * the first counts */
+		if (jint(r->j, "ready_ns") > 0 && (a->ready < 0 || jint(r->j, "ready_ns") < a->ready)) {
 			a->ready = jint(r->j, "ready_ns");
-			a->ready_how = "stdout";
+			a->ready_how = intern(a, jstr(r->j, "how"));
 		}
 		break;
 	default:
@@ -607,7 +610,7 @@ static json_t *audit_json(struct audit *a, const char *name)
 			break;
 		}
 	}
-	if (a->ready < 0 && a->mark_seen) {
+	if (a->mark_seen && (a->ready < 0 || a->mark < a->ready)) {
 		a->ready = a->mark;
 		a->ready_how = "mark";
 	}
@@ -695,7 +698,7 @@ static void print_report(json_t *rep)
 
 	printf("Start-up of %s (pid %" PRId64 ", .NET %s), until %s%s%s\n\n", jstr(rep, "program") ?: "?",
 	       jint(rep, "pid"), jstr(rep, "runtime") ?: "?", jstr(rep, "until"),
-	       jstr(rep, "ready_by") ? " by " : " (no ready line or mark seen)",
+	       jstr(rep, "ready_by") ? " by " : " (no server, request, ready line or mark seen)",
 	       jstr(rep, "ready_by") ? jstr(rep, "ready_by") : "");
 	printf("Phases                         from exec       gap\n");
 	json_array_foreach(json_object_get(rep, "phases"), i, e) {
