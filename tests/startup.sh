@@ -16,9 +16,14 @@
 #     stubs are in both (DynamicMethodJITCompilation callbacks).
 # tests/programs/StartupWeb prints the wall clock when
 # IHostApplicationLifetime.ApplicationStarted fires; run --ready matches
-# that line: the report's ready must come 0 to 500 ms after the program's
+# that line: its startup.ready must come 0 to 500 ms after the program's
 # own time (the line's way through Console, the pipe and clrtrace run; a
-# bound for a shared, loaded machine, not a timing figure).
+# bound for a shared, loaded machine, not a timing figure).  Without an
+# option the service is ready by Hosting's ServerReady, written before
+# ApplicationStarted fires: 0 to 500 ms before the program's time, and
+# the report takes it with --ready too (the earliest).  With its server
+# made to serve a request of its own before its start returns, ready by
+# that request: after the program sent it.
 # The diff of ReadyToRun on and off shows more methods compiled when off.
 . "${top_srcdir:-.}/tests/lib.sh"
 command -v curl >/dev/null 2>&1 || skip "curl is needed (run setup.sh)"
@@ -26,6 +31,29 @@ command -v curl >/dev/null 2>&1 || skip "curl is needed (run setup.sh)"
 # report TRACE: the report as JSON (fails the test when there is none)
 report() {
 	"$CLRTRACE" startup --json "$1" 2>"$1.report.err" || fail "startup $1: $(cat "$1.report.err")"
+}
+
+# web T READY MODE: trace StartupWeb ($cmd) to T with run's --ready option
+# READY (words, or ""), its second argument MODE; once it has started, one
+# request, answered, then SIGTERM.  Its report into $j, with ready_ns (the
+# ready phase's wall-clock time) added.
+web() {
+	local url rpid svc exec_ns
+	j=
+	url="http://127.0.0.1:$(free_port)"
+	rm -f "$1"
+	# shellcheck disable=SC2086 # READY and cmd are words
+	timeout -k 10 300 "$CLRTRACE" run -e +startup $2 -o "file:$1" -- $cmd "$url" $3 >"$1.stdout" 2>"$1.stderr" &
+	rpid=$!
+	for _ in $(seq 300); do grep -q '^started' "$1.stdout" && break; sleep 0.1; done
+	expect "$n $(basename "$1" .jsonl): answers, its stdout relayed" "$(curl -s -m 10 "$url/")" hello
+	svc=$(pgrep -P "$(pgrep -P $rpid)")
+	[ -n "$svc" ] && kill -TERM $svc
+	wait $rpid
+	exec_ns=$(jq -r 'select(.event == "startup.config") | .exec_ns' "$1")
+	j=$(report "$1" | jq --argjson e "${exec_ns:-0}" \
+		'. + {ready_ns: ($e + (.phases[] | select(.name == "ready") | .from_exec_ns // -$e))}')
+	[ -n "$j" ]
 }
 
 # bad input: one line and a status, nothing else
@@ -112,33 +140,52 @@ for v in $(test_runtimes "10 8 11"); do
 	expect "$n: ReadyToRun on and off load the same modules, their images unchanged" \
 		"$(echo "$diff" | jq -c '[.modules.a, .modules.b, .modules.ready_to_run_changed]')" '[[],[],[]]'
 
-	# the service: ready at ApplicationStarted's line
+	# the service, three ways
 	cmd=$(program_cmd StartupWeb "$v") || continue
-	url="http://127.0.0.1:$(free_port)"
+	web "$OUT/net$v-web.jsonl" "--ready ^started" "" || continue
 	t="$OUT/net$v-web.jsonl"
-	rm -f "$t"
-	timeout -k 10 300 "$CLRTRACE" run -e +startup --ready '^started [0-9]+' -o "file:$t" -- $cmd "$url" >"$t.stdout" 2>"$t.stderr" &
-	rpid=$!
-	for _ in $(seq 300); do grep -q '^started' "$t.stdout" && break; sleep 0.1; done
-	expect "$n web: answers with its stdout relayed" "$(curl -s -m 10 "$url/")" hello
-	svc=$(pgrep -P "$(pgrep -P $rpid)")
-	[ -n "$svc" ] && kill -TERM $svc
-	wait $rpid
 	started=$(sed -n 's/^started \([0-9]*\).*/\1/p' "$t.stdout")
-	j=$(report "$t")
-	exec_ns=$(jq -r 'select(.event == "startup.config") | .exec_ns' "$t")
-	ready=$(echo "$j" | jq -r '.phases[] | select(.name == "ready") | .from_exec_ns')
-	expect "$n web: ready by the stdout line" "$(echo "$j" | jq -r '"\(.until) \(.ready_by)"')" "ready stdout"
-	if [ -n "$started" ] && [ "$ready" != null ] && [ -n "$exec_ns" ]; then
-		d=$(( (exec_ns + ready - started) / 1000000 ))
-		[ "$d" -ge 0 ] && [ "$d" -le 500 ] && ok "$n web: ready $d ms after ApplicationStarted's own time" ||
-			fail "$n web: ready $d ms after ApplicationStarted's own time"
+	line=$(jq -r 'select(.event == "startup.ready" and .how == "stdout") | .ready_ns' "$t")
+	if [ -n "$started" ] && [ -n "$line" ]; then
+		d=$(( (line - started) / 1000000 ))
+		[ "$d" -ge 0 ] && [ "$d" -le 500 ] && ok "$n web: the ready line $d ms after ApplicationStarted's own time" ||
+			fail "$n web: the ready line $d ms after ApplicationStarted's own time"
 	else
-		fail "$n web: no ready time (started '$started', ready '$ready', exec '$exec_ns')"
+		fail "$n web: no ready line (started '$started', ready line '$line')"
 	fi
+	# the server listened before ApplicationStarted fired, so before its line
+	expect "$n web: with --ready, ready by the server, before the line" \
+		"$(echo "$j" | jq -r --argjson line "${line:-0}" '"\(.until) \(.ready_by) \(.ready_ns <= $line)"')" "ready server true"
 	expect "$n web: server GC from runtimeconfig.json" \
 		"$(echo "$j" | jq -r '.configuration[] | select(.key == "gc_server") | "\(.value) \(.source)"')" "1 runtimeconfig"
 	expect "$n web: JIT compiles before ready on the critical path" \
 		"$(echo "$j" | jq '.jit.critical.methods > 0 and .jit.critical.methods <= .jit.methods_compiled')" true
+
+	# no option: ready when Kestrel listens (Hosting's ServerReady), which
+	# is before ApplicationStarted fires: 0 to 500 ms before its time; the
+	# request served after it is no second ready
+	web "$OUT/net$v-server.jsonl" "" "" || continue
+	t="$OUT/net$v-server.jsonl"
+	started=$(sed -n 's/^started \([0-9]*\).*/\1/p' "$t.stdout")
+	expect "$n server: one startup.ready, by the server" \
+		"$(jq -r 'select(.event == "startup.ready") | .how' "$t" | tr '\n' ' ')" "server "
+	expect "$n server: ready by the server" "$(echo "$j" | jq -r '"\(.until) \(.ready_by)"')" "ready server"
+	d=$(echo "$j" | jq -r --argjson s "${started:-0}" '(($s - .ready_ns) / 1000000 | floor)')
+	[ -n "$started" ] && [ "$d" -ge 0 ] && [ "$d" -le 500 ] &&
+		ok "$n server: ready $d ms before ApplicationStarted's own time" ||
+		fail "$n server: ready $d ms before ApplicationStarted's own time (started '$started')"
+
+	# a request served before the server's start returned: ready by it,
+	# after the program sent it, at most 500 ms after ApplicationStarted
+	web "$OUT/net$v-request.jsonl" "" request-first || continue
+	t="$OUT/net$v-request.jsonl"
+	started=$(sed -n 's/^started \([0-9]*\).*/\1/p' "$t.stdout")
+	sent=$(sed -n 's/^requesting \([0-9]*\).*/\1/p' "$t.stdout")
+	expect "$n request: its own request answered" "$(grep '^answered' "$t.stdout")" "answered hello"
+	expect "$n request: one startup.ready, by the request" \
+		"$(jq -r 'select(.event == "startup.ready") | .how' "$t" | tr '\n' ' ')" "request "
+	expect "$n request: ready by the request, after it was sent, at most 500 ms after ApplicationStarted" \
+		"$(echo "$j" | jq -r --argjson s "${started:-0}" --argjson q "${sent:-0}" \
+			'"\(.until) \(.ready_by) \(.ready_ns >= $q) \(.ready_ns <= $s + 500000000)"')" "ready request true true"
 done
 finish
