@@ -107,7 +107,8 @@ int ct_aspnet_start(enum ct_aspnet_user user, const COR_PRF_EVENTPIPE_PROVIDER_C
 			    user == ASPNET_FOR_REQUESTS ? "requests" : "server or request as ready");
 		return -ENOTSUP;
 	}
-	memcpy(cfg + 1, more, n * sizeof(*more));
+	if (n)
+		memcpy(cfg + 1, more, n * sizeof(*more));
 	pthread_mutex_lock(&lock);
 	hr = S_OK;
 	if (!session)
