@@ -46,7 +46,7 @@ web() {
 	timeout -k 10 300 "$CLRTRACE" run -e +startup $2 -o "file:$1" -- $cmd "$url" $3 >"$1.stdout" 2>"$1.stderr" &
 	rpid=$!
 	for _ in $(seq 300); do grep -q '^started' "$1.stdout" && break; sleep 0.1; done
-	expect "$n $(basename "$1" .jsonl): answers, its stdout relayed" "$(curl -s -m 10 "$url/")" hello
+	expect "$n $(basename "$1" .jsonl): answers" "$(curl -s -m 10 "$url/")" hello
 	svc=$(pgrep -P "$(pgrep -P $rpid)")
 	[ -n "$svc" ] && kill -TERM $svc
 	wait $rpid
