@@ -19,6 +19,7 @@
 #include "profiler/core/tracer.h"
 #include "profiler/event-mask.h"
 #include "profiler/families/startup.h"
+#include "profiler/families/startup-tier.h"
 #include "profiler/families/handlers.h"
 #include "profiler/families/aspnet.h"
 #include "profiler/families/requests.h"
@@ -232,6 +233,7 @@ HRESULT ct_start(struct ct_thread *t, com_object *info_unk, const struct ct_star
 	atomic_store(&ct.active, true);
 	ct_emit_runtime_init(t, &runtime, cmd, cmd_len);
 	ct_startup_config(t);
+	(void)ct_startup_tier_start();
 	(void)ct_requests_start();
 	/* no SIGABRT handler: the runtime resets every handler before its own
 	 * aborts, and what an abort leaves unwritten is in FILE.<pid>.pending */
@@ -275,6 +277,7 @@ void ct_stop(struct ct_thread *t, enum ct_event ev)
 	ct_families_exit(t);
 	ct_startup_end(t);
 	ct_aspnet_stop();
+	ct_startup_tier_stop();
 	ct_requests_stop();
 	ct_trace_totals(&tot);
 	jwf_int(&totals, "records", (int64_t)tot.records + 1);

@@ -108,6 +108,7 @@ typedef UINT_PTR EVENTPIPE_PROVIDER;
 typedef UINT_PTR EVENTPIPE_EVENT;
 typedef uint64_t EVENTPIPE_SESSION;
 #define COR_PRF_EVENTPIPE_INFORMATIONAL 4u
+#define COR_PRF_EVENTPIPE_VERBOSE 5u
 
 typedef struct {
 	const WCHAR *providerName;

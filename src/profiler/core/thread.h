@@ -96,6 +96,10 @@ struct ct_thread {
 		uint64_t fn, mono;
 	} jit_open[CT_JIT_OPEN_MAX];
 	unsigned n_jit_open;
+	/* the last MethodLoad event of the runtime on this thread: its
+	 * MethodID and tier (families/startup-tier.c) */
+	uint64_t tier_fn;
+	uint8_t tier;
 	/* the EventPipe activity id current on the thread, as the request
 	 * probe read it last (families/requests.c) */
 	GUID activity;

@@ -23,6 +23,7 @@
 
 #include "profiler/abi/info.h"
 #include "profiler/families/aspnet.h"
+#include "profiler/families/startup-tier.h"
 #include "profiler/families/handlers.h"
 #include "profiler/families/requests.h"
 #include "profiler/families/startup.h"
@@ -80,6 +81,9 @@ HRESULT on_EventPipeEventDelivered(struct ct_thread *t, UINT_PTR provider, DWORD
 	enum ct_aspnet_source src;
 
 	(void)version, (void)cb_meta, (void)meta, (void)thread, (void)nframes, (void)frames;
+	/* the runtime's own session (category tiers) shares this callback */
+	if (ct_startup_tier_event(t, provider, id, cb_data, data))
+		return S_OK;
 	if (ct_requests_probe_delivered(t, provider, activity))
 		return S_OK;
 	if (id != ASPNET_REQUEST_START && id != ASPNET_REQUEST_STOP && id != ASPNET_SERVER_READY)

@@ -37,6 +37,7 @@
 #include "profiler/core/tracer.h"
 #include "profiler/families/aspnet.h"
 #include "profiler/families/startup.h"
+#include "profiler/families/startup-tier.h"
 
 extern char **environ;
 
@@ -95,7 +96,8 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 	if (dynamic || FAILED(info_GetFunctionInfo(ct.info, fn, &cls, &mod, &tok)))
 		mod = 0;
 	snprintf(modid, sizeof(modid), "0x%" PRIx64, (uint64_t)mod);
-	JW_FIELDS(f, 6);
+	const char *tier = ct_startup_tier_take(t, fn);
+	JW_FIELDS(f, 7);
 
 	jwf_str(&f, "function", ct_function_name(fn));
 	if (mod)
@@ -108,6 +110,8 @@ void ct_startup_jit_end(struct ct_thread *t, FunctionID fn, HRESULT hr, bool dyn
 		jwf_null(&f, "dur_ns");
 	jwf_int(&f, "nth", nth_compile(fn));
 	jwf_bool(&f, "dynamic", dynamic);
+	if (tier)
+		jwf_str(&f, "tier", tier);
 	if (FAILED(hr))
 		jwf_hr(&f, "hr", (uint32_t)hr);
 	ct_emit(t, EV_STARTUP_JIT, PH_INSTANT, 0, &f);

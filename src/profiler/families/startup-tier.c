@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tier of each JIT compile (category startup), from the runtime's own
+ * events: the profiling API's JIT callbacks say nothing of it.
+ *
+ * An in-process EventPipe session (ICorProfilerInfo12) on the runtime's
+ * provider, keyword JIT, level Informational: the runtime writes one
+ * MethodLoad event at the end of each compile, on the compiling thread,
+ * just before it calls JITCompilationFinished (vm/prestub.cpp,
+ * JitCompileCodeLockedEventWrapper), and delivers it to
+ * EventPipeEventDelivered synchronously.  Its MethodID is the MethodDesc,
+ * which is the profiler's FunctionID; bits 7-9 of its MethodFlags are the
+ * optimization tier (common/jit-tiers.def).  The handler keeps the last
+ * (MethodID, tier) of the thread; startup.c's JITCompilationFinished takes
+ * it when the FunctionID is the same.  Informational, not Verbose: the
+ * verbose MethodLoadVerbose adds the method's names, which the runtime
+ * formats for each compile.  See DESIGN.md, "Compile tiers".
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "profiler/abi/info.h"
+#include "profiler/families/startup-tier.h"
+
+static const WCHAR runtime_name[] = u"Microsoft-Windows-DotNETRuntime";
+#define KW_JIT 0x10ull
+#define EV_METHOD_LOAD 141u	    /* MethodLoad (_V1, _V2) */
+#define EV_METHOD_LOAD_VERBOSE 143u /* MethodLoadVerbose (_V1, _V2) */
+#define FLAGS_OFF 32u		    /* MethodID, ModuleID, start: u64; size, token: u32 */
+#define TIER_SHIFT 7u
+#define TIER_MASK 0x7u
+
+static EVENTPIPE_SESSION session;
+/* the runtime provider's handle, once an event named it; the handles
+ * found to be others (few: the sessions of clrtrace are small) */
+static _Atomic UINT_PTR runtime_provider;
+#define OTHERS_MAX 16
+static _Atomic UINT_PTR others[OTHERS_MAX];
+static atomic_uint n_others;
+static atomic_ulong events, matched;
+
+/* Is PROVIDER the runtime's (its name asked once per handle)? */
+static bool is_runtime(UINT_PTR provider)
+{
+	WCHAR name[64];
+	ULONG len = 0;
+	unsigned n = atomic_load(&n_others);
+
+	if (provider == atomic_load_explicit(&runtime_provider, memory_order_relaxed))
+		return true;
+	for (unsigned i = 0; i < n && i < OTHERS_MAX; i++)
+		if (atomic_load_explicit(&others[i], memory_order_relaxed) == provider)
+			return false;
+	if (SUCCEEDED(info_EventPipeGetProviderInfo(ct.info, provider, ELEMENTSOF(name), &len, name)) &&
+	    len == ELEMENTSOF(runtime_name) && !memcmp(name, runtime_name, sizeof(runtime_name))) {
+		atomic_store(&runtime_provider, provider);
+		return true;
+	}
+	n = atomic_fetch_add(&n_others, 1);
+	if (n < OTHERS_MAX)
+		atomic_store(&others[n], provider);
+	return false;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+bool ct_startup_tier_event(struct ct_thread *t, UINT_PTR provider, DWORD id, ULONG cb_data, const uint8_t *data)
+{
+	if (!session || (id != EV_METHOD_LOAD && id != EV_METHOD_LOAD_VERBOSE) || !is_runtime(provider))
+		return false;
+	/* every version starts with the same 36 bytes, the flags last */
+	if (!data || cb_data < FLAGS_OFF + 4)
+		return true;
+	atomic_fetch_add_explicit(&events, 1, memory_order_relaxed);
+	t->tier_fn = le64(data);
+	t->tier = (uint8_t)(le32(data + FLAGS_OFF) >> TIER_SHIFT & TIER_MASK);
+	return true;
+}
+
+const char *ct_startup_tier_take(struct ct_thread *t, FunctionID fn)
+{
+	static const char *const names[TIER_MASK + 1] = {
+#define JIT_TIER(value, name, runtime, background) [value] = name,
+#include "common/jit-tiers.def"
+#undef JIT_TIER
+	};
+	const char *name = NULL;
+
+	if (t->tier_fn == fn && fn) {
+		name = names[t->tier & TIER_MASK];
+		atomic_fetch_add_explicit(&matched, 1, memory_order_relaxed);
+	}
+	t->tier_fn = 0;
+	return name;
+}
+
+int ct_startup_tier_start(void)
+{
+	COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg[] = {
+		{ runtime_name, KW_JIT, COR_PRF_EVENTPIPE_VERBOSE, NULL },
+	};
+	HRESULT hr;
+
+	if (!ct_wants(EV_STARTUP_JIT))
+		return 0;
+	if (ct.info_version < 12) {
+		ct_say_once("tier", "this runtime has no in-process EventPipe (ICorProfilerInfo12); no JIT tiers");
+		return -ENOTSUP;
+	}
+	hr = info_EventPipeStartSession(ct.info, ELEMENTSOF(cfg), cfg, false, &session);
+	if (FAILED(hr)) {
+		session = 0;
+		ct_say_once("tier", "the runtime refused the EventPipe session (0x%x); no JIT tiers", (unsigned)hr);
+		return -EIO;
+	}
+	return 0;
+}
+
+void ct_startup_tier_stop(void)
+{
+	EVENTPIPE_SESSION s = session;
+
+	session = 0;
+	if (s)
+		(void)info_EventPipeStopSession(ct.info, s);
+}
+
+void ct_startup_tier_totals(uint64_t *n_events, uint64_t *n_matched)
+{
+	*n_events = atomic_load(&events);
+	*n_matched = atomic_load(&matched);
+}
