@@ -130,10 +130,39 @@ for v in $(test_runtimes "10 8 11"); do
 			"$(echo "$j" | jq -r '.configuration[] | select(.key == "ready_to_run") | "\(.value) \(.source)"')" "$want"
 		expect "$n r2r=$r2r: the phases are in order" \
 			"$(echo "$j" | jq '[.phases[] | .from_exec_ns | select(. != null)] | . == sort and length == 7')" true
+		# tiers, from the runtime's MethodLoad events: every compile up to
+		# the mark has one; the program is built without optimization
+		# (tests/programs/Directory.Build.props), so the runtime compiles
+		# its methods MinOptJitted, tiering or not; the dynamic method is
+		# compiled optimized at once (the runtime does not tier it)
+		expect "$n r2r=$r2r: every compile up to the mark has a tier" \
+			"$(jq -s '[.[] | select(.event == "startup.jit")] | (map(.function) | index("Program.ClrtraceReady")) as $i |
+				[.[0:$i + 1][] | select(.tier == null)] | length' "$t")" 0
+		expect "$n r2r=$r2r: Main, the type initializer and the mark are minopts, the dynamic method optimized" \
+			"$(jq -r 'select(.event == "startup.jit" and (.function == "Program.Main" or .function == "Config..cctor" or
+				.function == "Program.ClrtraceReady" or .function == "Twice")) | "\(.function)=\(.tier)"' "$t" | sort | tr '\n' ' ')" \
+			"Config..cctor=minopts Program.ClrtraceReady=minopts Program.Main=minopts Twice=optimized "
+		expect "$n r2r=$r2r: the report's by_tier counts every compile" \
+			"$(echo "$j" | jq '([.jit.by_tier[].methods] | add) == .jit.methods_compiled')" true
+		if [ $r2r = 0 ]; then
+			# CoreLib's code is not precompiled: its methods are compiled
+			# quick-JITted (tier 0) first, on the critical path
+			expect "$n r2r=0: CoreLib's methods compiled at tier 0 on the critical path" \
+				"$(jq -s '[.[] | select(.event == "startup.jit" and .tier == "tier0" and (.function | startswith("System.")))] | length > 500' "$t")" true
+		fi
 		"$CLRTRACE" startup "$t" >"$t.report" || fail "$n r2r=$r2r: the text report failed"
 		grep -q 'IL-only assemblies on the start-up path' "$t.report" && grep -q 'publish with ReadyToRun' "$t.report" &&
 			ok "$n r2r=$r2r: the text report names the fix" || fail "$n r2r=$r2r: no fix in $(head -5 "$t.report")"
 	done
+	# tiered compilation off: the runtime compiles every method once,
+	# fully optimized (the program's own: minopts, as it is built)
+	t="$OUT/net$v-tc0.jsonl"
+	DOTNET_TieredCompilation=0 trace "$t" -e +startup -- $cmd || fail "$n tc=0: exit status $?"
+	expect "$n tc=0: every compile is optimized (the program's own minopts), none recompiled" \
+		"$(jq -s -c '[.[] | select(.event == "startup.jit" and .tier != null)] | [(map(.tier) | unique),
+			(map(select(.nth > 1)) | length)]' "$t")" '[["minopts","optimized"],0]'
+	expect "$n tc=0: the report counts no background work before ready" \
+		"$("$CLRTRACE" startup --json "$t" | jq '.jit.by_tier | has("tier0") or has("tier1")')" false
 	diff=$("$CLRTRACE" startup --json "$OUT/net$v-r2r1.jsonl" "$OUT/net$v-r2r0.jsonl")
 	expect "$n: the diff of ReadyToRun on and off shows more methods compiled when off" \
 		"$(echo "$diff" | jq '.jit.methods_compiled.b > .jit.methods_compiled.a and (.configuration | map(.label) | index("ReadyToRun") != null)')" true

@@ -37,12 +37,35 @@ static const char startup_help[] =
 	"  -j, --json   the report as one JSON object\n"
 	"  -h, --help   this help\n";
 
+/* The tiers of startup.jit, in common/jit-tiers.def's order; the last
+ * row counts the compiles whose tier is not known. */
+static const struct tier {
+	const char *name, *runtime;
+	bool background;
+} tiers[] = {
+#define JIT_TIER(value, name, runtime, background) { name, runtime, background },
+#include "common/jit-tiers.def"
+#undef JIT_TIER
+	{ "unknown", NULL, false },
+};
+#define TIER_UNKNOWN (ELEMENTSOF(tiers) - 1)
+
+/* The row of tier NAME (TIER_UNKNOWN: none, or a name not in the table). */
+static unsigned tier_of(const char *name)
+{
+	for (unsigned i = 0; name && i < TIER_UNKNOWN; i++)
+		if (strcmp(name, tiers[i].name) == 0)
+			return i;
+	return TIER_UNKNOWN;
+}
+
 /* One JIT compile (startup.jit); the name is interned. */
 struct jit {
 	int64_t ts, ns;
 	uint64_t mod;
 	const char *fn;
 	int64_t nth;
+	unsigned tier;
 	bool dynamic, failed, main_thread;
 };
 
@@ -200,7 +223,7 @@ static void add_jit(struct audit *a, const struct rec *r)
 	}
 	j = &a->jits[a->n_jits++];
 	*j = (struct jit){ .ts = r->ts, .ns = jint(r->j, "dur_ns"), .mod = parse_id(jstr(r->j, "module")),
-			   .fn = intern(a, fn), .nth = jint(r->j, "nth"),
+			   .fn = intern(a, fn), .nth = jint(r->j, "nth"), .tier = tier_of(jstr(r->j, "tier")),
 			   .dynamic = json_is_true(json_object_get(r->j, "dynamic")),
 			   .failed = json_object_get(r->j, "hr") != NULL && !json_is_null(json_object_get(r->j, "hr")),
 			   .main_thread = r->tid == r->pid };
@@ -480,11 +503,41 @@ static json_t *sorted(json_t *arr, size_t n)
 	return out;
 }
 
-/* Is compile J on the critical path: before LIMIT, a first compile, on a
- * thread that is not the tiering worker (the recompiles are its work). */
+/* Is compile J background work: the tiering worker's recompile of code
+ * that already runs.  By its tier where known (a promotion tier off the
+ * main thread: .NET 8 compiles a few CoreLib helpers at tier 1 on the main
+ * thread, which waits for them); else a second compile of its function. */
+static bool background(const struct jit *j)
+{
+	if (j->tier != TIER_UNKNOWN)
+		return tiers[j->tier].background && !j->main_thread;
+	return j->nth > 1;
+}
+
+/* Is compile J on the critical path: before LIMIT, not background work. */
 static bool critical(const struct jit *j, int64_t limit)
 {
-	return j->ts <= limit && j->nth <= 1;
+	return j->ts <= limit && !background(j);
+}
+
+/* {TIER: {methods, time_ns}} of the tiers seen (and "unknown"). */
+static json_t *by_tier_json(const struct audit *a)
+{
+	int64_t n[ELEMENTSOF(tiers)] = { 0 }, ns[ELEMENTSOF(tiers)] = { 0 };
+	json_t *out = json_object();
+
+	for (size_t i = 0; i < a->n_jits; i++)
+		if (!a->jits[i].failed) {
+			n[a->jits[i].tier]++;
+			ns[a->jits[i].tier] += a->jits[i].ns;
+		}
+	for (size_t i = 0; i < ELEMENTSOF(tiers); i++)
+		if (n[i])
+			json_object_set_new(out, tiers[i].name,
+					    json_pack("{s:s?,s:I,s:I,s:b}", "runtime_name", tiers[i].runtime, "methods",
+						      (json_int_t)n[i], "time_ns", (json_int_t)ns[i], "background",
+						      tiers[i].background));
+	return out;
 }
 
 static json_t *jit_json(struct audit *a, int64_t limit)
@@ -541,12 +594,13 @@ static json_t *jit_json(struct audit *a, int64_t limit)
 			json_array_append_new(il, json_pack("{s:s,s:I,s:I}", "module", base_name(m->path), "methods",
 							    (json_int_t)m->crit_methods, "time_ns", (json_int_t)m->crit_ns));
 	}
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:o,s:o,s:o,s:{s:I,s:I,s:o}}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:o,s:o,s:o,s:o,s:{s:I,s:I,s:o}}",
 			 "methods_compiled", (json_int_t)n, "methods_before_ready", (json_int_t)before, "time_ns",
 			 (json_int_t)ns, "dynamic", (json_int_t)dyn,
 			 "recompiles", (json_int_t)re, "failed", (json_int_t)failed, "critical", "methods",
 			 (json_int_t)cn, "time_ns", (json_int_t)cns, "main_thread_methods", (json_int_t)main_n,
-			 "background", "methods", (json_int_t)(n - cn), "time_ns", (json_int_t)(ns - cns), "by_module",
+			 "background", "methods", (json_int_t)(n - cn), "time_ns", (json_int_t)(ns - cns), "by_tier",
+			 by_tier_json(a), "by_module",
 			 sorted(mods, 0), "top", sorted(top, TOP_METHODS), "il_only_on_startup_path", sorted(il, 0),
 			 "type_initializers", "count", (json_int_t)cctor_n, "time_ns", (json_int_t)cctor_ns, "list",
 			 sorted(cctors, TOP_METHODS));
@@ -713,13 +767,27 @@ static void print_report(json_t *rep)
 	       jint(jit, "methods_compiled"), jint(jit, "methods_before_ready"), jstr(rep, "until"),
 	       ms(json_object_get(jit, "time_ns")), jint(jit, "dynamic"),
 	       jint(jit, "recompiles"), jint(jit, "failed"));
-	printf("  critical path (before %s, first compiles): %" PRId64 " methods, %.1f ms"
+	printf("  critical path (before %s, not background): %" PRId64 " methods, %.1f ms"
 	       " (%" PRId64 " on the main thread)\n",
 	       jstr(rep, "until"), jint2(jit, "critical", "methods"),
 	       ms(json_object_get(json_object_get(jit, "critical"), "time_ns")),
 	       jint2(jit, "critical", "main_thread_methods"));
-	printf("  background (recompiles, after %s):        %" PRId64 " methods, %.1f ms\n", jstr(rep, "until"),
+	printf("  background (tier-up recompiles, or after %s): %" PRId64 " methods, %.1f ms\n", jstr(rep, "until"),
 	       jint2(jit, "background", "methods"), ms(json_object_get(json_object_get(jit, "background"), "time_ns")));
+	printf("\n  By tier (the runtime's name)                          methods        ms\n");
+	{
+		const char *k;
+		json_t *te;
+
+		json_object_foreach(json_object_get(jit, "by_tier"), k, te) {
+			char label[64];
+
+			snprintf(label, sizeof(label), "%s (%s)", k, jstr(te, "runtime_name") ?: "not said");
+			printf("    %-50s %7" PRId64 " %9.1f%s\n", label, jint(te, "methods"),
+			       ms(json_object_get(te, "time_ns")), json_is_true(json_object_get(te, "background")) ?
+			       "  background" : "");
+		}
+	}
 	printf("\n  By module                                 ReadyToRun  methods  critical        ms\n");
 	json_array_foreach(json_object_get(jit, "by_module"), i, e) {
 		json_t *r2r = json_object_get(e, "ready_to_run");
