@@ -10,7 +10,7 @@ expect "jit.compile spans Probe.Program.Main, with hr" \
 expect "class.load names Probe.Program" \
 	"$(jqf "$t" 'select(.event=="class.load" and .phase=="end" and .class.name=="Probe.Program") | .event')" '"class.load"'
 expect "runtime.init shows every category on" \
-	"$(head -1 "$t" | jq -c .config.events)" '["exceptions","frames","loader","classes","threads","suspend","transitions","gc","jit","stacks","startup","requests"]'
+	"$(head -1 "$t" | jq -c .config.events)" '["exceptions","frames","loader","classes","threads","suspend","transitions","gc","jit","stacks","startup","tiers","requests"]'
 check_trace "$t"
 
 t="$OUT/none.jsonl"

@@ -25,6 +25,9 @@
 # made to serve a request of its own before its start returns, ready by
 # that request: after the program sent it.
 # The diff of ReadyToRun on and off shows more methods compiled when off.
+# With category tiers, each compile's tier (the runtime's MethodLoad
+# events) is checked against what the program and the settings make the
+# runtime do: see the comments below.
 . "${top_srcdir:-.}/tests/lib.sh"
 command -v curl >/dev/null 2>&1 || skip "curl is needed (run setup.sh)"
 
@@ -70,13 +73,13 @@ for v in $(test_runtimes "10 8 11"); do
 	for r2r in 1 0; do
 		t="$OUT/net$v-r2r$r2r.jsonl"
 		if [ $r2r = 1 ]; then
-			trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
+			trace "$t" -e +startup,+tiers -- $cmd || fail "$n r2r=$r2r: exit status $?"
 		else
 			# and two settings that runtimeconfig.json sets too: the
 			# runtime's own (TieredPGO) takes the variable, the managed
 			# switch (invariant globalization) the property
 			DOTNET_ReadyToRun=0 DOTNET_TieredPGO=1 DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=0 \
-				trace "$t" -e +startup -- $cmd || fail "$n r2r=$r2r: exit status $?"
+				trace "$t" -e +startup,+tiers -- $cmd || fail "$n r2r=$r2r: exit status $?"
 		fi
 		"$CLRTRACE" check "$t" >"$t.check" 2>&1 && ok "$n r2r=$r2r: clrtrace check passes" ||
 			fail "$n r2r=$r2r: clrtrace check: $(head -3 "$t.check")"
@@ -86,6 +89,11 @@ for v in $(test_runtimes "10 8 11"); do
 			"$CLRTRACE" startup "$t.plain" >/dev/null 2>"$t.plain.err"
 			expect "$n: a trace without the startup category is refused in one line" \
 				"$? $(wc -l <"$t.plain.err")" "1 1"
+			# without category tiers: no tier, and the report says how
+			trace "$t.notiers" -e +startup -- $cmd
+			expect "$n: without category tiers no compile has a tier, and the report says how to get them" \
+				"$(jq -s -c '[.[] | select(.event == "startup.jit")] | [length > 0, all(has("tier") | not)]' "$t.notiers") $("$CLRTRACE" startup "$t.notiers" | grep -c 'trace with -e +startup,+tiers')" \
+				"[true,true] 1"
 		fi
 		line=$(grep '^counts ' "$t.stdout")
 		[ -n "$line" ] || { fail "$n r2r=$r2r: the program printed no counts: $(head -c 300 "$t.stderr")"; continue; }
@@ -157,7 +165,7 @@ for v in $(test_runtimes "10 8 11"); do
 	# tiered compilation off: the runtime compiles every method once,
 	# fully optimized (the program's own: minopts, as it is built)
 	t="$OUT/net$v-tc0.jsonl"
-	DOTNET_TieredCompilation=0 trace "$t" -e +startup -- $cmd || fail "$n tc=0: exit status $?"
+	DOTNET_TieredCompilation=0 trace "$t" -e +startup,+tiers -- $cmd || fail "$n tc=0: exit status $?"
 	expect "$n tc=0: every compile is optimized (the program's own minopts), none recompiled" \
 		"$(jq -s -c '[.[] | select(.event == "startup.jit" and .tier != null)] | [(map(.tier) | unique),
 			(map(select(.nth > 1)) | length)]' "$t")" '[["minopts","optimized"],0]'

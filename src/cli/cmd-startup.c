@@ -744,6 +744,27 @@ done:
 
 static double ms(json_t *v) { return (double)json_integer_value(v) / 1e6; }
 
+/* The compiles by tier (jit.by_tier), or how to get the tiers when the
+ * trace has none (category tiers off). */
+static void print_by_tier(json_t *by_tier)
+{
+	const char *k;
+	json_t *e;
+
+	if (json_object_size(by_tier) == 1 && json_object_get(by_tier, "unknown")) {
+		printf("\n  No compile tiers in the trace (trace with -e +startup,+tiers)\n");
+		return;
+	}
+	printf("\n  By tier (the runtime's name)                          methods        ms\n");
+	json_object_foreach(by_tier, k, e) {
+		char label[64];
+
+		snprintf(label, sizeof(label), "%s (%s)", k, jstr(e, "runtime_name") ?: "not said");
+		printf("    %-50s %7" PRId64 " %9.1f%s\n", label, jint(e, "methods"), ms(json_object_get(e, "time_ns")),
+		       json_is_true(json_object_get(e, "background")) ? "  background" : "");
+	}
+}
+
 static void print_report(json_t *rep)
 {
 	json_t *jit = json_object_get(rep, "jit"), *w = json_object_get(rep, "in_the_way"), *e;
@@ -774,20 +795,7 @@ static void print_report(json_t *rep)
 	       jint2(jit, "critical", "main_thread_methods"));
 	printf("  background (tier-up recompiles, or after %s): %" PRId64 " methods, %.1f ms\n", jstr(rep, "until"),
 	       jint2(jit, "background", "methods"), ms(json_object_get(json_object_get(jit, "background"), "time_ns")));
-	printf("\n  By tier (the runtime's name)                          methods        ms\n");
-	{
-		const char *k;
-		json_t *te;
-
-		json_object_foreach(json_object_get(jit, "by_tier"), k, te) {
-			char label[64];
-
-			snprintf(label, sizeof(label), "%s (%s)", k, jstr(te, "runtime_name") ?: "not said");
-			printf("    %-50s %7" PRId64 " %9.1f%s\n", label, jint(te, "methods"),
-			       ms(json_object_get(te, "time_ns")), json_is_true(json_object_get(te, "background")) ?
-			       "  background" : "");
-		}
-	}
+	print_by_tier(json_object_get(jit, "by_tier"));
 	printf("\n  By module                                 ReadyToRun  methods  critical        ms\n");
 	json_array_foreach(json_object_get(jit, "by_module"), i, e) {
 		json_t *r2r = json_object_get(e, "ready_to_run");

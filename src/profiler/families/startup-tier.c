@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tier of each JIT compile (category startup), from the runtime's own
- * events: the profiling API's JIT callbacks say nothing of it.
+ * The tier of each JIT compile in startup.jit (category tiers), from the
+ * runtime's own events: the profiling API's JIT callbacks say nothing of
+ * it.
  *
  * An in-process EventPipe session (ICorProfilerInfo12) on the runtime's
- * provider, keyword JIT, level Informational: the runtime writes one
- * MethodLoad event at the end of each compile, on the compiling thread,
- * just before it calls JITCompilationFinished (vm/prestub.cpp,
+ * provider, keyword JIT, level Verbose (at Informational the runtime
+ * writes no MethodLoad event: measured on .NET 10): the runtime writes one
+ * MethodLoadVerbose event at the end of each compile, on the compiling
+ * thread, just before it calls JITCompilationFinished (vm/prestub.cpp,
  * JitCompileCodeLockedEventWrapper), and delivers it to
  * EventPipeEventDelivered synchronously.  Its MethodID is the MethodDesc,
  * which is the profiler's FunctionID; bits 7-9 of its MethodFlags are the
  * optimization tier (common/jit-tiers.def).  The handler keeps the last
  * (MethodID, tier) of the thread; startup.c's JITCompilationFinished takes
- * it when the FunctionID is the same.  Informational, not Verbose: the
- * verbose MethodLoadVerbose adds the method's names, which the runtime
- * formats for each compile.  See DESIGN.md, "Compile tiers".
+ * it when the FunctionID is the same.  The session opens in Initialize;
+ * it makes the runtime enable its managed twin, NativeRuntimeEventSource,
+ * which builds the metadata of its events by reflection: the category's
+ * cost, off by default.  See DESIGN.md, "Compile tiers from the runtime's events".
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -113,7 +116,7 @@ int ct_startup_tier_start(void)
 	};
 	HRESULT hr;
 
-	if (!ct_wants(EV_STARTUP_JIT))
+	if (!ct_on(CAT_TIERS) || !ct_wants(EV_STARTUP_JIT))
 		return 0;
 	if (ct.info_version < 12) {
 		ct_say_once("tier", "this runtime has no in-process EventPipe (ICorProfilerInfo12); no JIT tiers");

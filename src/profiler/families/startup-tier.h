@@ -9,7 +9,7 @@
 #include "profiler/core/tracer.h"
 
 /* Start the in-process EventPipe session on the runtime's JIT events
- * (startup.jit wanted, ICorProfilerInfo12 or later); says why not in one
+ * (category tiers on, startup.jit wanted, ICorProfilerInfo12 or later); says why not in one
  * line.  0 or a negative errno. */
 int ct_startup_tier_start(void);
 /* Stop it (before the runtime goes). */
