@@ -10,7 +10,8 @@
 #   -w        the ASP.NET Core service too (tests/programs/StartupWeb, which
 #             stops once IHostApplicationLifetime.ApplicationStarted fired):
 #             web-untraced, web-startup (-e +startup --ready: what
-#             `clrtrace startup` needs of a service)
+#             `clrtrace startup` needs of a service), web-tiers (the same
+#             with +tiers)
 #
 # The program is bench/exceptions/Throw with no exception (`Throw.dll 0 0`):
 # a hello world that prints one line.  Configurations, interleaved run by run:
@@ -20,6 +21,8 @@
 #   clrtrace-none  the same with -e none (the library loaded, nothing traced)
 #   clrtrace-startup  the same with -e +startup: what `clrtrace startup`
 #                  reads (issue 30's target: at most 1.15x untraced wall time)
+#   clrtrace-tiers the same with -e +startup,+tiers: the compile tiers too
+#                  (an EventPipe session on the runtime's JIT events)
 #   profiler-env   no `clrtrace run`: the variables `clrtrace env` prints,
 #                  default categories (what run itself costs is the rest)
 #   null-profiler  bench/null-profiler asking for no events (NULLPROF_MASK=0):
@@ -71,7 +74,7 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-startup.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 RESULTS=$TMP/results.tsv # config wall_ns cpu_ns
-CONFIGS=(untraced clrtrace clrtrace-none clrtrace-startup profiler-env null-profiler)
+CONFIGS=(untraced clrtrace clrtrace-none clrtrace-startup clrtrace-tiers profiler-env null-profiler)
 # the variables of profiler-env, as `clrtrace env` prints them (export NAME='VALUE' lines)
 PENV=$(CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "$CLRTRACE" env -o "file:$TMP/t.jsonl") || die "clrtrace env failed"
 [ -n "$BASE" ] && CONFIGS+=(clrtrace-base)
@@ -80,7 +83,7 @@ if [ "$WEB" = 1 ]; then
 	build_bench StartupWeb "$srcdir/tests/programs/StartupWeb"
 	WEB_DLL=$DLL
 	DLL=$THROW_DLL
-	CONFIGS+=(web-untraced web-startup)
+	CONFIGS+=(web-untraced web-startup web-tiers)
 fi
 
 # run_one CONFIG: one run, a line in $RESULTS (KEEP=0: the warm-up run).
@@ -93,12 +96,15 @@ run_one() {
 	clrtrace) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	clrtrace-none) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e none -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	clrtrace-startup) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e +startup -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
+	clrtrace-tiers) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e +startup,+tiers -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	profiler-env) (eval "$PENV" && exec "${T[@]}" dotnet "$DLL" 0 0) ;;
 	null-profiler) CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}' \
 		CORECLR_PROFILER_PATH=$NULLPROF NULLPROF_MASK=0 "${T[@]}" dotnet "$DLL" 0 0 ;;
 	clrtrace-base) CLRTRACE_LIBRARY=$BASE/libclrtrace.so "${T[@]}" "$BASE/clrtrace" run -q -o "file:$TMP/t.jsonl" -- dotnet "$DLL" 0 0 ;;
 	web-untraced) "${T[@]}" dotnet "$WEB_DLL" http://127.0.0.1:0 exit ;;
 	web-startup) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e +startup --ready '^started ' \
+		-o "file:$TMP/t.jsonl" -- dotnet "$WEB_DLL" http://127.0.0.1:0 exit ;;
+	web-tiers) CLRTRACE_LIBRARY=$BUILD/libclrtrace.so "${T[@]}" "$CLRTRACE" run -q -e +startup,+tiers --ready '^started ' \
 		-o "file:$TMP/t.jsonl" -- dotnet "$WEB_DLL" http://127.0.0.1:0 exit ;;
 	esac >"$TMP/out" 2>"$TMP/err"
 	rc=$?

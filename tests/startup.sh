@@ -146,6 +146,10 @@ for v in $(test_runtimes "10 8 11"); do
 		expect "$n r2r=$r2r: every compile up to the mark has a tier" \
 			"$(jq -s '[.[] | select(.event == "startup.jit")] | (map(.function) | index("Program.ClrtraceReady")) as $i |
 				[.[0:$i + 1][] | select(.tier == null)] | length' "$t")" 0
+		expect "$n r2r=$r2r: startup.cost counts the MethodLoad events that gave a record its tier" \
+			"$(jq -s -c '([.[] | select(.event == "startup.jit" and .tier != null)] | length) as $k |
+				[.[] | select(.event == "startup.cost") | [.tiers_matched == $k, .tier_events >= .tiers_matched, $k > 0]][0]' "$t")" \
+			"[true,true,true]"
 		expect "$n r2r=$r2r: Main, the type initializer and the mark are minopts, the dynamic method optimized" \
 			"$(jq -r 'select(.event == "startup.jit" and (.function == "Program.Main" or .function == "Config..cctor" or
 				.function == "Program.ClrtraceReady" or .function == "Twice")) | "\(.function)=\(.tier)"' "$t" | sort | tr '\n' ' ')" \

@@ -17,7 +17,8 @@
  * it when the FunctionID is the same.  The session opens in Initialize;
  * it makes the runtime enable its managed twin, NativeRuntimeEventSource,
  * which builds the metadata of its events by reflection: the category's
- * cost, off by default.  See DESIGN.md, "Compile tiers from the runtime's events".
+ * cost, off by default.  See DESIGN.md, "Compile tiers from the runtime's
+ * events".
  */
 #include <stdatomic.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The tier of each JIT compile, from the runtime's MethodLoad events
- * (category startup, startup-tier.c). */
+/* The tier of each JIT compile in startup.jit, from the runtime's
+ * MethodLoad events (category tiers, startup-tier.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -20,5 +20,6 @@ bool ct_startup_tier_event(struct ct_thread *t, UINT_PTR provider, DWORD id, ULO
 /* The tier of the compile of FN that just ended on T's thread, by its name
  * in common/jit-tiers.def, or NULL: not known.  Forgets it. */
 const char *ct_startup_tier_take(struct ct_thread *t, FunctionID fn);
-/* The MethodLoad events seen, and those matched to a compile. */
+/* The MethodLoad events delivered, and those that gave a compile its tier
+ * (for startup.cost). */
 void ct_startup_tier_totals(uint64_t *n_events, uint64_t *n_matched);

@@ -390,11 +390,17 @@ void ct_startup_end(struct ct_thread *t)
 {
 	startup_ready(t);
 	if (ct_wants(EV_STARTUP_COST)) {
-		JW_FIELDS(f, 3);
+		uint64_t tier_events, tiers_matched;
+		JW_FIELDS(f, 5);
 
 		jwf_int(&f, "own_ns", (int64_t)atomic_load(&own_ns));
 		jwf_int(&f, "jit_records", (int64_t)atomic_load(&own_jit));
 		jwf_int(&f, "module_records", (int64_t)atomic_load(&own_modules));
+		if (ct_on(CAT_TIERS)) {
+			ct_startup_tier_totals(&tier_events, &tiers_matched);
+			jwf_int(&f, "tier_events", (int64_t)tier_events);
+			jwf_int(&f, "tiers_matched", (int64_t)tiers_matched);
+		}
 		ct_emit(t, EV_STARTUP_COST, PH_INSTANT, 0, &f);
 	}
 }
