@@ -176,6 +176,8 @@ for v in $(test_runtimes "10 8 11"); do
 	expect "$n tc=0: the report counts no background work before ready" \
 		"$("$CLRTRACE" startup --json "$t" | jq '.jit.by_tier | has("tier0") or has("tier1")')" false
 	diff=$("$CLRTRACE" startup --json "$OUT/net$v-r2r1.jsonl" "$OUT/net$v-r2r0.jsonl")
+	expect "$n: the diff of ReadyToRun on and off shows more tier-0 compiles when off, the program's minopts unchanged" \
+		"$(echo "$diff" | jq -c '[.jit.by_tier.tier0.b > .jit.by_tier.tier0.a + 500, .jit.by_tier.minopts.a == .jit.by_tier.minopts.b]')" '[true,true]'
 	expect "$n: the diff of ReadyToRun on and off shows more methods compiled when off" \
 		"$(echo "$diff" | jq '.jit.methods_compiled.b > .jit.methods_compiled.a and (.configuration | map(.label) | index("ReadyToRun") != null)')" true
 	expect "$n: ReadyToRun on and off load the same modules, their images unchanged" \

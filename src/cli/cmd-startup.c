@@ -851,6 +851,24 @@ static json_t *pair(json_t *a, json_t *b)
 	return json_pack("{s:O,s:O}", "a", a ? a : json_null(), "b", b ? b : json_null());
 }
 
+/* {TIER: {a, b}}: the compiles of each tier in JIT reports A and B (0:
+ * none), the tiers seen in either. */
+static json_t *by_tier_diff(json_t *ja, json_t *jb)
+{
+	json_t *out = json_object();
+
+	for (size_t i = 0; i < ELEMENTSOF(tiers); i++) {
+		json_t *x = json_object_get(json_object_get(ja, "by_tier"), tiers[i].name);
+		json_t *y = json_object_get(json_object_get(jb, "by_tier"), tiers[i].name);
+
+		if (x || y)
+			json_object_set_new(out, tiers[i].name,
+					    json_pack("{s:I,s:I}", "a", (json_int_t)(x ? jint(x, "methods") : 0), "b",
+						      (json_int_t)(y ? jint(y, "methods") : 0)));
+	}
+	return out;
+}
+
 /* What changed from report A to report B. */
 static json_t *diff_json(json_t *a, json_t *b)
 {
@@ -911,7 +929,7 @@ static json_t *diff_json(json_t *a, json_t *b)
 							     pair(json_object_get(e, "value"), json_object_get(f, "value")),
 							     "source", pair(json_object_get(e, "source"), json_object_get(f, "source"))));
 	}
-	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o}", "phases", phases, "jit", "methods_compiled",
+	return json_pack("{s:o,s:{s:o,s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o}", "phases", phases, "jit", "methods_compiled",
 			 pair(json_object_get(ja, "methods_compiled"), json_object_get(jb, "methods_compiled")), "time_ns",
 			 pair(json_object_get(ja, "time_ns"), json_object_get(jb, "time_ns")), "critical_methods",
 			 pair(json_object_get(json_object_get(ja, "critical"), "methods"),
@@ -919,7 +937,7 @@ static json_t *diff_json(json_t *a, json_t *b)
 			 "critical_ns",
 			 pair(json_object_get(json_object_get(ja, "critical"), "time_ns"),
 			      json_object_get(json_object_get(jb, "critical"), "time_ns")),
-			 "modules_loaded", pair(json_object_get(a, "modules_loaded"), json_object_get(b, "modules_loaded")),
+			 "by_tier", by_tier_diff(ja, jb), "modules_loaded", pair(json_object_get(a, "modules_loaded"), json_object_get(b, "modules_loaded")),
 			 "by_module", mods, "configuration", cfg, "modules", only);
 }
 
@@ -955,6 +973,12 @@ static void print_diff(json_t *d, const char *na, const char *nb)
 	print_pair_ms("JIT time", json_object_get(jit, "time_ns"));
 	print_pair_n("JIT critical methods", json_object_get(jit, "critical_methods"));
 	print_pair_ms("JIT critical time", json_object_get(jit, "critical_ns"));
+	json_object_foreach(json_object_get(jit, "by_tier"), key, e) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "JIT %s methods", key);
+		print_pair_n(label, e);
+	}
 	print_pair_n("modules loaded", json_object_get(d, "modules_loaded"));
 	printf("\n  %-46s %8s %8s %8s %10s %10s\n", "By module (JIT)", "A", "B", "B - A", "A ms", "B ms");
 	json_object_foreach(json_object_get(d, "by_module"), key, e) {
