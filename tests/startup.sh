@@ -154,6 +154,8 @@ for v in $(test_runtimes "10 8 11"); do
 			"$(jq -r 'select(.event == "startup.jit" and (.function == "Program.Main" or .function == "Config..cctor" or
 				.function == "Program.ClrtraceReady" or .function == "Twice")) | "\(.function)=\(.tier)"' "$t" | sort | tr '\n' ' ')" \
 			"Config..cctor=minopts Program.ClrtraceReady=minopts Program.Main=minopts Twice=optimized "
+		expect "$n r2r=$r2r: view shows Main's compile with its tier" \
+			"$("$CLRTRACE" view "$t" 2>/dev/null | grep -c 'startup\.jit Program\.Main \[minopts\]')" 1
 		expect "$n r2r=$r2r: the report's by_tier counts every compile" \
 			"$(echo "$j" | jq '([.jit.by_tier[].methods] | add) == .jit.methods_compiled')" true
 		if [ $r2r = 0 ]; then

@@ -159,6 +159,16 @@ static void d_throw(struct strbuf *b, const struct rec *r)
 		strbuf_printf(b, " (inside the %s of #%" PRId64 ")", jstr(n, "context") ?: "?", jint(n, "id"));
 }
 
+/* The function, and its tier where the record has one (category tiers). */
+static void d_startup_jit(struct strbuf *b, const struct rec *r)
+{
+	const char *tier = jstr(r->j, "tier");
+
+	d_function(b, r);
+	if (tier)
+		strbuf_printf(b, " [%s]", tier);
+}
+
 static void d_pass(struct strbuf *b, const struct rec *r)
 {
 	strbuf_printf(b, "#%" PRId64, jint2(r->j, "exception", "id"));
