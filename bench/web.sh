@@ -33,6 +33,10 @@
 # REQUESTS=1 adds clrtrace-requests: the default categories and requests
 # (-e +requests: an in-process EventPipe session on ASP.NET Core's request
 # events, and a probe event at each throw; DESIGN.md, "Which request").
+# BUDGETS="100 1000" adds clrtrace-budgetN for each N: the default
+# categories with --budget N/1, at most N errors a second written in full
+# (and the first of each type and site); the others are followed by the
+# machine and counted, not written: what writing costs against following.
 # NO_EVENTPIPE=1 leaves EventPipe out (fewer configurations, more rounds).
 # NULLPROF=1 adds null-profiler: bench/null-profiler asking for the
 # exception callbacks and returning from each at once, what the runtime's
@@ -191,6 +195,7 @@ start() {
 	clrtrace) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-muted) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -x '!*' -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-requests) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -e +requests -o "file:$trace" -- dotnet "$DLL" "$url") ;;
+	clrtrace-budget*) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q --budget "${cfg#clrtrace-budget}/1" -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	clrtrace-devnull) cmd+=("${SVC_PIN[@]}" "$CLRTRACE" run -q -o file:/dev/null -- dotnet "$DLL" "$url") ;;
 	clrtrace-base) cmd+=(CLRTRACE_LIBRARY="$BASE/libclrtrace.so" "${SVC_PIN[@]}" "$BASE/clrtrace" run -q -o "file:$trace" -- dotnet "$DLL" "$url") ;;
 	null-profiler) cmd+=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{94D19DC5-3374-47C3-9729-75E330DECA23}'
@@ -313,6 +318,10 @@ CONFIGS=(untraced clrtrace)
 [ -n "${MUTED:-}" ] && CONFIGS+=(clrtrace-muted)
 [ -n "${DEVNULL:-}" ] && CONFIGS+=(clrtrace-devnull)
 [ -n "${REQUESTS:-}" ] && CONFIGS+=(clrtrace-requests)
+for b in ${BUDGETS:-}; do
+	[[ $b =~ ^[1-9][0-9]*$ ]] || die "BUDGETS takes errors a second, such as \"100 1000\", not '$b'"
+	CONFIGS+=("clrtrace-budget$b")
+done
 [ -n "$WITH_NULLPROF" ] && CONFIGS+=(null-profiler)
 NCFG=${#CONFIGS[@]}
 runtime=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.AspNetCore.App" { v = $2 } END { print v }')
