@@ -89,14 +89,11 @@ static void rawlog_open(void)
 }
 
 /* One JSON line per input: {"tid":…,"in":"…",…}; what the fixtures hold. */
-static void rawlog(const struct ct_thread *t, const struct exm_input *in)
+static void rawlog_write(const struct ct_thread *t, const struct exm_input *in)
 {
 	_cleanup_(jw_free) struct jw w = { 0 };
 	JW_FIELDS(f, 32);
 
-	pthread_once(&rawlog_once, rawlog_open);
-	if (rawlog_fd < 0)
-		return;
 	jwf_int(&f, "tid", t->tid);
 	jwf_str(&f, "in", exm_input_names[in->kind]);
 	if (in->fn)
@@ -162,6 +159,15 @@ static void rawlog(const struct ct_thread *t, const struct exm_input *in)
 	jw_raw(&w, "\n", 1);
 	if (!w.b.oom)
 		(void)write_all(rawlog_fd, w.b.s, w.b.len);
+}
+
+/* The raw log of IN, when CLRTRACE_EXC_RAWLOG asks for one: at every
+ * exception callback, so nothing more than a test when it does not. */
+static inline void rawlog(const struct ct_thread *t, const struct exm_input *in)
+{
+	pthread_once(&rawlog_once, rawlog_open);
+	if (__builtin_expect(rawlog_fd >= 0, 0))
+		rawlog_write(t, in);
 }
 
 /* --- filters ------------------------------------------------------------ */
