@@ -88,7 +88,7 @@ for line in recs:
         print('TID/SYSLOG_IDENTIFIER wrong at seq', r['seq']); bad += 1
     m = e.get('MESSAGE', '')
     ind = len(m) - len(m.lstrip(' '))
-    if ind != 2 * min(r['depth'], 40) or not m.lstrip(' ').startswith(r['event']):
+    if ind != 2 * min(r.get('depth', 0), 40) or not m.lstrip(' ').startswith(r['event']):
         print('MESSAGE not indented by depth at seq', r['seq'], repr(m)); bad += 1
 for n in sorted(names):
     if not n.startswith('_') and not name_ok.match(n):

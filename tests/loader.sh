@@ -16,7 +16,7 @@ expect "its begin is on the same thread" \
 mod=$(jqf "$t" 'select(.event=="module.load" and .phase=="end" and (.module.path // "" | endswith("/Sample.dll")))')
 expect "one module.load end names Sample.dll" "$(echo "$mod" | grep -c .)" 1
 expect "the module span is nested in the assembly span" "$(echo "$mod" | jq -r .parent)" "$span"
-expect "and one level deeper" "$(echo "$mod" | jq -r .depth)" "$(($(echo "$asm" | jq -r .depth) + 1))"
+expect "and one level deeper" "$(echo "$mod" | jq -r ".depth // 0")" "$(($(echo "$asm" | jq -r ".depth // 0") + 1))"
 expect "module.attach links Sample.dll to assembly Sample" \
 	"$(jqf "$t" 'select(.event=="module.attach" and (.module.path|endswith("/Sample.dll"))) | .assembly.name')" '"Sample"'
 expect "System.Private.CoreLib is loaded first" \

@@ -39,7 +39,7 @@ last=$(tail -1 "$OUT/gap.jsonl" | jq -c --argjson s "$(tail -1 "$t" | jq .seq)" 
 
 # broken nesting: a begin at the wrong depth
 line=$(grep -n '"phase":"begin"' "$t" | sed -n 5p | cut -d: -f1)
-sed "${line}s/\"depth\":[0-9]*/\"depth\":7/" "$t" >"$OUT/nest.jsonl"
+{ head -n $((line - 1)) "$t"; sed -n "${line}p" "$t" | jq -c '.depth = 7'; tail -n +$((line + 1)) "$t"; } >"$OUT/nest.jsonl"
 "$CLRTRACE" check -q "$OUT/nest.jsonl" >"$OUT/nest.out" 2>&1
 expect "nesting: exit status" "$?" 1
 grep -q "nest.jsonl:$line: .*nesting: depth 7, expected" "$OUT/nest.out" && ok "nesting error reported at line $line" ||
@@ -62,7 +62,7 @@ sed "${line}s/\"target\":/\"targ\":/" "$t" >"$OUT/schema2.jsonl"
 "$CLRTRACE" check -q "$OUT/schema2.jsonl" >"$OUT/schema2.out" 2>&1
 grep -q "schema2.jsonl:$line: .*thread.create: schema: /: \"target\" is required" "$OUT/schema2.out" && ok "missing payload field reported" ||
 	fail "missing payload field not reported: $(head -3 "$OUT/schema2.out")"
-sed '1s/"phase":"instant"/"phase":"middle"/' "$t" >"$OUT/schema3.jsonl"
+{ head -1 "$t" | jq -c '.phase = "middle"'; tail -n +2 "$t"; } >"$OUT/schema3.jsonl"
 "$CLRTRACE" check -q "$OUT/schema3.jsonl" >"$OUT/schema3.out" 2>&1
 grep -q 'schema3.jsonl:1: .*/phase: "middle" is not one of the allowed values' "$OUT/schema3.out" && ok "bad phase reported" ||
 	fail "bad phase not reported: $(head -3 "$OUT/schema3.out")"

@@ -95,8 +95,8 @@ for k, xs in per.items():
         if stack and end > stack[-1] + 1e-3: bad.append(f"{k}: {name} overlaps its parent"); break
         stack.append(end)
 # every record is there: a begin/end pair is one X
-begins = sum(1 for r in recs if r["phase"] == "begin")
-inst = sum(1 for r in recs if r["phase"] == "instant")
+begins = sum(1 for r in recs if r.get("phase") == "begin")
+inst = sum(1 for r in recs if r.get("phase", "instant") == "instant")
 nx = sum(1 for e in ev if e["ph"] == "X"); ni = sum(1 for e in ev if e["ph"] == "i")
 if nx != begins: bad.append(f"{nx} X events for {begins} begins")
 if ni != inst: bad.append(f"{ni} i events for {inst} instants")

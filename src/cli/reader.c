@@ -517,7 +517,8 @@ int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, ch
 	out->event = ev;
 	out->ev = ct_event_from_string(ev);
 	out->cat = out->ev >= 0 ? (int)ct_events[out->ev].category : _CAT_INVALID;
-	out->ph = ct_phase_from_string(jstr(j, "phase"));
+	/* phase and depth are omitted at their defaults, instant and 0 */
+	out->ph = json_object_get(j, "phase") ? ct_phase_from_string(jstr(j, "phase")) : PH_INSTANT;
 	out->thread = jstr(j, "thread");
 	out->managed_tid = jint(j, "managed_tid");
 	out->thread_name = jstr(j, "thread_name");
@@ -528,7 +529,7 @@ int rec_parse(struct rec *out, const char *line, size_t len, uint64_t lineno, ch
 	out->tid = jint(j, "tid");
 	out->span = jint(j, "span");
 	out->parent = jint(j, "parent");
-	out->depth = jint(j, "depth");
+	out->depth = json_object_get(j, "depth") ? jint(j, "depth") : 0;
 	out->dur_ns = jint(j, "dur_ns");
 	out->begin_tid = jint(j, "begin_tid");
 	if (out->ph != PH_END || out->begin_tid <= 0 || out->begin_tid == out->tid)

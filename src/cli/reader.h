@@ -16,7 +16,8 @@
 struct rd;
 
 /* One record, parsed leniently: what every command needs.  Integers that
- * are missing or null read as -1; event names not in vocabulary.def read as
+ * are missing or null read as -1 (but a missing depth reads as 0, its
+ * default, and a missing phase as PH_INSTANT); event names not in vocabulary.def read as
  * _EV_INVALID (a newer schema) and are still delivered. */
 struct rec {
 	json_t *j;           /* the whole object (owned) */

@@ -29,7 +29,7 @@ static const char header[] =
 
 static const char spans[] =
 	"Spans have a begin and an end entry with the same CLRTRACE_SPAN; CLRTRACE_PARENT\n"
-	"and CLRTRACE_DEPTH give the nesting on thread @TID@.\n";
+	"and CLRTRACE_DEPTH (absent at depth 0) give the nesting on thread @TID@.\n";
 
 /* Print one catalog entry. */
 static void print_entry(const struct entry *e)

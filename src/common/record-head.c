@@ -201,7 +201,7 @@ void ct_record_head(struct strbuf *b, const struct ct_record_head *h)
 		const char *s;
 		size_t n;
 	} phase_text[_PH_MAX] = {
-		[PH_INSTANT] = PHASE("\",\"phase\":\"instant\""),
+		[PH_INSTANT] = PHASE("\""), /* omitted: the default */
 		[PH_BEGIN] = PHASE("\",\"phase\":\"begin\""),
 		[PH_END] = PHASE("\",\"phase\":\"end\""),
 	};
@@ -231,8 +231,12 @@ void ct_record_head(struct strbuf *b, const struct ct_record_head *h)
 		strbuf_add(b, ",\"parent\":", 10);
 		ct_json_u64(b, h->parent);
 	}
-	strbuf_add(b, ",\"depth\":", 9);
-	ct_json_u64(b, h->depth);
+	/* depth only when not 0, phase only when not instant: the defaults
+	 * (clrtrace-records(5)) */
+	if (h->depth) {
+		strbuf_add(b, ",\"depth\":", 9);
+		ct_json_u64(b, h->depth);
+	}
 }
 
 /* A record's event from its head (see record-head.h). */

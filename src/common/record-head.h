@@ -6,8 +6,11 @@
  * (common/pending.c).
  *
  *   {"v":1,"seq":N,"ts":T,"pid":P,"tid":T,"thread":"0x…"|null
- *   [,"managed_tid":M][,"thread_name":"…"],"event":"…","phase":"…",
- *   "span":S|null,"parent":P|null,"depth":D
+ *   [,"managed_tid":M][,"thread_name":"…"],"event":"…"[,"phase":"begin"|"end"]
+ *   [,"span":S][,"parent":P][,"depth":D]
+ *
+ * phase is omitted when "instant", span and parent when there is none,
+ * depth when 0 (clrtrace-records(5)).
  *
  * A record's payload follows as ,"key":value members, then "}".
  */

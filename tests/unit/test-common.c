@@ -388,6 +388,13 @@ static void test_record_head(void)
 		      memcmp(b.s + CT_SEQ_ROOM, want + numbered, rest) == 0 &&
 		      memcmp(b.s + 2 * CT_SEQ_ROOM + rest, want + numbered, rest) == 0,
 	      "an unnumbered head keeps CT_SEQ_ROOM blanks for the seq, the same with the ts cache (%zu: %s)", b.len, b.s);
+	/* an instant at depth 0: phase and depth at their defaults, left out */
+	strbuf_reset(&b);
+	h = (struct ct_record_head){ .seq = 1, .ts = 1795000000123456789u, .ev = EV_EXCEPTION_THROW, .ph = PH_INSTANT,
+				     .ids = ids.s, .ids_len = ids.len };
+	ct_record_head(&b, &h);
+	CHECK(!b.oom && strcmp(b.s + b.len - strlen("\"event\":\"exception.throw\""), "\"event\":\"exception.throw\"") == 0,
+	      "an instant at depth 0 ends with its event (got %s)", b.s);
 	CHECK(ct_record_event("{\"v\":1}", 7) == _EV_INVALID, "no event: none");
 	strbuf_free(&ids);
 	strbuf_free(&b);
