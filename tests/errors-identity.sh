@@ -34,7 +34,7 @@ for v in $(test_runtimes "10 8 11"); do
 	expect "$n: every throw names one error" \
 		"$(jq -r 'select(.event == "exception.throw" and .exception.type == "Scenarios.Program+IdentityException") | .error' "$f" | sort -u | grep -c .)" 1
 	expect "$n: one error: known by its handle, from the async method, 4 throws, 2 rethrows and 1 await, handled by the program" \
-		"$(jq -r 'select(.event == "exception.error") | "\(.identity) \(.origin.function) \(.throws) \(.hops.rethrow)/\(.hops.await)/\(.hops.boundary) \(.fate) \(.handler.kind)"' "$f")" \
+		"$(jq -r 'select(.event == "exception.error") | "\(.identity // "handle") \(.origin.function) \(.throws) \(.hops.rethrow // 0)/\(.hops.await // 0)/\(.hops.boundary // 0) \(.fate) \(.handler.kind)"' "$f")" \
 		"handle Scenarios.Program+<IdentThrow>d__53.MoveNext 4 2/1/0 handled program"
 	expect "$n: the catch that handled it is the other thread's" \
 		"$(jq -r 'select(.event == "exception.error") | .handler.function' "$f" | grep -c '<GcIdent>b__')" 1

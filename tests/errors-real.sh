@@ -150,7 +150,7 @@ for v in $(test_runtimes "10 8 11"); do
 	expect "$n web: no error is unhandled or open" \
 		"$(jq -r 'select(.event == "exception.error" and (.fate == "unhandled" or .fate == "open")) | .exception.type' "$t")" ""
 	expect "$n web: every error known by its weak handle, not its address" \
-		"$(jq -r 'select(.event == "exception.error") | .identity' "$t" | sort -u)" handle
+		"$(jq -r 'select(.event == "exception.error") | .identity // "handle"' "$t" | sort -u)" handle
 	# the "before": one duplicate POST, one DbUpdateException; how many
 	# throw records, and how many objects (the first throw of each: its
 	# own id, or the origin a rethrow names) the trace shows for it today

@@ -8,7 +8,7 @@
 sig() {
 	jq -r --arg t "$2" 'select(.event == "exception.summary" and .exception.type == $t)
 	  | def s: if . == null then "-" else sub("^Scenarios\\.Program\\."; "") end;
-	  "\(.outcome) \(.thrown_in | s)>\(.caught_in | s) f=\([.filters[].result] | join(",")) fin=\([.finally[] | s] | join(","))"' "$1"
+	  "\(.outcome) \(.thrown_in | s)>\(.caught_in | s) f=\([(.filters // [])[].result] | join(",")) fin=\([.finally[] | s] | join(","))"' "$1"
 }
 
 run() { # run SCENARIO: trace it, check it ran and the trace is sound
@@ -26,7 +26,7 @@ for v in $(test_runtimes); do
 	f="$OUT/net$v-same.jsonl"
 	expect "$n same: summary" "$(sig "$f" Scenarios.AlphaException)" "caught Same>Same f= fin="
 	expect "$n same: throw record with type, message, hresult" \
-		"$(jq -r 'select(.event == "exception.throw") | [.exception.type, .exception.message, .exception.hresult, .rethrow, .nested_in] | @text' "$f")" \
+		"$(jq -r 'select(.event == "exception.throw") | [.exception.type, .exception.message, .exception.hresult, .rethrow // false, .nested_in] | @text' "$f")" \
 		'["Scenarios.AlphaException","same","0x80131500",false,null]'
 	expect "$n same: span order" \
 		"$(jq -r 'select(.event | startswith("exception.")) | "\(.event):\(.phase // "instant")"' "$f" | tr '\n' ' ')" \

@@ -54,7 +54,7 @@ for v in $(test_runtimes); do
 		esac
 		expect "$n $s: the summary's filters are the runtime's only" \
 			"$(jq -r 'select(.event == "exception.summary" and .exception.id == 2) |
-				"\([.filters[] | select(.runtime != true)] | length) \([.filters[] | select(.runtime == true) | "\(.function) -> \(.result)"] | join(","))"' "$f")" \
+				"\([(.filters // [])[] | select(.runtime != true)] | length) \([(.filters // [])[] | select(.runtime == true) | "\(.function) -> \(.result)"] | join(","))"' "$f")" \
 			"0 ${rt:+$rt -> false}"
 		expect "$n $s: its exception.filter records say runtime" \
 			"$(jq -r 'select(.event == "exception.filter") | "\(.phase) \(.function) \(.runtime)"' "$f" | tr '\n' ' ')" \

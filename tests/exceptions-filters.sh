@@ -30,7 +30,7 @@ two-filters:false,true"
 # results FILE: "shape:r1,r2" of each AlphaException's summary, distinct
 results() {
 	jq -r 'select(.event == "exception.summary" and .exception.type == "Filters.AlphaException")
-	  | "\(.exception.message):\([.filters[].result] | join(","))"' "$1" | sort -u
+	  | "\(.exception.message):\([(.filters // [])[].result] | join(","))"' "$1" | sort -u
 }
 
 # span_results FILE: the same from the exception.filter end records

@@ -222,9 +222,9 @@ expect "no MESSAGE names a compiler-generated state machine" \
 jctl -o json -t "$ID-rethrow" CLRTRACE_EVENT=exception.throw >"$OUT/rethrow.journal.json"
 expect "the rethrow run has two throws" "$(wc -l <"$OUT/rethrow.journal.json")" 2
 # (without the indentation by depth: the rethrow is deeper, inside a catch)
-m1=$(jq -r 'select(.CLRTRACE_RETHROW == "false") | .MESSAGE | sub("^ *"; "")' "$OUT/rethrow.journal.json")
+m1=$(jq -r 'select(.CLRTRACE_RETHROW == null) | .MESSAGE | sub("^ *"; "")' "$OUT/rethrow.journal.json")
 m2=$(jq -r 'select(.CLRTRACE_RETHROW == "true") | .MESSAGE | sub("^ *"; "")' "$OUT/rethrow.journal.json")
-id1=$(jq -r 'select(.CLRTRACE_RETHROW == "false") | .CLRTRACE_EXCEPTION_ID' "$OUT/rethrow.journal.json")
+id1=$(jq -r 'select(.CLRTRACE_RETHROW == null) | .CLRTRACE_EXCEPTION_ID' "$OUT/rethrow.journal.json")
 if [ -n "$m2" ] && [ "$m1" != "$m2" ]; then ok "a rethrow's MESSAGE differs from its first throw's"; else
 	fail "a rethrow's MESSAGE is its first throw's: '$m1' / '$m2'"; fi
 case $m2 in
@@ -234,10 +234,10 @@ esac
 
 # 6. from an error to its throws: every record of the rethrown error
 # carries CLRTRACE_ERROR (its first throw's id), the throws' steps too
-err=$(jq -r 'select(.CLRTRACE_RETHROW == "false") | .CLRTRACE_ERROR' "$OUT/rethrow.journal.json")
+err=$(jq -r 'select(.CLRTRACE_RETHROW == null) | .CLRTRACE_ERROR' "$OUT/rethrow.journal.json")
 expect "the first throw's error is its own id" "$err" "$id1"
 expect "journalctl CLRTRACE_ERROR=$err: both throws of the rethrown error" \
-	"$(jctl -o json -t "$ID-rethrow" CLRTRACE_ERROR="$err" CLRTRACE_EVENT=exception.throw | jq -r .CLRTRACE_RETHROW | sort | paste -sd' ')" \
+	"$(jctl -o json -t "$ID-rethrow" CLRTRACE_ERROR="$err" CLRTRACE_EVENT=exception.throw | jq -r '.CLRTRACE_RETHROW // "false"' | sort | paste -sd' ')" \
 	"false true"
 expect "journalctl CLRTRACE_ERROR=$err: its exception.error, handled, info" \
 	"$(jctl -o json -t "$ID-rethrow" CLRTRACE_ERROR="$err" CLRTRACE_EVENT=exception.error | jq -r '"\(.CLRTRACE_FATE) \(.CLRTRACE_THROWS) \(.PRIORITY)"')" \

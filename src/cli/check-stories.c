@@ -177,8 +177,10 @@ static void check_filters(struct stories *s, const struct rec *r, int64_t id, co
 	json_t *list = json_object_get(r->j, "filters"), *f;
 	size_t i;
 
-	if (!st->filter_results || !json_is_array(list))
-		return; /* no filter records: nothing to compare */
+	/* no filter records: nothing to compare; a summary without filters
+	 * lists none (the default, []) */
+	if (!st->filter_results || (list && !json_is_array(list)))
+		return;
 	if (json_array_size(list) != json_array_size(st->filter_results)) {
 		say(s, r->line, "seq %" PRId64 " %s: stories: exception #%" PRId64 " lists %zu filters, its records show %zu",
 		    r->seq, r->event, id, json_array_size(list), json_array_size(st->filter_results));

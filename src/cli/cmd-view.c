@@ -494,8 +494,11 @@ static void print_error_block(struct viewer *v, FILE *out, const struct rec *r)
 	if (jstr2(r->j, "origin", "function")) {
 		strbuf_puts(b, "from ");
 		dotnet_record_say(r->j, jstr2(r->j, "origin", "function"), b);
-		if (jint2(r->j, "origin", "tid") >= 0)
-			strbuf_printf(b, " on tid %" PRId64, jint2(r->j, "origin", "tid"));
+		/* its tid is omitted when it is the record's own */
+		int64_t tid = jint2(r->j, "origin", "tid") >= 0 ? jint2(r->j, "origin", "tid") : r->tid;
+
+		if (tid >= 0)
+			strbuf_printf(b, " on tid %" PRId64, tid);
 		block_line(v, out, indent, b);
 	}
 	if (e && e->site) {

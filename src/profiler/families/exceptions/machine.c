@@ -468,12 +468,14 @@ static bool grow(void *v, size_t n, size_t size)
 }
 
 /* A list of R's (N elements written by ITEM into W) as field KEY: null
- * when R's story never started, [] when it has none. */
+ * when R's story never started, left out when it has none (its default,
+ * [], in clrtrace-records(5)). */
 static void list_field(struct jw_fields *f, const struct exr *r, const char *key, struct jw *w, size_t n,
 		       void (*item)(struct jw *w, const struct exr *r, size_t i))
 {
-	if (!n && !r->t.searched.on) {
-		jwf_null(f, key);
+	if (!n) {
+		if (!r->t.searched.on)
+			jwf_null(f, key);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -829,10 +831,15 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 		jwf_str(&handler, "kind", ct_handler_kind_to_string(fa->h_kind));
 		if (fa->h_label) /* a handler's label only when it has one */
 			jwf_str(&handler, "label", fa->h_label);
-		jwf_bool(&handler, "final", fa->h_final);
+		if (fa->h_final)
+			jwf_bool(&handler, "final", true);
 	}
+	/* what is at its default is left out (clrtrace-records(5)): the
+	 * origin's tid when it is this record's, hops when all are 0, the
+	 * identity when "handle" */
 	jwf_str(&origin, "function", origin_fn);
-	jwf_int(&origin, "tid", x->origin_tid);
+	if (x->origin_tid != (e->tid ? e->tid(e->userdata) : 0))
+		jwf_int(&origin, "tid", x->origin_tid);
 	jwf_int(&hops, "rethrow", x->hops[HOP_RETHROW]);
 	jwf_int(&hops, "await", x->hops[HOP_AWAIT]);
 	jwf_int(&hops, "boundary", x->hops[HOP_BOUNDARY]);
@@ -842,8 +849,10 @@ static void err_write(const struct exm_emitter *e, struct err *x, const struct f
 	jwf_obj(&f, "handler", has_handler ? &handler : NULL);
 	jwf_obj(&f, "origin", &origin);
 	jwf_int(&f, "throws", x->throws);
-	jwf_obj(&f, "hops", &hops);
-	jwf_str(&f, "identity", x->handle ? "handle" : "address");
+	if (x->hops[HOP_RETHROW] || x->hops[HOP_AWAIT] || x->hops[HOP_BOUNDARY])
+		jwf_obj(&f, "hops", &hops);
+	if (!x->handle)
+		jwf_str(&f, "identity", "address");
 	if (fa->by && fa->fate == FATE_WRAPPED)
 		jwf_int(&f, "wrapped_by", (int64_t)fa->by);
 	if (fa->by && (fa->fate == FATE_WRAPPED || fa->fate == FATE_SUPERSEDED))
@@ -1126,14 +1135,15 @@ void exm_errors_counts(uint64_t *evicted, uint64_t *untracked)
 	pthread_mutex_unlock(&errs_lock);
 }
 
-/* R's rethrow, and rethrow_of and nested_in (into NESTED_IN, written with
- * F) only when R is a rethrow or nested: what is null is left out
- * (clrtrace-records(5)). */
+/* R's rethrow and rethrow_of, and nested_in (into NESTED_IN, written with
+ * F), only when R is a rethrow or nested: what is false or null is left
+ * out (clrtrace-records(5)). */
 static void rethrow_fields(const struct exr *r, struct jw_fields *f, struct jw_fields *nested_in)
 {
-	jwf_bool(f, "rethrow", r->rethrow_of != 0);
-	if (r->rethrow_of)
+	if (r->rethrow_of) {
+		jwf_bool(f, "rethrow", true);
 		jwf_int(f, "rethrow_of", (int64_t)r->rethrow_of);
+	}
 	if (nested(r, nested_in))
 		jwf_obj(f, "nested_in", nested_in);
 }
