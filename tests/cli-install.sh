@@ -22,7 +22,7 @@ installed() {
 	expect "$name: the program's exit status" "$?" 0
 	expect "$name: the program's output as untraced" "$(cat "$OUT/$name.stdout")" "$(cat "$OUT/untraced.stdout")"
 	expect "$name: one exception traced" \
-		"$(jq -r 'select(.event=="exception.summary") | .exception.type + " " + .outcome' "$OUT/$name.jsonl" 2>/dev/null)" \
+		"$(jq -r 'select(.event=="exception.summary") | .exception.type + " " + .outcome' "$(full "$OUT/$name.jsonl")" 2>/dev/null)" \
 		"Scenarios.AlphaException caught"
 	check_trace "$OUT/$name.jsonl"
 }

@@ -8,7 +8,7 @@
 sig() {
 	jq -r --arg t "$2" 'select(.event == "exception.summary" and .exception.type == $t)
 	  | def s: if . == null then "-" else sub("^Scenarios\\.Program\\."; "") end;
-	  "\(.outcome) \(.thrown_in | s)>\(.caught_in | s) f=\([(.filters // [])[].result] | join(",")) fin=\([.finally[] | s] | join(","))"' "$1"
+	  "\(.outcome) \(.thrown_in | s)>\(.caught_in | s) f=\([(.filters // [])[].result] | join(",")) fin=\([.finally[] | s] | join(","))"' "$(full "$1")"
 }
 
 run() { # run SCENARIO: trace it, check it ran and the trace is sound

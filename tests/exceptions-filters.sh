@@ -30,7 +30,7 @@ two-filters:false,true"
 # results FILE: "shape:r1,r2" of each AlphaException's summary, distinct
 results() {
 	jq -r 'select(.event == "exception.summary" and .exception.type == "Filters.AlphaException")
-	  | "\(.exception.message):\([(.filters // [])[].result] | join(","))"' "$1" | sort -u
+	  | "\(.exception.message):\([(.filters // [])[].result] | join(","))"' "$(full "$1")" | sort -u
 }
 
 # span_results FILE: the same from the exception.filter end records
@@ -104,7 +104,7 @@ for v in $(test_runtimes); do
 		# reports every handler of a method at the method's frame)
 		expect ".NET $v $mode: catch-block-outer caught" \
 			"$(jq -r 'select(.event == "exception.summary" and .exception.message == "catch-block-outer")
-			  | .outcome' "$f" | sort -u)" "caught"
+			  | .outcome' "$(full "$f")" | sort -u)" "caught"
 		# a result the tracer could not know at the filter's end is
 		# "unknown" there: only where a plain catch of the method could
 		# also take the exception, and the summary then has the answer

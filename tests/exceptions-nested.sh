@@ -9,7 +9,7 @@
 sigs() {
 	jq -r 'select(.event == "exception.summary")
 	  | def s: if . == null then "-" else sub("^Scenarios\\.Program\\."; "") | sub("^Scenarios\\."; "") end;
-	  "\(.exception.id) \(.exception.type | s) \(.outcome) \(.thrown_in | s)>\(.caught_in | s) f=\([(.filters // [])[].result] | join(",")) fin=\([.finally[] | s] | join(",")) nested_in=\(if .nested_in then "\(.nested_in.id)/\(.nested_in.context)" else "-" end) rethrow_of=\(.rethrow_of // "-") superseded_by=\(.superseded_by // "-")"' "$1" | sort -n | tr '\n' ';'
+	  "\(.exception.id) \(.exception.type | s) \(.outcome) \(.thrown_in | s)>\(.caught_in | s) f=\([(.filters // [])[].result] | join(",")) fin=\([.finally[] | s] | join(",")) nested_in=\(if .nested_in then "\(.nested_in.id)/\(.nested_in.context)" else "-" end) rethrow_of=\(.rethrow_of // "-") superseded_by=\(.superseded_by // "-")"' "$(full "$1")" | sort -n | tr '\n' ';'
 }
 
 run() {

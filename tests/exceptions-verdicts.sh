@@ -45,7 +45,7 @@ for v in $runtimes; do
 		expect ".NET $v $s: outcomes and exit status" "$got $st" "$(want "$v" "$s")"
 		check_trace "$t"
 	done
-	j() { jq -s -c "$2" "$OUT/net$v-$1.jsonl"; }
+	j() { jq -s -c "$2" "$(full "$OUT/net$v-$1.jsonl")"; }
 	# boundaries: no exception.unhandled, and no later exception nested in
 	# the one that crossed it
 	for s in invoke dynamic-invoke activator type-init; do

@@ -14,7 +14,7 @@ for v in $(test_runtimes); do
 	want=$(sed -n 's/^threw //p' "$t.stdout")
 	expect "$n: the program threw six times" "$(echo "$want" | grep -c .)" 6
 	got=$(jq -r 'select(.event == "exception.summary" and .exception.type == "System.InvalidOperationException" and (.rethrow | not))
-		| "\(.exception.message) \(.thrown_in)"' "$t")
+		| "\(.exception.message) \(.thrown_in)"' "$(full "$t")")
 	expect "$n: each throw is named as the program says" "$got" "$want"
 	expect "$n: no trace.error" "$(jq -r 'select(.event == "trace.error") | .message' "$t")" ""
 	check_trace "$t"

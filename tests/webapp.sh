@@ -95,7 +95,7 @@ for v in $(test_runtimes); do
 	expect "$n: clrtrace stats counts no unhandled exception" \
 		"$("$CLRTRACE" stats "$t" | grep '^Exceptions:' | grep -c 'unhandled')" 0
 	expect "$n: every summary says caught, rethrown or superseded" \
-		"$(jq -r 'select(.event == "exception.summary" and ([.outcome] | inside(["caught", "rethrown", "superseded"]) | not)) | "\(.exception.id) \(.exception.type) \(.outcome)"' "$t" | tr '\n' ';')" ""
+		"$(jq -r 'select(.event == "exception.summary" and ([.outcome] | inside(["caught", "rethrown", "superseded"]) | not)) | "\(.exception.id) \(.exception.type) \(.outcome)"' "$(full "$t")" | tr '\n' ';')" ""
 	expect "$n: every exception thrown has its summary" \
 		"$(jq -r 'select(.event == "exception.throw") | .exception.id' "$t" | sort -n | tr '\n' ' ')" \
 		"$(jq -r 'select(.event == "exception.summary") | .exception.id' "$t" | sort -n | tr '\n' ' ')"
@@ -112,7 +112,7 @@ for v in $(test_runtimes); do
 		  | ($s | map({key: (.exception.id | tostring), value: .}) | from_entries) as $by
 		  | $s[] | select(.outcome == "superseded" and (.wrapped != true or
 		      ([$by[.superseded_by | tostring].exception.type] | inside(["System.Reflection.TargetInvocationException", "System.TypeInitializationException"]) | not)))
-		  | .exception.id' "$t" | tr '\n' ' ')" ""
+		  | .exception.id' "$(full "$t")" | tr '\n' ' ')" ""
 	expect "$n: every caught story names its catch" \
 		"$(jq -r 'select(.event == "exception.summary" and .outcome == "caught" and .caught_in == null) | .exception.id' "$t" | tr '\n' ' ')" ""
 
@@ -126,14 +126,14 @@ for v in $(test_runtimes); do
 	# no native boundary is crossed)
 	cctor_end="TypeInitializationException caught in the endpoint"
 	[ "$v" = 11 ] && cctor_end="WebException caught in System.Runtime.CompilerServices.InitHelpers.CallClassConstructor"
-	expect "$n: the story of every endpoint's exceptions" "$(stories "$t" | tr '\n' ';')" \
+	expect "$n: the story of every endpoint's exceptions" "$(stories "$(full "$t")" | tr '\n' ';')" \
 		"$ROUNDS ArgumentException bad request -> ArgumentException caught in Kestrel (500);$ROUNDS InvalidOperationException boom -> InvalidOperationException caught in the endpoint;$ROUNDS TypeInitializationException The type initializer for 'Doomed' threw an exception. -> TypeInitializationException caught in the endpoint;1 WebException cctor -> $cctor_end;$((2 * ROUNDS)) WebException constructor -> WebException caught in Kestrel (500);$ROUNDS WebException handled -> WebException caught in the exception handler (500);$ROUNDS WebException invoke -> TargetInvocationException caught in the endpoint;"
 	expect "$n: $ROUNDS ArgumentExceptions thrown by /fail, each with its summary" \
-		"$(jqf "$t" 'select(.event=="exception.summary" and .exception.message=="bad request" and (.rethrow | not)) | .exception.id' | sort -u | grep -c .)" $ROUNDS
+		"$(jqf "$(full "$t")" 'select(.event=="exception.summary" and .exception.message=="bad request" and (.rethrow | not)) | .exception.id' | sort -u | grep -c .)" $ROUNDS
 	expect "$n: and each rethrown once by the framework, linked to the original" \
-		"$(jqf "$t" 'select(.event=="exception.summary" and .exception.message=="bad request" and .rethrow_of != null) | .rethrow_of' | sort -u | grep -c .)" $ROUNDS
+		"$(jqf "$(full "$t")" 'select(.event=="exception.summary" and .exception.message=="bad request" and .rethrow_of != null) | .rethrow_of' | sort -u | grep -c .)" $ROUNDS
 	expect "$n: every InvalidOperationException of /boom caught where it was thrown" \
-		"$(jqf "$t" 'select(.event=="exception.summary" and .exception.message=="boom" and .outcome=="caught" and .caught_in==.thrown_in)' | grep -c .)" $ROUNDS
+		"$(jqf "$(full "$t")" 'select(.event=="exception.summary" and .exception.message=="boom" and .outcome=="caught" and .caught_in==.thrown_in)' | grep -c .)" $ROUNDS
 	# the service's own log says the same: Kestrel and the exception
 	# handler log each exception they answered with a 500
 	expect "$n: as many stories end in Kestrel as it logged exceptions" \
@@ -149,15 +149,15 @@ for v in $(test_runtimes); do
 	[ "$v" != 8 ] && want="cctor constructor invoke"
 	[ "$v" = 11 ] && want="constructor invoke"
 	expect "$n: the exceptions that crossed a native boundary" \
-		"$(jq -r 'select(.event == "exception.summary" and .boundary == true) | .exception.message' "$t" | sort -u | tr '\n' ' ')" "$want "
+		"$(jq -r 'select(.event == "exception.summary" and .boundary == true) | .exception.message' "$(full "$t")" | sort -u | tr '\n' ' ')" "$want "
 	if [ "$v" = 11 ]; then
 		expect "$n: the static constructor's exception: caught by the runtime, whose next throw is the TypeInitializationException" \
 			"$(jq -s -r '(map(select(.event == "exception.summary" and .exception.message == "cctor")) | .[0]) as $c
-			  | "\($c.outcome) \(map(select(.event == "exception.throw" and .exception.id == $c.exception.id + 1)) | .[0].exception.type)"' "$t")" \
+			  | "\($c.outcome) \(map(select(.event == "exception.throw" and .exception.id == $c.exception.id + 1)) | .[0].exception.type)"' "$(full "$t")")" \
 			"caught System.TypeInitializationException"
 	else
 		expect "$n: the static constructor's exception: superseded by the TypeInitializationException that wraps it" \
-			"$(jq -r 'select(.event == "exception.summary" and .exception.message == "cctor") | "\(.outcome) wrapped=\(.wrapped) boundary=\(.boundary)"' "$t")" \
+			"$(jq -r 'select(.event == "exception.summary" and .exception.message == "cctor") | "\(.outcome) wrapped=\(.wrapped) boundary=\(.boundary)"' "$(full "$t")")" \
 			"superseded wrapped=true boundary=true"
 	fi
 done

@@ -76,13 +76,13 @@ for v in $(test_runtimes "10 8 9"); do
 	expect "$n traced: no exception.unhandled" \
 		"$(jq -r 'select(.event == "exception.unhandled") | .exception.type' "$f" | tr '\n' ' ')" ""
 	expect "$n traced: no summary says unhandled" \
-		"$(jq -r 'select(.event == "exception.summary" and .outcome == "unhandled") | .exception.type' "$f" | tr '\n' ' ')" ""
+		"$(jq -r 'select(.event == "exception.summary" and .outcome == "unhandled") | .exception.type' "$(full "$f")" | tr '\n' ' ')" ""
 
 	# every test's exception has its story: a throw and a summary
 	for t in Xunit.Sdk.EqualException System.FormatException Xunit.Sdk.ThrowsException \
 		System.Collections.Generic.KeyNotFoundException System.InvalidOperationException XunitTests.PassException; do
 		expect "$n traced: $t thrown and summed up" \
-			"$(jq -r --arg t "$t" 'select((.event == "exception.throw" or .event == "exception.summary") and .exception.type == $t) | .event' "$f" | sort -u | tr '\n' ' ')" \
+			"$(jq -r --arg t "$t" 'select((.event == "exception.throw" or .event == "exception.summary") and .exception.type == $t) | .event' "$(full "$f")" | sort -u | tr '\n' ' ')" \
 			"exception.summary exception.throw "
 	done
 	expect "$n traced: every exception thrown has its summary" \
@@ -105,7 +105,7 @@ for v in $(test_runtimes "10 8 9"); do
 		            ($s[] | select(.rethrow_of == $id))] | map(select(. != null)))
 		        | any(.[]; ends_caught($d + 1))
 		      end;
-		  $s[] | select(ends_caught(0) | not) | "\(.exception.id):\(.exception.type):\(.outcome)"' "$f" | tr '\n' ' ')" ""
+		  $s[] | select(ends_caught(0) | not) | "\(.exception.id):\(.exception.type):\(.outcome)"' "$(full "$f")" | tr '\n' ' ')" ""
 
 	# errors, not throws (issue 28): each object is one error, and its fate
 	# says who ended it.  fate_of TYPE MESSAGE-START: the one error of that

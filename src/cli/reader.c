@@ -47,7 +47,13 @@ struct rd {
 	void *idle_ud;
 	const struct rd_source *src_ops; /* not NULL: lines come from src */
 	void *src;
+	/* the "exception" of each exception.throw (pid<<32|id) until its
+	 * summary, which names it by id only (rec_complete) */
+	struct u64map throws;
 };
+
+/* Throws kept for their summaries; past it a summary shows its id only. */
+#define THROWS_KEPT 65536
 
 static ssize_t fill(struct rd *r);
 
@@ -191,6 +197,11 @@ static int source_line(struct rd *r, const char **line, size_t *len, bool *parti
 	}
 }
 
+static void json_free(void *j)
+{
+	json_decref(j);
+}
+
 /* Close and free a reader; NULL-safe. */
 struct rd *rd_free(struct rd *r)
 {
@@ -200,6 +211,7 @@ struct rd *rd_free(struct rd *r)
 	if (r->src_ops)
 		r->src_ops->done(r->src);
 	trace_set_free(r->files, r->n_files);
+	u64map_done(&r->throws, json_free);
 	free(r->buf);
 	free(r->label);
 	free(r);
@@ -543,6 +555,36 @@ fail:
 	return -EINVAL;
 }
 
+/* An exception.summary names its exception by id only (earlier versions
+ * wrote its type, message and hresult too): complete it from the
+ * exception.throw of the same pid and id read before it. */
+static void rec_complete(struct rd *r, const struct rec *out)
+{
+	json_t *e = json_object_get(out->j, "exception"), *t;
+	int64_t id = jint(e, "id");
+	uint64_t key;
+
+	if ((out->ev != EV_EXCEPTION_THROW && out->ev != EV_EXCEPTION_SUMMARY) || !json_is_object(e) || id < 0 ||
+	    out->pid < 0)
+		return;
+	key = (uint64_t)(uint32_t)out->pid << 32 | (uint32_t)id;
+	if (out->ev == EV_EXCEPTION_THROW) {
+		void **slot;
+
+		if (!json_object_get(e, "type") || (r->throws.n >= THROWS_KEPT && !u64map_get(&r->throws, key)))
+			return;
+		if ((slot = u64map_slot(&r->throws, key))) {
+			json_decref(*slot);
+			*slot = json_incref(e);
+		}
+		return;
+	}
+	t = u64map_del(&r->throws, key);
+	if (t && !json_object_get(e, "type"))
+		(void)json_object_update_missing(e, t);
+	json_decref(t);
+}
+
 /* Next record (see reader.h). */
 int rd_record(struct rd *r, struct rec *out)
 {
@@ -563,6 +605,7 @@ int rd_record(struct rd *r, struct rec *out)
 				rd_mark_bad(r);
 				free(err);
 			}
+			rec_complete(r, out);
 			return 1;
 		}
 		if (partial)

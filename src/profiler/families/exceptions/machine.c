@@ -1169,7 +1169,9 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	JW_FIELDS(nested_in, 2);
 	JW_FIELDS(f, 22);
 
-	jwf_put(&f, exc_field(r));
+	/* the exception by its id only (out_fields): its type, message and
+	 * hresult are on its exception.throw and exception.error */
+	jwf_idref(&f, "exception", (int64_t)r->id);
 	jwf_int(&f, "error", (int64_t)r->error);
 	jwf_str(&f, "outcome", ct_outcome_to_string(o));
 	jwf_str(&f, "thrown_in", r->thrown_in);
