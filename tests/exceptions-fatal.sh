@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # outcomes FILE: "id:outcome " of each summary
-outcomes() { jq -r 'select(.event == "exception.summary") | "\(.exception.id):\(.outcome)"' "$1" | tr '\n' ' '; }
+outcomes() { jq -r 'select(.event == "exception.summary") | "\(.exception.id):\(.outcome)"' "$(full "$1")" | tr '\n' ' '; }
 
 for v in $(test_runtimes); do
 	n=".NET $v"
@@ -54,7 +54,7 @@ for v in $(test_runtimes); do
 		esac
 		expect "$n $s: the summary's filters are the runtime's only" \
 			"$(jq -r 'select(.event == "exception.summary" and .exception.id == 2) |
-				"\([(.filters // [])[] | select(.runtime != true)] | length) \([(.filters // [])[] | select(.runtime == true) | "\(.function) -> \(.result)"] | join(","))"' "$f")" \
+				"\([(.filters // [])[] | select(.runtime != true)] | length) \([(.filters // [])[] | select(.runtime == true) | "\(.function) -> \(.result)"] | join(","))"' "$(full "$f")")" \
 			"0 ${rt:+$rt -> false}"
 		expect "$n $s: its exception.filter records say runtime" \
 			"$(jq -r 'select(.event == "exception.filter") | "\(.phase) \(.function) \(.runtime)"' "$f" | tr '\n' ' ')" \
@@ -82,13 +82,13 @@ for v in $(test_runtimes); do
 		expect "$n $s: summaries (the earlier one caught, Gamma unhandled)" \
 			"$(outcomes "$f")" "1:caught 2:unhandled "
 		expect "$n $s: the search ended at the [UnmanagedCallersOnly] method" \
-			"$(jq -c 'select(.event == "exception.summary" and .exception.id == 2) | [.searched, .caught_in]' "$f")" \
+			"$(jq -c 'select(.event == "exception.summary" and .exception.id == 2) | [.searched, .caught_in]' "$(full "$f")")" \
 			'[["Scenarios.Program.UcoThrow"],null]'
 	else
 		expect "$n $s: the process went on" "$rc $(grep -c 'done unhandled-uco' "$f.stdout")" "0 1"
 		expect "$n $s: no exception.unhandled" "$(jq -s '[.[] | select(.event == "exception.unhandled")] | length' "$f")" 0
 		expect "$n $s: Gamma caught by the caller" \
-			"$(jq -c 'select(.event == "exception.summary") | [.exception.id, .outcome, .thrown_in, .caught_in]' "$f" | tr '\n' ' ')" \
+			"$(jq -c 'select(.event == "exception.summary") | [.exception.id, .outcome, .thrown_in, .caught_in]' "$(full "$f")" | tr '\n' ' ')" \
 			'[1,"caught","Scenarios.Program.Same","Scenarios.Program.Same"] [2,"caught","Scenarios.Program.UcoThrow","Scenarios.Program.UnhandledUco"] '
 	fi
 	expect "$n $s: the summary is the last record of its story (its error's fate follows)" \

@@ -77,7 +77,7 @@ for v in $(test_runtimes); do
 	run async
 	f="$OUT/net$v-async.jsonl"
 	expect "$n async: two dispatches of one object, the second surfacing at the await" \
-		"$(jq -r 'select(.event == "exception.summary") | "\(.exception.id) \(.outcome) \(.rethrow_of) \(.thrown_in) > \(.caught_in)"' "$f" | sort -n | tr '\n' ';')" \
+		"$(jq -r 'select(.event == "exception.summary") | "\(.exception.id) \(.outcome) \(.rethrow_of) \(.thrown_in) > \(.caught_in)"' "$(full "$f")" | sort -n | tr '\n' ';')" \
 		"1 caught null Scenarios.Program+<FailLaterAsync>d__26.MoveNext > Scenarios.Program+<FailLaterAsync>d__26.MoveNext;2 caught 1 System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw > Scenarios.Program+<AwaitIt>d__27.MoveNext;"
 
 done

@@ -17,7 +17,7 @@ for v in $(test_runtimes "10 8 11"); do
 	expect "$n stress: 10000 summaries, all caught in StressWorker" \
 		"$(jq -r 'select(.event == "exception.summary") | "\(.outcome) \(.caught_in)"' "$f" | sort | uniq -c | tr -s ' ')" \
 		" 10000 caught Scenarios.Program.StressWorker"
-	expect "$n stress: ids unique" "$(jq -r 'select(.event == "exception.summary") | .exception.id' "$f" | sort -u | wc -l)" 10000
+	expect "$n stress: ids unique" "$(jq -r 'select(.event == "exception.summary") | .exception.id' "$(full "$f")" | sort -u | wc -l)" 10000
 	expect "$n stress: on 4 threads" "$(jq -r 'select(.event == "exception.summary") | .tid' "$f" | sort -u | wc -l)" 4
 	expect "$n stress: no trace.error" "$(jq -c 'select(.event == "trace.error")' "$f" | wc -l)" 0
 	expect "$n stress: shutdown totals" "$(jq -c 'select(.event == "runtime.shutdown") | .totals.exceptions | [.caught, .unhandled, .swallowed, .superseded]' "$f")" "[10000,0,0,0]"

@@ -41,7 +41,7 @@ for v in $runtimes; do
 		t="$OUT/net$v-$s.jsonl"
 		trace "$t" -- $cmd "$s"
 		st=$?
-		got=$(jq -s -r '[.[] | select(.event=="exception.summary")] | sort_by(.exception.id) | map(.outcome) | join(",")' "$t")
+		got=$(jq -s -r '[.[] | select(.event=="exception.summary")] | sort_by(.exception.id) | map(.outcome) | join(",")' "$(full "$t")")
 		expect ".NET $v $s: outcomes and exit status" "$got $st" "$(want "$v" "$s")"
 		check_trace "$t"
 	done
@@ -129,7 +129,7 @@ for v in $runtimes; do
 	expect ".NET $v await, stacks: view says the catch in Verdicts.Program.ThrowLater [async]" \
 		"$(grep -c 'exception\.summary #1 Verdicts\.AlphaException caught, thrown in Verdicts\.Program\.Boom, caught in Verdicts\.Program\.ThrowLater \[async\];' "$OUT/net$v-await-stacks.view")" 1
 	expect ".NET $v await: the records keep the raw name" \
-		"$(jq -r 'select(.event == "exception.summary" and .exception.id == 1) | .caught_in' "$OUT/net$v-await-stacks.jsonl" | sed 's/d__[0-9]*/d__N/')" \
+		"$(jq -r 'select(.event == "exception.summary" and .exception.id == 1) | .caught_in' "$(full "$OUT/net$v-await-stacks.jsonl")" | sed 's/d__[0-9]*/d__N/')" \
 		'Verdicts.Program+<ThrowLater>d__N.MoveNext'
 	# the runtime throws the TypeInitializationException it cached again
 	# at the second access, its stack trace cleared: the same object,

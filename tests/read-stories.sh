@@ -19,7 +19,7 @@ ids='(map(select(.event == "exception.throw" and .exception.message == "one-true
   | (map(select(.event == "exception.throw" and .exception.message == "one-false"))[0].exception.id) as $b'
 # renumber seq 1..N after inserting records
 renumber='to_entries | map(.value.seq = .key + 1 | .value)'
-summary_of='.event == "exception.summary" and .exception.id'
+summary_of='.event == "exception.summary" and (.exception.id // .error)'
 
 # lie NAME JQ WANT: the base with JQ applied (to the array of records) must
 # fail clrtrace check with exactly the problems WANT (the text after

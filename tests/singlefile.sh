@@ -17,7 +17,7 @@ boundaries="invoke dynamic-invoke type-init type-init-again"
 # exceptions reported unhandled
 verdicts() {
 	jq -s -c '[(.[] | select(.event == "exception.summary") | [.exception.id, .outcome, .boundary, .wrapped, .superseded_by, .rethrow_of]),
-		{unhandled: [.[] | select(.event == "exception.unhandled") | .exception.id]}]' "$1"
+		{unhandled: [.[] | select(.event == "exception.unhandled") | .exception.id]}]' "$(full "$1")"
 }
 
 publish="--publish -r linux-x64 --self-contained -p:PublishSingleFile=true"
@@ -49,7 +49,7 @@ for b in single trimmed; do
 		expect "$b $s: no summary says unhandled" \
 			"$(jq -s '[.[] | select(.event == "exception.summary" and .outcome == "unhandled")] | length' "$t")" 0
 		expect "$b $s: the first exception crossed a boundary" \
-			"$(jq -s -c '[.[] | select(.event == "exception.summary" and .exception.id == 1) | .boundary]' "$t")" '[true]'
+			"$(jq -s -c '[.[] | select(.event == "exception.summary" and .exception.id == 1) | .boundary]' "$(full "$t")")" '[true]'
 	done
 	expect "$b reverse-pinvoke: unhandled in the callback" \
 		"$(jq -s -c '[.[] | select(.event == "exception.unhandled") | .thrown_in]' "$OUT/$b-reverse-pinvoke.jsonl")" \

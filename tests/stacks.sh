@@ -109,7 +109,7 @@ for v in $(test_runtimes); do
 		"$(jq -r 'select(.stack) | .modules | (map(.path) | unique | length) == length and all(.mvid != null)' "$f" | sort -u)" true
 	expect ".NET $v: the summary carries the throw's stack" \
 		"$(jq -s -r '[.[] | select(.event == "exception.throw")] as $t | [.[] | select(.event == "exception.summary")]
-			| map(. as $s | ($t[] | select(.exception.id == $s.exception.id) | .stack) == $s.stack) | all' "$f")" true
+			| map(. as $s | ($t[] | select(.exception.id == $s.exception.id) | .stack) == $s.stack) | all' "$(full "$f")")" true
 
 	# Lines more: depth, a dynamic method, wrappers, a long chain
 	f="$OUT/more-$v.jsonl"

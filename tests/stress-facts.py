@@ -35,6 +35,9 @@ def main(path):
     tids = {}
     storm = {}
     others = []
+    # a summary names its exception by id only, or by its error: its
+    # message is its throw's (clrtrace-records(5))
+    thrown_msgs = {}
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
             f["lines"] = n
@@ -73,7 +76,15 @@ def main(path):
                 t["last_ts"] = ts
             if ev not in ("exception.throw", "exception.summary", "exception.unhandled"):
                 continue
-            msg = (r.get("exception") or {}).get("message") or ""
+            exc = r.get("exception") or {}
+            xid = (r.get("pid"), exc.get("id", r.get("error")))
+            if ev == "exception.throw":
+                msg = exc.get("message") or ""
+                thrown_msgs[xid] = msg
+            elif ev == "exception.summary":
+                msg = exc.get("message") or thrown_msgs.pop(xid, "")
+            else:
+                msg = exc.get("message") or ""
             k, sep, i = msg.partition(":")
             if not (sep and k.isdigit() and i.isdigit()) or ev == "exception.unhandled":
                 if len(others) < 20:

@@ -98,7 +98,7 @@ for v in $(test_runtimes); do
 		"$(jq -r 'select(.event == "exception.summary" and ([.outcome] | inside(["caught", "rethrown", "superseded"]) | not)) | "\(.exception.id) \(.exception.type) \(.outcome)"' "$(full "$t")" | tr '\n' ';')" ""
 	expect "$n: every exception thrown has its summary" \
 		"$(jq -r 'select(.event == "exception.throw") | .exception.id' "$t" | sort -n | tr '\n' ' ')" \
-		"$(jq -r 'select(.event == "exception.summary") | .exception.id' "$t" | sort -n | tr '\n' ' ')"
+		"$(jq -r 'select(.event == "exception.summary") | .exception.id' "$(full "$t")" | sort -n | tr '\n' ' ')"
 	# each outcome is what the next record of the story says: a rethrown
 	# exception is thrown again as the same object; a superseded one is
 	# the InnerException of the wrapper the runtime threw (no finally of
@@ -106,7 +106,7 @@ for v in $(test_runtimes); do
 	expect "$n: every rethrown story goes on in a throw of the same object" \
 		"$(jq -s -r '[.[] | select(.event == "exception.summary")] as $s
 		  | ($s | map({key: (.exception.id | tostring), value: .}) | from_entries) as $by
-		  | $s[] | select(.outcome == "rethrown" and ($by[.superseded_by | tostring].rethrow_of != .exception.id)) | .exception.id' "$t" | tr '\n' ' ')" ""
+		  | $s[] | select(.outcome == "rethrown" and ($by[.superseded_by | tostring].rethrow_of != .exception.id)) | .exception.id' "$(full "$t")" | tr '\n' ' ')" ""
 	expect "$n: every superseded story is wrapped by a TargetInvocationException or TypeInitializationException" \
 		"$(jq -s -r '[.[] | select(.event == "exception.summary")] as $s
 		  | ($s | map({key: (.exception.id | tostring), value: .}) | from_entries) as $by
@@ -114,7 +114,7 @@ for v in $(test_runtimes); do
 		      ([$by[.superseded_by | tostring].exception.type] | inside(["System.Reflection.TargetInvocationException", "System.TypeInitializationException"]) | not)))
 		  | .exception.id' "$(full "$t")" | tr '\n' ' ')" ""
 	expect "$n: every caught story names its catch" \
-		"$(jq -r 'select(.event == "exception.summary" and .outcome == "caught" and .caught_in == null) | .exception.id' "$t" | tr '\n' ' ')" ""
+		"$(jq -r 'select(.event == "exception.summary" and .outcome == "caught" and .caught_in == null) | .exception.id' "$(full "$t")" | tr '\n' ' ')" ""
 
 	# where each endpoint's exceptions end: /invoke's in the wrapper the
 	# endpoint catches, /di's and /activate's (the constructor that

@@ -87,7 +87,7 @@ for v in $(test_runtimes "10 8 9"); do
 	done
 	expect "$n traced: every exception thrown has its summary" \
 		"$(jq -r 'select(.event == "exception.throw") | .exception.id' "$f" | sort -n | tr '\n' ' ')" \
-		"$(jq -r 'select(.event == "exception.summary") | .exception.id' "$f" | sort -n | tr '\n' ' ')"
+		"$(jq -r 'select(.event == "exception.summary") | .exception.id' "$(full "$f")" | sort -n | tr '\n' ' ')"
 	# ... and each story ends in a catch: caught itself, or its story goes
 	# on in a later throw of the same object (rethrow_of) or in the
 	# exception that superseded it (superseded_by, e.g. the

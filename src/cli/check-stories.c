@@ -268,7 +268,7 @@ void stories_feed(struct stories *s, const struct rec *r, uint64_t proc)
 			ran_on(s, p, r, -1, "the runtime shut down normally");
 		return;
 	}
-	id = jint2(r->j, "exception", "id");
+	id = rec_exception_id(r);
 	if (id <= 0)
 		return;
 	p = obtain(&s->procs, proc, sizeof(*p));

@@ -555,17 +555,33 @@ fail:
 	return -EINVAL;
 }
 
-/* An exception.summary names its exception by id only (earlier versions
- * wrote its type, message and hresult too): complete it from the
- * exception.throw of the same pid and id read before it. */
+/* R's exception id (see reader.h). */
+int64_t rec_exception_id(const struct rec *r)
+{
+	json_t *e = json_object_get(r->j, "exception");
+
+	if (!e && r->ev == EV_EXCEPTION_SUMMARY)
+		return jint(r->j, "error");
+	return jint(e, "id");
+}
+
+/* An exception.summary names its exception by id only, or not at all when
+ * that is its error's (earlier versions wrote its type, message and
+ * hresult too): complete it from the exception.throw of the same pid and
+ * id read before it. */
 static void rec_complete(struct rd *r, const struct rec *out)
 {
-	json_t *e = json_object_get(out->j, "exception"), *t;
-	int64_t id = jint(e, "id");
+	json_t *e, *t;
+	int64_t id;
 	uint64_t key;
 
-	if ((out->ev != EV_EXCEPTION_THROW && out->ev != EV_EXCEPTION_SUMMARY) || !json_is_object(e) || id < 0 ||
-	    out->pid < 0)
+	if ((out->ev != EV_EXCEPTION_THROW && out->ev != EV_EXCEPTION_SUMMARY) || out->pid < 0 ||
+	    (id = rec_exception_id(out)) < 0)
+		return;
+	e = json_object_get(out->j, "exception");
+	if (!e && json_object_set_new(out->j, "exception", json_pack("{s:I}", "id", (json_int_t)id)) == 0)
+		e = json_object_get(out->j, "exception");
+	if (!json_is_object(e))
 		return;
 	key = (uint64_t)(uint32_t)out->pid << 32 | (uint32_t)id;
 	if (out->ev == EV_EXCEPTION_THROW) {

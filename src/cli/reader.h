@@ -65,11 +65,15 @@ struct rd *rd_free(struct rd *r);
  * negative errno on a read error.  *partial is set for a last line that
  * has no newline (a writer killed mid-line). */
 int rd_line(struct rd *r, const char **line, size_t *len, bool *partial);
+/* The exception id of R: its exception.id; a summary without "exception"
+ * is of its error's first throw, whose id is its "error"; -1: none. */
+int64_t rec_exception_id(const struct rec *r);
 /* Next record: 1, 0 at end, negative errno.  Lines that are not records
  * are reported with rd_warn and skipped (counted in rd_bad).  An
  * exception.summary that names its exception by id only gets the type,
  * message and hresult of the exception.throw of the same pid and id read
- * before it (the last 65536 throws are kept until their summary). */
+ * before it (the last 65536 throws are kept until their summary), and one
+ * that does not name it gets {"id": its error}. */
 int rd_record(struct rd *r, struct rec *out);
 /* Parse one line into a record; on failure returns -EINVAL and a malloc'd
  * reason in *ret_err.  A record whose ts or dur_ns is out of range is

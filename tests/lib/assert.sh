@@ -16,14 +16,15 @@ finish() {
 jqf() { jq -c "$2" "$1"; }
 
 # full FILE: the path of a copy of the trace FILE (FILE.full) whose
-# exception.summary records carry their exception's type, message and
+# exception.summary records carry their exception's id, type, message and
 # hresult, taken from its exception.throw as the readers do (a summary
-# names its exception by id only, clrtrace-records(5)).
+# names its exception by id only, or by its error, clrtrace-records(5)).
 full() {
 	jq -c -n 'foreach inputs as $r ({};
 	    if $r.event == "exception.throw" then .["\($r.pid):\($r.exception.id)"] = $r.exception else . end;
 	    . as $t | $r | if .event == "exception.summary"
-	      then .exception = ($t["\(.pid):\(.exception.id)"] // {}) + .exception else . end)' "$1" >"$1.full"
+	      then .exception = (.exception // {id: .error}) | .exception = ($t["\(.pid):\(.exception.id)"] // {}) + .exception
+	      else . end)' "$1" >"$1.full"
 	echo "$1.full"
 }
 

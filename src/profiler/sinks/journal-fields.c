@@ -431,6 +431,13 @@ int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_m
 	if (!json_is_object(rec))
 		goto out;
 	r = -ENOMEM;
+	/* the summary of an error's first throw leaves its exception out (its
+	 * id is the error's): CLRTRACE_EXCEPTION_ID as on the story's other
+	 * entries */
+	if (m->event == EV_EXCEPTION_SUMMARY && !json_object_get(rec, "exception") &&
+	    json_is_integer(json_object_get(rec, "error")) &&
+	    json_object_set_new(rec, "exception", json_pack("{s:O}", "id", json_object_get(rec, "error"))) < 0)
+		goto out;
 	msg = jf_message(rec, m->event, m->depth);
 	if (!msg)
 		goto out;

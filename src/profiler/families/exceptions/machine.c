@@ -347,9 +347,10 @@ static struct jw_field exc_field(const struct exr *r)
 
 /* One record about R (nothing when R is muted) with the payload F, and
  * room in F for two more fields: the exception's {"id"} is added when no
- * field is "exception", and R's "error" when it has one and no field is
- * "error" (every record of an error carries it, so that journalctl
- * CLRTRACE_ERROR=N finds them all). */
+ * field is "exception" (but not to a summary whose "error" is that id,
+ * the story of its error's first throw: clrtrace-records(5)), and R's
+ * "error" when it has one and no field is "error" (every record of an
+ * error carries it, so that journalctl CLRTRACE_ERROR=N finds them all). */
 static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_phase ph, struct jw_fields *f)
 {
 	bool has_exc = false, has_err = false;
@@ -360,7 +361,7 @@ static void out_fields(struct ctx *c, struct exr *r, enum ct_event ev, enum ct_p
 		has_exc = has_exc || strcmp(f->f[i].key, "exception") == 0;
 		has_err = has_err || strcmp(f->f[i].key, "error") == 0;
 	}
-	if (!has_exc)
+	if (!has_exc && !(ev == EV_EXCEPTION_SUMMARY && r->error == r->id))
 		jwf_idref(f, "exception", (int64_t)r->id);
 	if (!has_err && r->error)
 		jwf_int(f, "error", (int64_t)r->error);
@@ -1169,9 +1170,11 @@ static void summarize(struct ctx *c, struct exr *r, enum ct_outcome o)
 	JW_FIELDS(nested_in, 2);
 	JW_FIELDS(f, 22);
 
-	/* the exception by its id only (out_fields): its type, message and
-	 * hresult are on its exception.throw and exception.error */
-	jwf_idref(&f, "exception", (int64_t)r->id);
+	/* the exception by its id only, and not at all when that is its
+	 * error's (nor by out_fields): its type, message and hresult are on
+	 * its exception.throw and exception.error */
+	if (r->error != r->id)
+		jwf_idref(&f, "exception", (int64_t)r->id);
 	jwf_int(&f, "error", (int64_t)r->error);
 	jwf_str(&f, "outcome", ct_outcome_to_string(o));
 	jwf_str(&f, "thrown_in", r->thrown_in);
