@@ -92,7 +92,7 @@ for v in $(test_runtimes); do
 			'[1,"caught","Scenarios.Program.Same","Scenarios.Program.Same"] [2,"caught","Scenarios.Program.UcoThrow","Scenarios.Program.UnhandledUco"] '
 	fi
 	expect "$n $s: the summary is the last record of its story (its error's fate follows)" \
-		"$(jq -s -r '[.[] | select(.event | startswith("exception.")) | select(.event != "exception.error")] | last | "\(.event) \(.exception.id)"' "$f")" \
+		"$(jq -s -r '[.[] | select(.event | startswith("exception.")) | select(.event != "exception.error")] | last | "\(.event) \(.exception.id)"' "$(full "$f")")" \
 		"exception.summary 2"
 done
 

@@ -47,13 +47,17 @@ struct rd {
 	void *idle_ud;
 	const struct rd_source *src_ops; /* not NULL: lines come from src */
 	void *src;
-	/* the "exception" of each exception.throw (pid<<32|id) until its
-	 * summary, which names it by id only (rec_complete) */
+	/* the type, message and hresult of each exception.throw (pid<<32|id)
+	 * until its summary, which names it by id only (rec_complete), and
+	 * their size */
 	struct u64map throws;
+	size_t throws_bytes;
 };
 
-/* Throws kept for their summaries; past it a summary shows its id only. */
+/* Throws kept for their summaries, and their bytes; past either a
+ * summary shows its id only. */
 #define THROWS_KEPT 65536
+#define THROWS_BYTES (16u << 20)
 
 static ssize_t fill(struct rd *r);
 
@@ -555,6 +559,29 @@ fail:
 	return -EINVAL;
 }
 
+static const char *const exc_kept_keys[] = { "type", "message", "hresult" };
+
+/* What of an exception E a reader keeps for its summary: a new object. */
+static json_t *exc_kept(json_t *e)
+{
+	json_t *k = json_object();
+
+	for (size_t i = 0; k && i < sizeof(exc_kept_keys) / sizeof(exc_kept_keys[0]); i++)
+		if (json_object_get(e, exc_kept_keys[i]))
+			(void)json_object_set(k, exc_kept_keys[i], json_object_get(e, exc_kept_keys[i]));
+	return k;
+}
+
+/* The bytes counted for E's kept members (their strings and a little). */
+static size_t exc_kept_size(json_t *e)
+{
+	size_t n = 64;
+
+	for (size_t i = 0; i < sizeof(exc_kept_keys) / sizeof(exc_kept_keys[0]); i++)
+		n += json_string_length(json_object_get(e, exc_kept_keys[i]));
+	return n;
+}
+
 /* R's exception id (see reader.h). */
 int64_t rec_exception_id(const struct rec *r)
 {
@@ -584,18 +611,25 @@ static void rec_complete(struct rd *r, const struct rec *out)
 	if (!json_is_object(e))
 		return;
 	key = (uint64_t)(uint32_t)out->pid << 32 | (uint32_t)id;
+	/* a throw of the same key again (another run's pid): the newer */
+	t = u64map_del(&r->throws, key);
+	if (t)
+		r->throws_bytes -= exc_kept_size(t);
 	if (out->ev == EV_EXCEPTION_THROW) {
-		void **slot;
-
-		if (!json_object_get(e, "type") || (r->throws.n >= THROWS_KEPT && !u64map_get(&r->throws, key)))
+		json_decref(t);
+		if (!json_object_get(e, "type") || r->throws.n >= THROWS_KEPT ||
+		    exc_kept_size(e) > THROWS_BYTES - r->throws_bytes || !(t = exc_kept(e)))
 			return;
-		if ((slot = u64map_slot(&r->throws, key))) {
-			json_decref(*slot);
-			*slot = json_incref(e);
+		void **slot = u64map_slot(&r->throws, key);
+
+		if (!slot) {
+			json_decref(t);
+			return;
 		}
+		*slot = t;
+		r->throws_bytes += exc_kept_size(t);
 		return;
 	}
-	t = u64map_del(&r->throws, key);
 	if (t && !json_object_get(e, "type"))
 		(void)json_object_update_missing(e, t);
 	json_decref(t);

@@ -17,8 +17,9 @@ struct rd;
 
 /* One record, parsed leniently: what every command needs.  Integers that
  * are missing or null read as -1 (but a missing depth reads as 0, its
- * default, and a missing phase as PH_INSTANT); event names not in vocabulary.def read as
- * _EV_INVALID (a newer schema) and are still delivered. */
+ * default, and a missing phase as PH_INSTANT); event names not in
+ * vocabulary.def read as _EV_INVALID (a newer schema) and are still
+ * delivered. */
 struct rec {
 	json_t *j;           /* the whole object (owned) */
 	uint64_t line;       /* 1-based line number */
@@ -70,10 +71,10 @@ int rd_line(struct rd *r, const char **line, size_t *len, bool *partial);
 int64_t rec_exception_id(const struct rec *r);
 /* Next record: 1, 0 at end, negative errno.  Lines that are not records
  * are reported with rd_warn and skipped (counted in rd_bad).  An
- * exception.summary that names its exception by id only gets the type,
- * message and hresult of the exception.throw of the same pid and id read
- * before it (the last 65536 throws are kept until their summary), and one
- * that does not name it gets {"id": its error}. */
+ * exception.summary that does not name its exception gets {"id": its
+ * error}, and one that names it by id only the type, message and hresult
+ * of the exception.throw of the same pid and id read before it (up to
+ * 65536 throws and 16 MiB of their text are kept until their summary). */
 int rd_record(struct rd *r, struct rec *out);
 /* Parse one line into a record; on failure returns -EINVAL and a malloc'd
  * reason in *ret_err.  A record whose ts or dur_ns is out of range is
