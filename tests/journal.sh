@@ -58,6 +58,7 @@ for e in ents:
     by_seq[int(e['CLRTRACE_SEQ'])] = e
 bad = 0
 names = set()
+thrown = {}
 for line in recs:
     r = json.loads(line)
     e = by_seq.get(r['seq'])
@@ -65,10 +66,13 @@ for line in recs:
         print('missing seq', r['seq']); bad += 1; continue
     if e.get('CLRTRACE_JSON') != line:
         print('CLRTRACE_JSON differs at seq', r['seq']); bad += 1
-    # a summary that leaves its exception out (its id is its error's)
-    # has CLRTRACE_EXCEPTION_ID all the same
-    if r['event'] == 'exception.summary' and 'exception' not in r and 'error' in r:
-        r['exception'] = {'id': r['error']}
+    # a summary names its exception by id only (or not at all when the id
+    # is its error's): its entry has the exception whole, from its throw
+    if r['event'] == 'exception.throw':
+        thrown[r['exception']['id']] = r['exception']
+    if r['event'] == 'exception.summary':
+        x = r.get('exception') or {'id': r['error']}
+        r['exception'] = dict(thrown.get(x['id'], {}), **x)
     want = leaves(r, '', {})
     got = {}
     for k, v in e.items():

@@ -414,6 +414,43 @@ int jf_priority(json_t *rec, enum ct_event ev)
 	return fate_priority[f][json_is_true(json_object_get(json_object_get(rec, "handler"), "final"))];
 }
 
+/* Keep EXC, the "exception" of an exception.throw, in E's ring. */
+static void remember_throw(struct jf_entry *e, json_t *exc)
+{
+	if (!json_is_object(exc) || !json_is_integer(json_object_get(exc, "id")))
+		return;
+	json_decref(e->throws[e->next_throw]);
+	e->throws[e->next_throw] = json_incref(exc);
+	e->next_throw = (e->next_throw + 1) % JF_THROWS;
+}
+
+/* Give REC, an exception.summary, the exception it names by id (its own
+ * "exception", else its error's id) whole, from the ring when its throw is
+ * there: the journal's entries stand alone.  0 or -ENOMEM. */
+static int complete_summary(struct jf_entry *e, json_t *rec)
+{
+	static const char *const keys[] = { "type", "message", "hresult" };
+	json_t *exc = json_object_get(rec, "exception");
+	json_t *id = json_is_object(exc) ? json_object_get(exc, "id") : json_object_get(rec, "error");
+	json_t *from = NULL;
+	size_t i;
+
+	if (!json_is_integer(id))
+		return 0;
+	for (i = 0; i < JF_THROWS && !from; i++)
+		if (e->throws[i] && json_integer_value(json_object_get(e->throws[i], "id")) == json_integer_value(id))
+			from = e->throws[i];
+	if (!json_is_object(exc)) {
+		exc = from ? json_copy(from) : json_pack("{s:O}", "id", id);
+		return exc && json_object_set_new(rec, "exception", exc) == 0 ? 0 : -ENOMEM;
+	}
+	for (i = 0; from && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_object_get(exc, keys[i]) && json_object_get(from, keys[i]) &&
+		    json_object_set(exc, keys[i], json_object_get(from, keys[i])) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /* Build the entry for one record line (see journal-fields.h). */
 int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_meta *m)
 {
@@ -431,12 +468,11 @@ int jf_build(struct jf_entry *e, const char *line, size_t len, const struct jf_m
 	if (!json_is_object(rec))
 		goto out;
 	r = -ENOMEM;
-	/* the summary of an error's first throw leaves its exception out (its
-	 * id is the error's): CLRTRACE_EXCEPTION_ID as on the story's other
-	 * entries */
-	if (m->event == EV_EXCEPTION_SUMMARY && !json_object_get(rec, "exception") &&
-	    json_is_integer(json_object_get(rec, "error")) &&
-	    json_object_set_new(rec, "exception", json_pack("{s:O}", "id", json_object_get(rec, "error"))) < 0)
+	/* a summary names its exception by id only, or not at all when it is
+	 * its error's: its entry has the exception whole, as the throw's has */
+	if (m->event == EV_EXCEPTION_THROW)
+		remember_throw(e, json_object_get(rec, "exception"));
+	else if (m->event == EV_EXCEPTION_SUMMARY && complete_summary(e, rec) < 0)
 		goto out;
 	msg = jf_message(rec, m->event, m->depth);
 	if (!msg)
@@ -491,5 +527,7 @@ void jf_entry_done(struct jf_entry *e)
 	free(e->off);
 	free(e->ilen);
 	free(e->iov);
+	for (size_t i = 0; i < JF_THROWS; i++)
+		json_decref(e->throws[i]);
 	*e = (struct jf_entry){ 0 };
 }

@@ -36,7 +36,13 @@ struct jf_entry {
 	size_t iovcap;
 	size_t iov_used; /* by the record's own fields (JF_IOV_RECORD) */
 	bool truncated; /* fields left out to stay under JF_IOV_RECORD */
+	/* the "exception" of the last JF_THROWS exception.throw records, a
+	 * ring: a summary names its exception by id only, and its entry gets
+	 * back the type, message and hresult of that exception's throw */
+	json_t *throws[16];
+	unsigned next_throw;
 };
+#define JF_THROWS (sizeof(((struct jf_entry *)0)->throws) / sizeof(json_t *))
 
 /* What the record line does not say, or says for the sink's convenience. */
 struct jf_meta {
