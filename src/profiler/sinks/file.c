@@ -99,6 +99,11 @@ struct file_sink {
 	uint64_t buf_drops;     /* the counts of the trace.dropped records in buf */
 	uint64_t buf_seq;       /* the seq of the last record in buf */
 	uint64_t file_seq;      /* ... and in the file (a regular file's whole writes) */
+	/* the seqs a trace.dropped counted as its exact gap: above told_from,
+	 * below told_through.  A record of them that comes late (a thread
+	 * staged it after the writer had passed its seq) was told lost, and
+	 * is dropped, so the trace never says both */
+	uint64_t told_from, told_through;
 	bool regular;           /* a regular file: the only kind a mirror goes beside */
 	/* bounded disk (see the top); opt.path unused */
 	struct ct_output opt;
@@ -876,6 +881,8 @@ static size_t drop_record_exact(struct ct_sink *s, struct file_sink *f, const st
 	gap = r->seq - f->file_seq - 1;
 	/* gap > count: records lost after the hand-over, told here now */
 	ct_sink_unreport(s, (int64_t)count - (int64_t)gap);
+	f->told_from = f->file_seq;
+	f->told_through = r->seq;
 	memcpy(d, r->line, at);
 	k = (size_t)sprintf(d + at, "%" PRIu64, gap);
 	memcpy(d + at + k, r->line + end, r->len - end);
@@ -911,6 +918,12 @@ static void file_write(struct ct_sink *s, const struct ct_rec *r)
 			f->buf_seq = r->seq;
 			return;
 		}
+	}
+	if (r->seq > f->told_from && r->seq < f->told_through) {
+		/* already counted in a trace.dropped's gap: lost, and told */
+		ct_sink_lost(s, 1, s->reason[0] ? s->reason : "came after its loss was told");
+		ct_sink_unreport(s, -1);
+		return;
 	}
 	if (f->used + r->len + 1 > FILE_BUFFER_SIZE)
 		file_write_out(s, f);
