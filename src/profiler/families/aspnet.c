@@ -66,6 +66,9 @@ static enum ct_aspnet_source source_of(EVENTPIPE_PROVIDER provider)
 		else if (len == sizeof(ct_aspnet_kestrel) / sizeof(WCHAR) &&
 			 !memcmp(name, ct_aspnet_kestrel, sizeof(ct_aspnet_kestrel)))
 			s = ASPNET_KESTREL;
+		else if (len == ct_startup_tier_provider_len &&
+			 !memcmp(name, ct_startup_tier_provider, len * sizeof(WCHAR)))
+			s = ASPNET_RUNTIME;
 	}
 	pthread_mutex_lock(&lock);
 	if (n_sources < SOURCES_MAX)
@@ -81,14 +84,15 @@ HRESULT on_EventPipeEventDelivered(struct ct_thread *t, UINT_PTR provider, DWORD
 	enum ct_aspnet_source src;
 
 	(void)version, (void)cb_meta, (void)meta, (void)thread, (void)nframes, (void)frames;
-	/* the runtime's own session (category tiers) shares this callback */
-	if (ct_startup_tier_event(t, provider, id, cb_data, data))
-		return S_OK;
 	if (ct_requests_probe_delivered(t, provider, activity))
 		return S_OK;
+	src = source_of(provider);
+	if (src == ASPNET_RUNTIME) {
+		ct_startup_tier_event(t, id, cb_data, data);
+		return S_OK;
+	}
 	if (id != ASPNET_REQUEST_START && id != ASPNET_REQUEST_STOP && id != ASPNET_SERVER_READY)
 		return S_OK;
-	src = source_of(provider);
 	if (src == ASPNET_HOSTING)
 		ct_startup_hosting(t, id);
 	if (src != ASPNET_OTHER && id != ASPNET_SERVER_READY)

@@ -7,8 +7,10 @@
 
 #include "profiler/core/tracer.h"
 
-/* The EventSources clrtrace knows, by their provider names. */
-enum ct_aspnet_source { ASPNET_OTHER, ASPNET_HOSTING, ASPNET_KESTREL };
+/* The EventSources clrtrace knows, by their provider names; the runtime's
+ * own provider (the tiers category's session, startup-tier.c) shares the
+ * one EventPipeEventDelivered callback, so it is known here too. */
+enum ct_aspnet_source { ASPNET_OTHER, ASPNET_HOSTING, ASPNET_KESTREL, ASPNET_RUNTIME };
 extern const WCHAR ct_aspnet_hosting[];
 extern const WCHAR ct_aspnet_kestrel[];
 

@@ -26,7 +26,8 @@
 #include "profiler/abi/info.h"
 #include "profiler/families/startup-tier.h"
 
-static const WCHAR runtime_name[] = u"Microsoft-Windows-DotNETRuntime";
+const WCHAR ct_startup_tier_provider[] = u"Microsoft-Windows-DotNETRuntime";
+const size_t ct_startup_tier_provider_len = ELEMENTSOF(ct_startup_tier_provider);
 #define KW_JIT 0x10ull
 #define EV_METHOD_LOAD 141u	    /* MethodLoad (_V1, _V2) */
 #define EV_METHOD_LOAD_VERBOSE 143u /* MethodLoadVerbose (_V1, _V2) */
@@ -35,36 +36,7 @@ static const WCHAR runtime_name[] = u"Microsoft-Windows-DotNETRuntime";
 #define TIER_MASK 0x7u
 
 static EVENTPIPE_SESSION session;
-/* the runtime provider's handle, once an event named it; the handles
- * found to be others (few: the sessions of clrtrace are small) */
-static _Atomic UINT_PTR runtime_provider;
-#define OTHERS_MAX 16
-static _Atomic UINT_PTR others[OTHERS_MAX];
-static atomic_uint n_others;
 static atomic_ulong events, matched;
-
-/* Is PROVIDER the runtime's (its name asked once per handle)? */
-static bool is_runtime(UINT_PTR provider)
-{
-	WCHAR name[64];
-	ULONG len = 0;
-	unsigned n = atomic_load(&n_others);
-
-	if (provider == atomic_load_explicit(&runtime_provider, memory_order_relaxed))
-		return true;
-	for (unsigned i = 0; i < n && i < OTHERS_MAX; i++)
-		if (atomic_load_explicit(&others[i], memory_order_relaxed) == provider)
-			return false;
-	if (SUCCEEDED(info_EventPipeGetProviderInfo(ct.info, provider, ELEMENTSOF(name), &len, name)) &&
-	    len == ELEMENTSOF(runtime_name) && !memcmp(name, runtime_name, sizeof(runtime_name))) {
-		atomic_store(&runtime_provider, provider);
-		return true;
-	}
-	n = atomic_fetch_add(&n_others, 1);
-	if (n < OTHERS_MAX)
-		atomic_store(&others[n], provider);
-	return false;
-}
 
 static uint64_t le64(const uint8_t *p)
 {
@@ -80,17 +52,14 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-bool ct_startup_tier_event(struct ct_thread *t, UINT_PTR provider, DWORD id, ULONG cb_data, const uint8_t *data)
+void ct_startup_tier_event(struct ct_thread *t, DWORD id, ULONG cb_data, const uint8_t *data)
 {
-	if (!session || (id != EV_METHOD_LOAD && id != EV_METHOD_LOAD_VERBOSE) || !is_runtime(provider))
-		return false;
 	/* every version starts with the same 36 bytes, the flags last */
-	if (!data || cb_data < FLAGS_OFF + 4)
-		return true;
+	if (!session || (id != EV_METHOD_LOAD && id != EV_METHOD_LOAD_VERBOSE) || !data || cb_data < FLAGS_OFF + 4)
+		return;
 	atomic_fetch_add_explicit(&events, 1, memory_order_relaxed);
 	t->tier_fn = le64(data);
 	t->tier = (uint8_t)(le32(data + FLAGS_OFF) >> TIER_SHIFT & TIER_MASK);
-	return true;
 }
 
 const char *ct_startup_tier_take(struct ct_thread *t, FunctionID fn)
@@ -113,7 +82,7 @@ const char *ct_startup_tier_take(struct ct_thread *t, FunctionID fn)
 int ct_startup_tier_start(void)
 {
 	COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg[] = {
-		{ runtime_name, KW_JIT, COR_PRF_EVENTPIPE_VERBOSE, NULL },
+		{ ct_startup_tier_provider, KW_JIT, COR_PRF_EVENTPIPE_VERBOSE, NULL },
 	};
 	HRESULT hr;
 

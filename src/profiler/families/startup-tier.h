@@ -14,9 +14,13 @@
 int ct_startup_tier_start(void);
 /* Stop it (before the runtime goes). */
 void ct_startup_tier_stop(void);
-/* An event delivered to EventPipeEventDelivered: true when it is the
- * runtime's (handled here, whatever it was), false when another's. */
-bool ct_startup_tier_event(struct ct_thread *t, UINT_PTR provider, DWORD id, ULONG cb_data, const uint8_t *data);
+/* The runtime's provider name (aspnet.c's dispatch knows its events by
+ * it), and its length in WCHARs with the terminating 0. */
+extern const WCHAR ct_startup_tier_provider[];
+extern const size_t ct_startup_tier_provider_len;
+/* An event of the runtime's provider, ID, delivered to
+ * EventPipeEventDelivered: a MethodLoad gives T's thread its last tier. */
+void ct_startup_tier_event(struct ct_thread *t, DWORD id, ULONG cb_data, const uint8_t *data);
 /* The tier of the compile of FN that just ended on T's thread, by its name
  * in common/jit-tiers.def, or NULL: not known.  Forgets it. */
 const char *ct_startup_tier_take(struct ct_thread *t, FunctionID fn);
