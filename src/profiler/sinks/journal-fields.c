@@ -429,7 +429,6 @@ static void remember_throw(struct jf_entry *e, json_t *exc)
  * there: the journal's entries stand alone.  0 or -ENOMEM. */
 static int complete_summary(struct jf_entry *e, json_t *rec)
 {
-	static const char *const keys[] = { "type", "message", "hresult" };
 	json_t *exc = json_object_get(rec, "exception");
 	json_t *id = json_is_object(exc) ? json_object_get(exc, "id") : json_object_get(rec, "error");
 	json_t *from = NULL;
@@ -444,11 +443,7 @@ static int complete_summary(struct jf_entry *e, json_t *rec)
 		exc = from ? json_copy(from) : json_pack("{s:O}", "id", id);
 		return exc && json_object_set_new(rec, "exception", exc) == 0 ? 0 : -ENOMEM;
 	}
-	for (i = 0; from && i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!json_object_get(exc, keys[i]) && json_object_get(from, keys[i]) &&
-		    json_object_set(exc, keys[i], json_object_get(from, keys[i])) < 0)
-			return -ENOMEM;
-	return 0;
+	return from && json_object_update_missing(exc, from) < 0 ? -ENOMEM : 0;
 }
 
 /* Build the entry for one record line (see journal-fields.h). */
